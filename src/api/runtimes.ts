@@ -1,0 +1,28 @@
+/**
+ * The runtimes of the Function API and the environment variables the controller reserves.
+ */
+
+/** The runtimes the 1.11.1 Function CRD accepts, in the CRD's order. */
+export const RUNTIMES = ['nodejs20', 'nodejs22', 'python312'] as const;
+
+/** A runtime of the Function API, as it appears on the wire (`spec.runtime`). */
+export type RuntimeName = typeof RUNTIMES[number];
+
+/** The language family of a runtime: it decides the handler and dependencies file names. */
+export enum RuntimeFamily {
+  NODEJS = 'nodejs',
+  PYTHON = 'python',
+}
+
+/** Tells the family of a runtime name, or `undefined` for a name we do not know. */
+export function runtimeFamily(runtime: string): RuntimeFamily | undefined {
+  if (/^nodejs\d+$/.test(runtime)) return RuntimeFamily.NODEJS;
+  if (/^python\d+$/.test(runtime)) return RuntimeFamily.PYTHON;
+  return undefined;
+}
+
+/**
+ * Environment variable names the Function CRD rejects in `spec.env`, because the controller sets
+ * them on every Function container.
+ */
+export const RESERVED_ENV_NAMES = ['FUNC_RUNTIME', 'FUNC_HANDLER', 'FUNC_PORT', 'MOD_NAME', 'NODE_PATH', 'PYTHONPATH'] as const;

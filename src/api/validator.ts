@@ -1,0 +1,202 @@
+/**
+ * Validates objects against a structural CRD schema the way the API server does: the OpenAPI
+ * part (types, enums, bounds, required and unknown fields) with ajv, and every
+ * `x-kubernetes-validations` CEL rule with `@bufbuild/cel`.
+ */
+import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { JsonSchemaProps, ValidationRule } from './schema';
+
+/** One reason an object is invalid. */
+export interface Violation {
+  /** Where, as a field path such as `spec.env[0].name` (empty for the object itself). */
+  readonly path: string;
+  /** What is wrong, in the API server's words where it has them. */
+  readonly message: string;
+}
+
+/** Formats violations one per line, `path: message`. */
+export function formatViolations(violations: readonly Violation[]): string {
+  return violations.map(v => (v.path ? `${v.path}: ${v.message}` : v.message)).join('\n');
+}
+
+type CelProgram = (bindings: { self: unknown }) => unknown;
+
+const celEnvironment = celEnv({ funcs: strings });
+const programs = new Map<string, CelProgram>();
+
+/** Compiles a CEL rule once; throws with the rule's text when it does not parse. */
+export function compileRule(rule: string): CelProgram {
+  let program = programs.get(rule);
+  if (!program) {
+    try {
+      program = plan(celEnvironment, parse(rule)) as unknown as CelProgram;
+    } catch (e) {
+      throw new Error(`CEL rule does not compile: ${rule}: ${(e as Error).message}`);
+    }
+    programs.set(rule, program);
+  }
+  return program;
+}
+
+/**
+ * Converts a JSON value into the CEL value the API server would bind to `self`: objects become
+ * maps, and numbers of `integer` fields become CEL ints (everything else would compare as doubles).
+ */
+function toCel(value: unknown, schema: JsonSchemaProps | undefined): unknown {
+  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items));
+  if (value !== null && typeof value === 'object') {
+    const map = new Map<string, unknown>();
+    for (const [key, v] of Object.entries(value)) {
+      map.set(key, toCel(v, schema?.properties?.[key] ?? schema?.additionalProperties));
+    }
+    return map;
+  }
+  if (typeof value === 'number' && Number.isInteger(value)
+    && (schema?.type === 'integer' || schema?.['x-kubernetes-int-or-string'])) {
+    return BigInt(value);
+  }
+  return value;
+}
+
+function matchesType(value: unknown, schema: JsonSchemaProps): boolean {
+  switch (schema.type) {
+    case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
+    case 'array': return Array.isArray(value);
+    case 'string': return typeof value === 'string';
+    case 'integer': return Number.isInteger(value);
+    case 'number': return typeof value === 'number';
+    case 'boolean': return typeof value === 'boolean';
+    default: return true;
+  }
+}
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+/**
+ * Turns a CRD schema into the JSON Schema ajv checks: unknown fields are errors (as with
+ * `kubectl apply`'s strict field validation) and the `x-kubernetes-*` extensions are dropped.
+ */
+function toAjvSchema(node: JsonSchemaProps): object {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key.startsWith('x-kubernetes-') || key === 'description' || key === 'default') continue;
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value as Record<string, JsonSchemaProps>)
+        .map(([name, child]) => [name, toAjvSchema(child)]));
+    } else if (key === 'items' || key === 'additionalProperties') {
+      out[key] = toAjvSchema(value as JsonSchemaProps);
+    } else if (key === 'anyOf') {
+      out.anyOf = (value as JsonSchemaProps[]).map(toAjvSchema);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (node.properties && !node.additionalProperties) out.additionalProperties = false;
+  return out;
+}
+
+function describeAjvError(error: ErrorObject): Violation {
+  let path = error.instancePath.split('/').slice(1)
+    .map(seg => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((p, seg) => childPath(p, /^\d+$/.test(seg) ? Number(seg) : seg), '');
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: childPath(path, String(params.missingProperty)), message: 'Required value' };
+    case 'additionalProperties':
+      return { path, message: `unknown field "${String(params.additionalProperty)}"` };
+    case 'enum':
+      return {
+        path,
+        message: `Unsupported value: ${JSON.stringify(error.data)}: supported values: ${(params.allowedValues as string[])
+          .map(v => JSON.stringify(v)).join(', ')}`,
+      };
+    case 'type':
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: must be of type ${String(params.type)}` };
+    case 'minimum':
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should be greater than or equal to ${String(params.limit)}` };
+    case 'minLength':
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should be at least ${String(params.limit)} chars long` };
+    case 'maxLength':
+      return { path, message: `Too long: may not be more than ${String(params.limit)} bytes` };
+    case 'pattern':
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should match '${String(params.pattern)}'` };
+    default:
+      path = path || '';
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: ${error.message ?? error.keyword}` };
+  }
+}
+
+/** A compiled validator for one structural schema. Build it once, use it many times. */
+export class SchemaValidator {
+  private readonly check: ValidateFunction;
+
+  /**
+   * @param schema the `openAPIV3Schema` of a CRD version
+   * @throws if the schema does not compile, or one of its CEL rules does not parse
+   */
+  constructor(private readonly schema: JsonSchemaProps) {
+    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+    addFormats(ajv);
+    this.check = ajv.compile(toAjvSchema(schema));
+    this.forEachRule(schema, rule => compileRule(rule.rule));
+  }
+
+  /**
+   * Validates an object. Returns every violation, schema and CEL alike, in a stable order;
+   * an empty list means the API server would accept the object.
+   */
+  public validate(object: unknown): Violation[] {
+    const violations: Violation[] = [];
+    if (!this.check(object)) {
+      const seen = new Set<string>();
+      for (const error of this.check.errors ?? []) {
+        // anyOf reports each branch; the summary line is enough.
+        if (error.schemaPath.includes('/anyOf/')) continue;
+        const violation = describeAjvError(error);
+        const key = `${violation.path}\n${violation.message}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          violations.push(violation);
+        }
+      }
+    }
+    this.evaluateRules(object, this.schema, '', violations);
+    return violations;
+  }
+
+  private evaluateRules(value: unknown, schema: JsonSchemaProps, path: string, out: Violation[]): void {
+    if (value === undefined || value === null || !matchesType(value, schema)) return;
+    for (const rule of schema['x-kubernetes-validations'] ?? []) {
+      const result = compileRule(rule.rule)({ self: toCel(value, schema) });
+      if (isCelError(result)) {
+        out.push({ path, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
+      } else if (result !== true) {
+        out.push({ path, message: `Invalid value: ${JSON.stringify(typeof value === 'object' ? schema.type : value)}: ${rule.message}` });
+      }
+    }
+    if (Array.isArray(value)) {
+      if (schema.items) value.forEach((item, i) => this.evaluateRules(item, schema.items!, childPath(path, i), out));
+      return;
+    }
+    if (typeof value === 'object') {
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+        const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
+        if (childSchema) this.evaluateRules(child, childSchema, childPath(path, key), out);
+      }
+    }
+  }
+
+  private forEachRule(schema: JsonSchemaProps, fn: (rule: ValidationRule) => void): void {
+    for (const rule of schema['x-kubernetes-validations'] ?? []) fn(rule);
+    for (const child of Object.values(schema.properties ?? {})) this.forEachRule(child, fn);
+    if (schema.items) this.forEachRule(schema.items, fn);
+    if (schema.additionalProperties) this.forEachRule(schema.additionalProperties, fn);
+  }
+}
