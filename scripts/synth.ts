@@ -1,0 +1,36 @@
+/**
+ * `npm run synth`: runs `cdk8s synth` into a scratch folder and replaces dist/ only when it
+ * succeeds, so a failed synth leaves the previous dist/ exactly as it was (`cdk8s synth` on
+ * its own empties the output folder before it runs the app).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+const dist = path.join(root, 'dist');
+const scratch = path.join(root, `.synth-${process.pid}`);
+const previous = path.join(root, `.synth-${process.pid}-previous`);
+
+function main(): number {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  const cli = path.join(root, 'node_modules', '.bin', 'cdk8s');
+  const result = spawnSync(cli, ['synth', '--no-check-upgrade', '--output', scratch, ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+  });
+  if (result.status !== 0) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    process.stderr.write('synth failed: dist/ was left unchanged\n');
+    return result.status ?? 1;
+  }
+  if (fs.existsSync(dist)) fs.renameSync(dist, previous);
+  fs.renameSync(scratch, dist);
+  fs.rmSync(previous, { recursive: true, force: true });
+  const files = fs.readdirSync(dist).sort();
+  process.stdout.write(`dist/: ${files.join(', ')}\n`);
+  return 0;
+}
+
+process.exitCode = main();

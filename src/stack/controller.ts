@@ -1,0 +1,372 @@
+/**
+ * The Function Controller: its Deployment, identity, permissions and configuration.
+ */
+import { Duration, Size } from 'cdk8s';
+import { Cpu, k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { stringify } from 'yaml';
+import {
+  BUILD_MIN_REQUEST, BuildProfile, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset,
+} from '../api';
+import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+
+/** Log levels the controller understands. */
+export enum LogLevel {
+  DEBUG = 'debug',
+  INFO = 'info',
+  WARN = 'warn',
+  ERROR = 'error',
+}
+
+/** Log formats the controller understands. */
+export enum LogFormat {
+  JSON = 'json',
+  CONSOLE = 'console',
+}
+
+/** Names of the controller's objects. They match upstream's, so docs and tools find them. */
+export const CONTROLLER_NAMES = {
+  deployment: 'serverless-ctrl-mngr',
+  serviceAccount: 'serverless-controller-manager',
+  clusterRole: 'serverless',
+  leaderElection: 'serverless-leader-election',
+  leaderElectionId: 'serverless-controller-leader-election-helper',
+  logConfig: 'serverless-configuration',
+  functionServiceAccount: 'serverless-function',
+  packageRegistrySecret: 'serverless-package-registry-config',
+} as const;
+
+/** Labels the controller's Pods carry, which the NetworkPolicies select on. */
+export const CONTROLLER_POD_NETWORK_LABELS = {
+  'networking.serverless.kyma-project.io/to-apiserver': 'allowed',
+  'networking.serverless.kyma-project.io/from-serverless': 'allowed',
+} as const;
+
+/** The Deployment selector: upstream's, because a Deployment's selector can never change. */
+export const CONTROLLER_SELECTOR = {
+  'app': 'serverless',
+  'app.kubernetes.io/name': 'serverless',
+  'app.kubernetes.io/instance': 'serverless',
+} as const;
+
+/** Settings of the controller that a stack exposes. */
+export interface FunctionControllerOptions {
+  /**
+   * Controller replicas. Leader election is always on, so only one reconciles at a time; more
+   * replicas only shorten fail-over, and add a PodDisruptionBudget.
+   *
+   * @default 1
+   */
+  readonly replicas?: number;
+
+  /**
+   * Resources of the controller container.
+   *
+   * @default - requests 10m CPU / 32Mi, limits 600m CPU / 1Gi (upstream's)
+   */
+  readonly resources?: ContainerResources;
+
+  /**
+   * OTLP endpoint Functions send traces to (`TRACE_COLLECTOR_ENDPOINT` in Function Pods).
+   *
+   * @default 'http://telemetry-otlp-traces.kyma-system.svc.cluster.local:4318/v1/traces'
+   */
+  readonly traceCollectorEndpoint?: string;
+
+  /**
+   * Eventing publisher proxy Functions publish to (`PUBLISHER_PROXY_ADDRESS` in Function Pods).
+   *
+   * @default 'http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish'
+   */
+  readonly publisherProxyAddress?: string;
+
+  /**
+   * Arguments of the kaniko executor in build Jobs.
+   *
+   * @default - upstream's: `--insecure`, `--skip-tls-verify`, `--skip-unused-stages`, `--log-format=text`,
+   * `--cache=true`, `--use-new-run`, `--compressed-caching=false`
+   */
+  readonly buildExecutorArgs?: string[];
+
+  /**
+   * How often the controller re-syncs the registry Secret, runtime ConfigMaps and the Function
+   * ServiceAccount into every namespace.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly resyncPeriod?: Duration;
+
+  /**
+   * How often a ready Function is reconciled again (and its Git repository checked).
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly functionReadyRequeue?: Duration;
+}
+
+/** Everything the controller construct needs. */
+export interface FunctionControllerProps extends FunctionControllerOptions {
+  readonly namespace: string;
+  readonly image: string;
+  readonly buildExecutorImage: string;
+  readonly repoFetcherImage: string;
+  readonly priorityClassName: string;
+  readonly registrySecretName: string;
+  readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
+  readonly defaultFunctionPreset: FunctionProfile;
+  readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
+  readonly defaultBuildPreset: BuildProfile;
+  readonly targetCpuUtilizationPercentage: number;
+  readonly maxSimultaneousBuilds: number;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+}
+
+const DEFAULT_BUILD_EXECUTOR_ARGS = [
+  '--insecure', '--skip-tls-verify', '--skip-unused-stages', '--log-format=text', '--cache=true', '--use-new-run',
+  '--compressed-caching=false',
+];
+
+function presetTable(presets: { readonly [name: string]: ResourcePreset }) {
+  return Object.fromEntries(Object.entries(presets).map(([name, p]) => [name, {
+    requestCpu: p.requestCpu.amount,
+    requestMemory: p.requestMemory.asString(),
+    limitCpu: p.limitCpu.amount,
+    limitMemory: p.limitMemory.asString(),
+  }]));
+}
+
+/**
+ * The YAML the controller reads from `APP_FUNCTION_RESOURCE_CONFIG`. The minimum keys are
+ * `minRequestedCPU`/`minRequestedMemory`, the ones the controller's config struct declares;
+ * upstream's chart writes `minRequestCpu`, which the controller ignores, leaving no minimum.
+ */
+export function resourceConfigYaml(props: Pick<FunctionControllerProps,
+'functionPresets' | 'defaultFunctionPreset' | 'buildPresets' | 'defaultBuildPreset'>): string {
+  return stringify({
+    function: {
+      resources: {
+        minRequestedCPU: FUNCTION_MIN_REQUEST.cpu.amount,
+        minRequestedMemory: FUNCTION_MIN_REQUEST.memory.asString(),
+        defaultPreset: props.defaultFunctionPreset,
+        presets: presetTable(props.functionPresets),
+      },
+    },
+    buildJob: {
+      resources: {
+        minRequestedCPU: BUILD_MIN_REQUEST.cpu.amount,
+        minRequestedMemory: BUILD_MIN_REQUEST.memory.asString(),
+        defaultPreset: props.defaultBuildPreset,
+        presets: presetTable(props.buildPresets),
+      },
+    },
+  });
+}
+
+function goDuration(d: Duration): string {
+  const seconds = d.toSeconds();
+  return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+}
+
+/**
+ * The Function Controller (upstream's `function-controller` image): it turns Functions into
+ * ConfigMaps, build Jobs, Deployments, Services and HorizontalPodAutoscalers.
+ */
+export class FunctionController extends Construct {
+  /** Controller replicas. */
+  public readonly replicas: number;
+
+  constructor(scope: Construct, id: string, props: FunctionControllerProps) {
+    super(scope, id);
+    this.replicas = props.replicas ?? 1;
+    const names = CONTROLLER_NAMES;
+    const labels = { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'controller' };
+
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+      metadata: { name: names.serviceAccount, labels },
+    });
+    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: props.namespace }];
+
+    const clusterRole = clusterScoped(new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: { name: names.clusterRole, labels },
+      rules: [
+        // Inline sources become ConfigMaps; runtime Dockerfiles are copied to every namespace,
+        // and the base ones get a finalizer. Old source ConfigMaps are removed in bulk.
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'update', 'watch'] },
+        // The registry Secret is copied to every namespace and removed from them on deletion.
+        { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] },
+        // The Function ServiceAccount is copied to every namespace (never deleted by the controller).
+        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create', 'get', 'list', 'update', 'watch'] },
+        // Each Function gets a Service named after it.
+        { apiGroups: [''], resources: ['services'], verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] },
+        // Namespaces are watched so new ones get the copies above.
+        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+        // Status changes are also reported as Events on the Function (core/v1 recorder).
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+        // Each Function runs as a Deployment; old ones are removed in bulk.
+        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'deletecollection', 'get', 'list', 'update', 'watch'] },
+        // Each Function image is built by a Job; finished and failed ones are removed in bulk.
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['create', 'deletecollection', 'get', 'list', 'update', 'watch'] },
+        // Functions with scaleConfig get a CPU-based HPA on their scale subresource.
+        {
+          apiGroups: ['autoscaling'],
+          resources: ['horizontalpodautoscalers'],
+          verbs: ['create', 'deletecollection', 'get', 'list', 'update', 'watch'],
+        },
+        // The Functions themselves.
+        { apiGroups: [FUNCTION_GROUP], resources: ['functions'], verbs: ['get', 'list', 'watch'] },
+        // Progress is written to the status subresource.
+        { apiGroups: [FUNCTION_GROUP], resources: ['functions/status'], verbs: ['get', 'update'] },
+        // Children are created with blocking owner references to their Function; clusters with
+        // the OwnerReferencesPermissionEnforcement admission plugin require this.
+        { apiGroups: [FUNCTION_GROUP], resources: ['functions/finalizers'], verbs: ['update'] },
+      ],
+    }));
+    clusterScoped(new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: { name: names.clusterRole, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
+      subjects,
+    }));
+
+    // Leader election is always on: even with one replica, a rolling update briefly runs two
+    // controllers, and two would race on build Jobs. Upstream's Role lacks leases, which the
+    // controller's lock (controller-runtime 0.22) uses.
+    const leaderRole = new k8s.KubeRole(this, 'LeaderElectionRole', {
+      metadata: { name: names.leaderElection, labels },
+      rules: [
+        // The lock is a Lease; RBAC cannot restrict create by name.
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+        // Renewing and taking over the lock: only this one Lease.
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          resourceNames: [names.leaderElectionId],
+          verbs: ['get', 'update'],
+        },
+        // Leadership changes are recorded as Events on the Lease.
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      ],
+    });
+    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
+      metadata: { name: names.leaderElection, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderRole.name },
+      subjects,
+    });
+
+    const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
+      metadata: { name: names.logConfig, labels },
+      data: { 'log-config.yaml': stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+    });
+
+    const resources = props.resources ?? {
+      requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(32), limitCpu: Cpu.millis(600), limitMemory: Size.gibibytes(1),
+    };
+    const resync = goDuration(props.resyncPeriod ?? Duration.minutes(5));
+    const env: Record<string, string> = {
+      APP_METRICS_ADDRESS: ':8080',
+      APP_HEALTHZ_ADDRESS: ':8090',
+      APP_HEALTHZ_LIVENESS_TIMEOUT: '10s',
+      APP_LEADER_ELECTION_ENABLED: 'true',
+      APP_LEADER_ELECTION_ID: names.leaderElectionId,
+      APP_LOG_CONFIG_PATH: '/appconfig/log-config.yaml',
+      APP_KUBERNETES_BASE_NAMESPACE: props.namespace,
+      APP_KUBERNETES_BASE_DEFAULT_SECRET_NAME: props.registrySecretName,
+      APP_KUBERNETES_EXCLUDED_NAMESPACES: props.namespace,
+      APP_KUBERNETES_CONFIG_MAP_REQUEUE_DURATION: resync,
+      APP_KUBERNETES_SECRET_REQUEUE_DURATION: resync,
+      APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: resync,
+      APP_FUNCTION_TRACE_COLLECTOR_ENDPOINT: props.traceCollectorEndpoint
+        ?? 'http://telemetry-otlp-traces.kyma-system.svc.cluster.local:4318/v1/traces',
+      APP_FUNCTION_PUBLISHER_PROXY_ADDRESS: props.publisherProxyAddress
+        ?? 'http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish',
+      APP_FUNCTION_IMAGE_REGISTRY_DEFAULT_DOCKER_CONFIG_SECRET_NAME: props.registrySecretName,
+      APP_FUNCTION_PACKAGE_REGISTRY_CONFIG_SECRET_NAME: names.packageRegistrySecret,
+      APP_FUNCTION_IMAGE_PULL_ACCOUNT_NAME: names.functionServiceAccount,
+      APP_FUNCTION_TARGET_CPU_UTILIZATION_PERCENTAGE: String(props.targetCpuUtilizationPercentage),
+      APP_FUNCTION_REQUEUE_DURATION: '5m',
+      APP_FUNCTION_FUNCTION_READY_REQUEUE_DURATION: goDuration(props.functionReadyRequeue ?? Duration.minutes(5)),
+      APP_FUNCTION_BUILD_EXECUTOR_ARGS: (props.buildExecutorArgs ?? DEFAULT_BUILD_EXECUTOR_ARGS).join(','),
+      APP_FUNCTION_BUILD_EXECUTOR_IMAGE: props.buildExecutorImage,
+      APP_FUNCTION_BUILD_REPO_FETCHER_IMAGE: props.repoFetcherImage,
+      APP_FUNCTION_BUILD_MAX_SIMULTANEOUS_JOBS: String(props.maxSimultaneousBuilds),
+      APP_FUNCTION_RESOURCE_CONFIG: resourceConfigYaml(props),
+      // GODEBUG is deliberately absent: the image sets the FIPS value its binary insists on.
+    };
+
+    new k8s.KubeDeployment(this, 'Deployment', {
+      metadata: { name: names.deployment, labels },
+      spec: {
+        replicas: this.replicas,
+        selector: { matchLabels: { ...CONTROLLER_SELECTOR } },
+        template: {
+          metadata: {
+            labels: {
+              ...CONTROLLER_SELECTOR,
+              ...labels,
+              'kyma-project.io/module': 'serverless',
+              'kyma-project.io/component': 'controller',
+              ...CONTROLLER_POD_NETWORK_LABELS,
+            },
+            annotations: { 'sidecar.istio.io/inject': 'false', 'prometheus.io/scrape': 'false' },
+          },
+          spec: {
+            serviceAccountName: serviceAccount.name,
+            automountServiceAccountToken: true,
+            priorityClassName: props.priorityClassName,
+            terminationGracePeriodSeconds: 10,
+            securityContext: restrictedPod(1000),
+            containers: [{
+              name: 'manager',
+              image: props.image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['/app/manager'],
+              env: Object.entries(env).map(([name, value]) => ({ name, value })),
+              ports: [
+                { name: 'http-metrics', containerPort: 8080, protocol: 'TCP' },
+                { name: 'health', containerPort: 8090, protocol: 'TCP' },
+              ],
+              livenessProbe: httpProbe('/healthz/', 8090, {
+                initialDelaySeconds: 50, timeoutSeconds: 60, periodSeconds: 120, failureThreshold: 3, successThreshold: 1,
+              }),
+              readinessProbe: httpProbe('/readyz/', 8090, {
+                initialDelaySeconds: 10, timeoutSeconds: 10, periodSeconds: 30, failureThreshold: 3, successThreshold: 1,
+              }),
+              resources: resourceRequirements(resources),
+              securityContext: restrictedContainer(),
+              volumeMounts: [
+                { name: 'configuration', mountPath: '/appconfig' },
+                // Git clones need a writable directory under a read-only root file system.
+                { name: 'tmpdir', mountPath: '/tmp' },
+              ],
+            }],
+            volumes: [
+              { name: 'configuration', configMap: { name: logConfig.name } },
+              { name: 'tmpdir', emptyDir: {} },
+            ],
+          },
+        },
+      },
+    });
+
+    new k8s.KubeService(this, 'MetricsService', {
+      metadata: {
+        name: names.serviceAccount,
+        labels,
+        annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' },
+      },
+      spec: {
+        type: 'ClusterIP',
+        selector: { ...CONTROLLER_SELECTOR },
+        // Upstream also exposes 443 -> 8443, a leftover of a webhook the controller no longer serves.
+        ports: [{ name: 'http-metrics', port: 8080, targetPort: k8s.IntOrString.fromNumber(8080), protocol: 'TCP' }],
+      },
+    });
+
+    if (this.replicas > 1) {
+      new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
+        metadata: { name: names.deployment, labels },
+        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...CONTROLLER_SELECTOR } } },
+      });
+    }
+  }
+}

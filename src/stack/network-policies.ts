@@ -1,0 +1,83 @@
+/**
+ * NetworkPolicies of the stack's namespace, equivalent to (and never looser than) 1.11.1's.
+ */
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { CONTROLLER_POD_NETWORK_LABELS } from './controller';
+import { INTERNAL_REGISTRY_PORT } from './registry';
+
+const MODULE = { 'kyma-project.io/module': 'serverless' };
+
+function tcpUdp(port: number): k8s.NetworkPolicyPort[] {
+  return [
+    { protocol: 'UDP', port: k8s.IntOrString.fromNumber(port) },
+    { protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) },
+  ];
+}
+
+/**
+ * Five NetworkPolicies, named as upstream names them so they replace rather than duplicate:
+ * - the controller may reach anything (Git servers, registries, the API server);
+ * - metrics ports are open to scrapers labelled `networking.kyma-project.io/metrics-scraping: allowed`;
+ * - the registry accepts pushes and pulls on 5000 from anywhere (build Jobs, kubelets via the NodePort);
+ * - labelled Pods may reach the API server on 443 and 6443 (upstream allows only 443, which
+ *   misses clusters whose CNI sees the endpoint port after DNAT);
+ * - every stack Pod may resolve DNS.
+ * They only restrict traffic where the CNI enforces NetworkPolicy.
+ */
+export class ServerlessNetworkPolicies extends Construct {
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const policy = (cid: string, name: string, purpose: string, spec: k8s.NetworkPolicySpec) =>
+      new k8s.KubeNetworkPolicy(this, cid, {
+        metadata: { name: `kyma-project.io--serverless-${name}`, labels: { purpose } },
+        spec,
+      });
+
+    policy('AllowEgress', 'allow-egress', 'fn-code-fetching', {
+      podSelector: { matchLabels: { ...MODULE, 'networking.serverless.kyma-project.io/from-serverless': CONTROLLER_POD_NETWORK_LABELS['networking.serverless.kyma-project.io/from-serverless'] } },
+      policyTypes: ['Egress'],
+      egress: [{}],
+    });
+
+    policy('AllowMetrics', 'allow-metrics', 'metrics', {
+      podSelector: { matchLabels: MODULE },
+      policyTypes: ['Ingress'],
+      ingress: [{
+        from: [
+          { podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'rma' } } },
+          { podSelector: { matchLabels: { 'networking.kyma-project.io/metrics-scraping': 'allowed' } } },
+        ],
+        ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }],
+      }],
+    });
+
+    policy('AllowRegistry', 'allow-registry', 'registry', {
+      podSelector: { matchLabels: { ...MODULE, 'app.kubernetes.io/name': 'docker-registry' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(INTERNAL_REGISTRY_PORT) }] }],
+    });
+
+    policy('AllowToApiServer', 'allow-to-apiserver', 'apiserver', {
+      podSelector: { matchLabels: { 'networking.serverless.kyma-project.io/to-apiserver': 'allowed' } },
+      policyTypes: ['Egress'],
+      egress: [{
+        ports: [
+          { protocol: 'TCP', port: k8s.IntOrString.fromNumber(443) },
+          { protocol: 'TCP', port: k8s.IntOrString.fromNumber(6443) },
+        ],
+      }],
+    });
+
+    const kubeSystem = { namespaceSelector: { matchLabels: { 'gardener.cloud/purpose': 'kube-system' } } };
+    policy('AllowDns', 'to-dns', 'dns', {
+      podSelector: { matchLabels: MODULE },
+      policyTypes: ['Egress'],
+      egress: [
+        { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: tcpUdp(53) },
+        { to: [{ ...kubeSystem, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: tcpUdp(8053) },
+        { to: [{ ...kubeSystem, podSelector: { matchLabels: { 'k8s-app': 'node-local-dns' } } }], ports: tcpUdp(53) },
+      ],
+    });
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * ServerlessStack: the whole Kyma Serverless stack in one chart.
+ */
+import { ApiObject, Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import {
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, FUNCTION_MIN_REQUEST, presetProblems, DEFAULT_FUNCTION_PRESETS, FUNCTION_CRD_NAME, FunctionProfile, ResourcePreset, functionCrdSpec,
+} from '../api';
+import { clusterScoped, requireInteger } from './_util';
+import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
+import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } from './images';
+import { ServerlessNetworkPolicies } from './network-policies';
+import { Registry } from './registry';
+import { FunctionRuntimes } from './runtimes';
+
+/** The namespace upstream installs the stack into. */
+export const DEFAULT_SYSTEM_NAMESPACE = 'kyma-system';
+
+/** The PriorityClass of the stack's Pods. */
+export const PRIORITY_CLASS_NAME = 'serverless-priority';
+
+/** Props of {@link ServerlessStack}. */
+export interface ServerlessStackProps {
+  /**
+   * The namespace the stack runs in. The chart creates it.
+   *
+   * @default 'kyma-system'
+   */
+  readonly namespace?: string;
+
+  /**
+   * The upstream release whose images the stack uses. Its configuration and objects are
+   * those of 1.11.1; other versions are at your own risk.
+   *
+   * @default '1.11.1'
+   */
+  readonly version?: string;
+
+  /**
+   * Images to use instead of upstream's.
+   *
+   * @default - upstream's images of `version`
+   */
+  readonly images?: ServerlessImages;
+
+  /**
+   * Controller settings: replicas, resources, endpoints, build arguments.
+   *
+   * @default - one replica with upstream's settings
+   */
+  readonly controller?: FunctionControllerOptions;
+
+  /**
+   * Values of the Function presets. Given presets replace upstream's of the same name; the
+   * names are fixed by the Function API.
+   *
+   * @default - upstream's XS, S, M, L and XL
+   * @see https://kyma-project.io/#/serverless-manager/user/technical-reference/07-80-available-presets
+   */
+  readonly functionPresets?: { readonly [P in FunctionProfile]?: ResourcePreset };
+
+  /**
+   * The preset of Functions that name neither a preset nor resources.
+   *
+   * @default FunctionProfile.L
+   */
+  readonly defaultFunctionPreset?: FunctionProfile;
+
+  /**
+   * Values of the build Job presets. Given presets replace upstream's of the same name.
+   *
+   * @default - upstream's local-dev, slow, normal and fast
+   */
+  readonly buildPresets?: { readonly [P in BuildProfile]?: ResourcePreset };
+
+  /**
+   * The build preset of Functions that name neither a build preset nor build resources.
+   *
+   * @default BuildProfile.NORMAL
+   */
+  readonly defaultBuildPreset?: BuildProfile;
+
+  /**
+   * CPU utilisation the HorizontalPodAutoscalers of scaled Functions aim at, in percent.
+   *
+   * @default 50
+   */
+  readonly targetCpuUtilizationPercentage?: number;
+
+  /**
+   * How many build Jobs may run at once in the whole cluster; more wait.
+   *
+   * @default 5
+   */
+  readonly maxSimultaneousBuilds?: number;
+
+  /**
+   * Where Function images are pushed and pulled.
+   *
+   * @default Registry.internal()
+   */
+  readonly registry?: Registry;
+
+  /**
+   * Render the stack's NetworkPolicies.
+   *
+   * @default true
+   */
+  readonly networkPolicies?: boolean;
+
+  /**
+   * Log level of the controller.
+   *
+   * @default LogLevel.INFO
+   */
+  readonly logLevel?: LogLevel;
+
+  /**
+   * Log format of the controller.
+   *
+   * @default LogFormat.JSON
+   */
+  readonly logFormat?: LogFormat;
+
+  /**
+   * Labels added to every object of the chart.
+   *
+   * @default - none beyond the stack's own
+   */
+  readonly labels?: { readonly [key: string]: string };
+}
+
+/**
+ * The Kyma Serverless stack, wire-compatible with upstream release 1.11.1: the Function CRD,
+ * the Function Controller with its RBAC and configuration, the runtime Dockerfiles, the Docker
+ * registry (internal by default) and NetworkPolicies, in their own namespace.
+ *
+ * @example
+ * new ServerlessStack(app, 'serverless');
+ */
+export class ServerlessStack extends Chart {
+  /** The namespace the stack runs in. */
+  public readonly namespace: string;
+  /** The upstream release the stack deploys. */
+  public readonly version: string;
+  /** Every image the stack uses. */
+  public readonly images: ResolvedImages;
+  /** Function presets, upstream's merged with the given ones. */
+  public readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
+  /** The default Function preset. */
+  public readonly defaultFunctionPreset: FunctionProfile;
+  /** Build presets, upstream's merged with the given ones. */
+  public readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
+  /** The default build preset. */
+  public readonly defaultBuildPreset: BuildProfile;
+  /** Where Function images go. */
+  public readonly registry: Registry;
+  /** The Function CRD. */
+  public readonly crd: ApiObject;
+  /** The controller. */
+  public readonly controller: FunctionController;
+
+  constructor(scope: Construct, id: string, props: ServerlessStackProps = {}) {
+    const namespace = props.namespace ?? DEFAULT_SYSTEM_NAMESPACE;
+    const version = props.version ?? SERVERLESS_VERSION;
+    super(scope, id, {
+      namespace,
+      labels: {
+        'app.kubernetes.io/part-of': 'serverless',
+        'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless',
+        'app.kubernetes.io/version': version,
+        'kyma-project.io/module': 'serverless',
+        ...props.labels,
+      },
+    });
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
+      throw new Error(`'namespace' (${namespace}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
+    }
+    const targetCpu = props.targetCpuUtilizationPercentage ?? 50;
+    requireInteger('targetCpuUtilizationPercentage', targetCpu, 1, 100);
+    const maxBuilds = props.maxSimultaneousBuilds ?? 5;
+    requireInteger('maxSimultaneousBuilds', maxBuilds, 1);
+    requireInteger('controller.replicas', props.controller?.replicas ?? 1, 1);
+
+    this.namespace = namespace;
+    this.version = version;
+    this.images = resolveImages(version, props.images);
+    this.functionPresets = { ...DEFAULT_FUNCTION_PRESETS, ...props.functionPresets };
+    this.defaultFunctionPreset = props.defaultFunctionPreset ?? FunctionProfile.L;
+    this.buildPresets = { ...DEFAULT_BUILD_PRESETS, ...props.buildPresets };
+    this.defaultBuildPreset = props.defaultBuildPreset ?? BuildProfile.NORMAL;
+    this.registry = props.registry ?? Registry.internal();
+    const problems = [
+      ...Object.entries(this.functionPresets).flatMap(([name, p]) => presetProblems(`functionPresets.${name}`, p, FUNCTION_MIN_REQUEST)),
+      ...Object.entries(this.buildPresets).flatMap(([name, p]) => presetProblems(`buildPresets.${name}`, p, BUILD_MIN_REQUEST)),
+    ];
+    if (problems.length) throw new Error(problems.join('\n'));
+
+    clusterScoped(new k8s.KubeNamespace(this, 'Namespace', {
+      metadata: {
+        name: namespace,
+        labels: {
+          // The registry's storage-ownership init container needs root with CHOWN (baseline);
+          // everything else is restricted, which warn and audit report on.
+          'pod-security.kubernetes.io/enforce': 'baseline',
+          'pod-security.kubernetes.io/warn': 'restricted',
+          'pod-security.kubernetes.io/audit': 'restricted',
+          // The stack's Pods opt out one by one too; no sidecars in the system namespace.
+          'istio-injection': 'disabled',
+        },
+      },
+    }));
+
+    // A plain ApiObject: the generated L1 class renames schema keywords (`openAPIV3Schema`,
+    // `x-kubernetes-validations`) it does not know how to map, which would empty the schema.
+    this.crd = clusterScoped(new ApiObject(this, 'FunctionCrd', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: FUNCTION_CRD_NAME, labels: { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'crd' } },
+      spec: functionCrdSpec(),
+    }));
+
+    clusterScoped(new k8s.KubePriorityClass(this, 'PriorityClass', {
+      metadata: { name: PRIORITY_CLASS_NAME, labels: { 'app.kubernetes.io/name': 'serverless' } },
+      value: 2000000,
+      globalDefault: false,
+      description: 'Scheduling priority of Serverless components: they must not wait behind unschedulable user workloads.',
+    }));
+
+    this.controller = new FunctionController(this, 'Controller', {
+      ...props.controller,
+      namespace,
+      image: this.images.controller,
+      buildExecutorImage: this.images.buildExecutor,
+      repoFetcherImage: this.images.buildInit,
+      priorityClassName: PRIORITY_CLASS_NAME,
+      registrySecretName: this.registry.secretName,
+      functionPresets: this.functionPresets,
+      defaultFunctionPreset: this.defaultFunctionPreset,
+      buildPresets: this.buildPresets,
+      defaultBuildPreset: this.defaultBuildPreset,
+      targetCpuUtilizationPercentage: targetCpu,
+      maxSimultaneousBuilds: maxBuilds,
+      logLevel: props.logLevel ?? LogLevel.INFO,
+      logFormat: props.logFormat ?? LogFormat.JSON,
+    });
+
+    new FunctionRuntimes(this, 'Runtimes', { images: this.images.runtimes, registrySecretName: this.registry.secretName });
+
+    this.registry._bind(this, { namespace, images: this.images, priorityClassName: PRIORITY_CLASS_NAME });
+
+    if (props.networkPolicies ?? true) {
+      new ServerlessNetworkPolicies(this, 'NetworkPolicies');
+    }
+  }
+}
