@@ -1,6 +1,7 @@
 export * from './crd';
 export * from './function-schema';
 export * from './function-validator';
+export * from './names';
 export * from './presets';
 export * from './quantity';
 export * from './runtimes';

@@ -5,7 +5,7 @@ import { Chart, JsonPatch, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FunctionProfile, ResourcePreset, cpuMillis, maxCpu, maxSize, sizeBytes,
+  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FunctionProfile, ResourcePreset, cpuMillis, isDns1123Label, maxCpu, maxSize, sizeBytes,
 } from '../api';
 import { ServerlessStack } from '../stack/serverless-stack';
 
@@ -114,7 +114,7 @@ export class FunctionNamespace extends Chart {
       namespace: name,
       labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', ...props.labels },
     });
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+    if (!isDns1123Label(name)) {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
     this.name = name;

@@ -6,6 +6,7 @@ import { Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
+import { isDns1123Subdomain } from '../api';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
@@ -56,7 +57,7 @@ class ExistingCredentials extends RegistryCredentials {
   public readonly generated = false;
   constructor(public readonly secretName: string) {
     super();
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(secretName) || secretName.length > 253) {
+    if (!isDns1123Subdomain(secretName)) {
       throw new Error(`'secretName' (${secretName}) must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.'`);
     }
   }

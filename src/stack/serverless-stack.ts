@@ -5,7 +5,8 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, FUNCTION_MIN_REQUEST, presetProblems, DEFAULT_FUNCTION_PRESETS, FUNCTION_CRD_NAME, FunctionProfile, ResourcePreset, functionCrdSpec,
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
+  FunctionProfile, ResourcePreset, functionCrdSpec, isDns1123Label, presetProblems,
 } from '../api';
 import { clusterScoped, requireInteger } from './_util';
 import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
@@ -174,7 +175,7 @@ export class ServerlessStack extends Chart {
         ...props.labels,
       },
     });
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
+    if (!isDns1123Label(namespace)) {
       throw new Error(`'namespace' (${namespace}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
     const targetCpu = props.targetCpuUtilizationPercentage ?? 50;
