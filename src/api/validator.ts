@@ -102,7 +102,7 @@ function toAjvSchema(node: JsonSchemaProps): object {
 }
 
 function describeAjvError(error: ErrorObject): Violation {
-  let path = error.instancePath.split('/').slice(1)
+  const path = error.instancePath.split('/').slice(1)
     .map(seg => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((p, seg) => childPath(p, /^\d+$/.test(seg) ? Number(seg) : seg), '');
   const params = error.params as Record<string, unknown>;
@@ -128,7 +128,6 @@ function describeAjvError(error: ErrorObject): Violation {
     case 'pattern':
       return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should match '${String(params.pattern)}'` };
     default:
-      path = path || '';
       return { path, message: `Invalid value: ${JSON.stringify(error.data)}: ${error.message ?? error.keyword}` };
   }
 }

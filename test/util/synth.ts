@@ -1,17 +1,12 @@
 /**
  * Helpers to synthesize charts in tests and find objects in the output.
  */
-import { App, Chart, Testing } from 'cdk8s';
+import { Testing } from 'cdk8s';
 import { ServerlessStack, ServerlessStackProps } from '../../src';
 
 /** Synthesizes a ServerlessStack in a fresh app and returns its manifests. */
 export function synthStack(props: ServerlessStackProps = {}): any[] {
   return Testing.synth(new ServerlessStack(Testing.app(), 'serverless', props));
-}
-
-/** Synthesizes any chart. */
-export function synthChart(chart: Chart): any[] {
-  return Testing.synth(chart);
 }
 
 /** The one object of a kind and name; fails the test when there is not exactly one. */
@@ -24,9 +19,4 @@ export function find(objects: readonly any[], kind: string, name?: string): any 
 /** The env of a container as a name-to-value map. */
 export function envOf(container: any): Record<string, any> {
   return Object.fromEntries((container.env ?? []).map((e: any) => [e.name, e.value ?? e.valueFrom]));
-}
-
-/** A fresh app. */
-export function app(): App {
-  return Testing.app();
 }
