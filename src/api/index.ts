@@ -1,4 +1,5 @@
 export * from './crd';
+export * from './function-rules';
 export * from './function-schema';
 export * from './function-validator';
 export * from './names';

@@ -14,6 +14,22 @@ export enum RuntimeFamily {
   PYTHON = 'python',
 }
 
+/** The files of a Function's source: the controller stores them under these names. */
+export interface RuntimeFiles {
+  /** The handler, which exports `main(event, context)`. */
+  readonly handler: string;
+  /** The dependencies file. */
+  readonly dependencies: string;
+  /** Extensions of other source files of the language, which an inline source cannot carry. */
+  readonly sourceExtensions: readonly string[];
+}
+
+/** The source files of each runtime family. */
+export const RUNTIME_FILES: { readonly [F in RuntimeFamily]: RuntimeFiles } = {
+  [RuntimeFamily.NODEJS]: { handler: 'handler.js', dependencies: 'package.json', sourceExtensions: ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'] },
+  [RuntimeFamily.PYTHON]: { handler: 'handler.py', dependencies: 'requirements.txt', sourceExtensions: ['.py'] },
+};
+
 /** Tells the family of a runtime name, or `undefined` for a name we do not know. */
 export function runtimeFamily(runtime: string): RuntimeFamily | undefined {
   if (/^nodejs\d+$/.test(runtime)) return RuntimeFamily.NODEJS;

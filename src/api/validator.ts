@@ -15,6 +15,13 @@ export interface Violation {
   readonly path: string;
   /** What is wrong, in the API server's words where it has them. */
   readonly message: string;
+  /**
+   * Which rule failed: `openapi.<keyword>` for the OpenAPI part of a schema (`openapi.enum`),
+   * the CEL expression for a CEL rule, or the name of a rule of the Function API (see `FUNCTION_RULES`).
+   */
+  readonly rule?: string;
+  /** How to fix it, when the message alone does not say. */
+  readonly hint?: string;
 }
 
 /** Formats violations one per line, `path: message`. */
@@ -101,6 +108,13 @@ function toAjvSchema(node: JsonSchemaProps): object {
   return out;
 }
 
+/** The types the branches of an anyOf allow, as `integer or string`. */
+function describeTypes(error: ErrorObject): string {
+  const branches = (error.schema as Array<{ type?: string }> | undefined) ?? [];
+  const types = branches.map(b => b.type).filter((t): t is string => typeof t === 'string');
+  return types.length ? types.join(' or ') : 'one of the allowed shapes';
+}
+
 function describeAjvError(error: ErrorObject): Violation {
   const path = error.instancePath.split('/').slice(1)
     .map(seg => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
@@ -119,6 +133,8 @@ function describeAjvError(error: ErrorObject): Violation {
       };
     case 'type':
       return { path, message: `Invalid value: ${JSON.stringify(error.data)}: must be of type ${String(params.type)}` };
+    case 'anyOf':
+      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: must be of type ${describeTypes(error)}` };
     case 'minimum':
       return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should be greater than or equal to ${String(params.limit)}` };
     case 'minLength':
@@ -158,7 +174,7 @@ export class SchemaValidator {
       for (const error of this.check.errors ?? []) {
         // anyOf reports each branch; the summary line is enough.
         if (error.schemaPath.includes('/anyOf/')) continue;
-        const violation = describeAjvError(error);
+        const violation = { ...describeAjvError(error), rule: `openapi.${error.keyword}` };
         const key = `${violation.path}\n${violation.message}`;
         if (!seen.has(key)) {
           seen.add(key);
@@ -175,9 +191,9 @@ export class SchemaValidator {
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
       const result = compileRule(rule.rule)({ self: toCel(value, schema) });
       if (isCelError(result)) {
-        out.push({ path, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
+        out.push({ path, rule: rule.rule, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
       } else if (result !== true) {
-        out.push({ path, message: `Invalid value: ${JSON.stringify(typeof value === 'object' ? schema.type : value)}: ${rule.message}` });
+        out.push({ path, rule: rule.rule, message: `Invalid value: ${JSON.stringify(typeof value === 'object' ? schema.type : value)}: ${rule.message}` });
       }
     }
     if (Array.isArray(value)) {

@@ -1,0 +1,399 @@
+/**
+ * Every rule a Function must pass, written once.
+ *
+ * `validateFunction()` checks a Function object the way the cluster would judge it: the CRD's
+ * OpenAPI schema and CEL rules (what the API server rejects at apply time), the checks the
+ * 1.11.1 Function Controller runs before it builds anything (what would otherwise surface later
+ * as `ConfigurationReady=False`), and the few rules nobody upstream checks but that make the
+ * Function fail later (its Service name, its ConfigMap size). `KymaFunction` runs it at synth,
+ * the webhook at admission and `kyma-serverless validate` on files, so all three agree.
+ */
+import { Size } from 'cdk8s';
+import { Cpu } from 'cdk8s-plus-27';
+import { FunctionRules } from './function-schema';
+import { functionSchemaValidator } from './function-validator';
+import {
+  isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
+} from './names';
+import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from './presets';
+import { cpuMillis, parseQuantity, sizeBytes } from './quantity';
+import { RuntimeFamily, runtimeFamily } from './runtimes';
+import { Violation } from './validator';
+
+/** The most bytes inline source and dependencies may take together: a ConfigMap holds 1 MiB, less room for its metadata. */
+export const INLINE_SOURCE_MAX_BYTES = 900 * 1024;
+
+/** The most bytes all annotations of an object may take together (keys and values). */
+export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+
+/** Where a mount path is taken: the controller mounts an emptyDir there in every Function Pod. */
+export const FUNCTION_TMP_DIR = '/tmp';
+
+/** The smallest requests a container may ask for. */
+export interface MinimumRequest {
+  /** The smallest CPU request. */
+  readonly cpu: Cpu;
+  /** The smallest memory request. */
+  readonly memory: Size;
+}
+
+/** Settings of {@link validateFunction}: the stack's configuration the rules depend on. */
+export interface FunctionRuleOptions {
+  /**
+   * The smallest requests (and limits) of a Function's container with explicit resources.
+   *
+   * @default FUNCTION_MIN_REQUEST (10m CPU, 16Mi memory)
+   */
+  readonly functionMinRequest?: MinimumRequest;
+  /**
+   * The smallest requests (and limits) of a build Job's container with explicit resources.
+   *
+   * @default BUILD_MIN_REQUEST (200m CPU, 200Mi memory)
+   */
+  readonly buildMinRequest?: MinimumRequest;
+}
+
+/** Who rejects a Function that breaks a rule, in an upstream 1.11.1 cluster without our webhook. */
+export enum UpstreamEnforcement {
+  /** The API server, from the CRD's schema or CEL rules: `kubectl apply` fails. */
+  API_SERVER = 'API server (CRD)',
+  /** The Function Controller: the Function is stored, then gets `ConfigurationReady=False`. */
+  CONTROLLER = 'Function Controller',
+  /** Nobody: the Function is stored and fails later (a failed Service, ConfigMap or Deployment). */
+  NOBODY = 'nobody: fails later',
+}
+
+/** What a rule of the Function API requires, for docs and for tests that must cover them all. */
+export interface FunctionRuleInfo {
+  /** The name of the rule, as `Violation.rule` gives it (a CEL rule's id is its expression's key in `FunctionRules`). */
+  readonly id: string;
+  /** The fields it looks at. */
+  readonly field: string;
+  /** What it requires. */
+  readonly requires: string;
+  /** How to fix a Function that breaks it. */
+  readonly hint: string;
+  /** Who rejects a Function that breaks it without our webhook. */
+  readonly upstream: UpstreamEnforcement;
+}
+
+const API = UpstreamEnforcement.API_SERVER;
+const CONTROLLER = UpstreamEnforcement.CONTROLLER;
+const NOBODY = UpstreamEnforcement.NOBODY;
+
+/**
+ * Every rule of the Function API. The OpenAPI rows stand for one keyword of the schema each;
+ * the CEL rows for one rule of the CRD; the rest for the checks of {@link validateFunction}.
+ */
+export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
+  // The CRD's OpenAPI schema.
+  { id: 'openapi.required', field: 'spec.runtime, spec.source, and the required fields of each part', requires: 'required fields are present', hint: 'add the missing field', upstream: API },
+  { id: 'openapi.enum', field: 'spec.runtime, spec.source.gitRepository.auth.type', requires: 'a supported value (runtimes nodejs20, nodejs22, python312; auth type basic or key)', hint: 'use one of the supported values', upstream: API },
+  { id: 'openapi.minimum', field: 'spec.replicas, spec.scaleConfig.minReplicas, spec.scaleConfig.maxReplicas', requires: 'replicas >= 0; minReplicas and maxReplicas >= 1', hint: 'raise the number', upstream: API },
+  { id: 'openapi.minLength', field: 'spec.source.inline.source, spec.secretMounts[].secretName, spec.secretMounts[].mountPath', requires: 'not empty', hint: 'give a value', upstream: API },
+  { id: 'openapi.maxLength', field: 'spec.secretMounts[].secretName', requires: 'at most 253 characters', hint: 'shorten the name', upstream: API },
+  { id: 'openapi.type', field: 'every field', requires: 'the JSON type of the field', hint: 'use a value of the field\'s type', upstream: API },
+  { id: 'openapi.pattern', field: 'resource quantities', requires: 'a Kubernetes quantity such as 100m, 1.5 or 128Mi', hint: 'write the amount as a quantity', upstream: API },
+  { id: 'openapi.anyOf', field: 'resource quantities', requires: 'an integer or a string', hint: 'write a fractional amount as a string, such as "500m" or "0.5"', upstream: API },
+  { id: 'openapi.format', field: 'spec.replicas, spec.scaleConfig (int32)', requires: 'whole numbers that fit in 32 bits', hint: 'use a smaller number', upstream: API },
+  { id: 'openapi.additionalProperties', field: 'every object', requires: 'no unknown fields', hint: 'remove the field or fix its spelling', upstream: API },
+  // The CRD's CEL rules.
+  { id: 'sourceOneOf', field: 'spec.source', requires: 'exactly one of inline and gitRepository', hint: 'keep either the inline source or the Git repository', upstream: API },
+  { id: 'gitBaseDir', field: 'spec.source.gitRepository.baseDir', requires: 'not blank', hint: 'give the folder of the handler in the repository, such as "/" or "functions/orders"', upstream: API },
+  { id: 'gitReference', field: 'spec.source.gitRepository.reference', requires: 'not blank', hint: 'give a branch, tag or commit, such as "main"', upstream: API },
+  { id: 'gitAuthSecretName', field: 'spec.source.gitRepository.auth.secretName', requires: 'not blank', hint: 'name the Secret that holds the Git credentials', upstream: API },
+  { id: 'reservedEnvs', field: 'spec.env[].name', requires: 'none of FUNC_RUNTIME, FUNC_HANDLER, FUNC_PORT, MOD_NAME, NODE_PATH, PYTHONPATH', hint: 'rename the variable: the controller sets these itself', upstream: API },
+  { id: 'profileOrResources', field: 'spec.resourceConfiguration.function, .build', requires: 'exactly one of profile and resources', hint: 'use either a preset or explicit resources', upstream: API },
+  { id: 'functionProfile', field: 'spec.resourceConfiguration.function.profile', requires: 'one of XS, S, M, L, XL', hint: 'use one of the Function presets', upstream: API },
+  { id: 'buildProfile', field: 'spec.resourceConfiguration.build.profile', requires: 'one of local-dev, slow, normal, fast', hint: 'use one of the build presets', upstream: API },
+  { id: 'minLessOrEqualMax', field: 'spec.scaleConfig', requires: 'minReplicas <= maxReplicas', hint: 'swap the bounds or raise maxReplicas', upstream: API },
+  { id: 'templateUnsupported', field: 'spec.template', requires: 'no labels or annotations', hint: 'move them to spec.labels and spec.annotations', upstream: API },
+  { id: 'labelsPrefix', field: 'spec.labels', requires: 'no key starting with serverless.kyma-project.io/', hint: 'use another prefix: the controller owns that one', upstream: API },
+  { id: 'labelsLength', field: 'spec.labels', requires: 'keys shorter than 64 characters', hint: 'shorten the key', upstream: API },
+  { id: 'annotationsPrefix', field: 'spec.annotations', requires: 'no key starting with serverless.kyma-project.io/', hint: 'use another prefix: the controller owns that one', upstream: API },
+  // Checks of the Function Controller (validation.go) and of the objects it creates.
+  { id: 'functionName', field: 'metadata.name', requires: 'a DNS-1035 label: at most 63 lower-case letters, digits and \'-\', starting with a letter', hint: 'rename the Function: its Service takes the same name', upstream: NOBODY },
+  { id: 'namespaceName', field: 'metadata.namespace', requires: 'a DNS-1123 label', hint: 'use a valid namespace name', upstream: API },
+  { id: 'envName', field: 'spec.env[].name', requires: 'letters, digits, \'_\', \'-\' or \'.\', not starting with a digit', hint: 'rename the variable', upstream: CONTROLLER },
+  { id: 'envValueSource', field: 'spec.env[]', requires: 'either a value or a valueFrom with exactly one source', hint: 'keep one source for the variable', upstream: NOBODY },
+  { id: 'objectName', field: 'spec.env[].valueFrom (Secret and ConfigMap names), spec.secretMounts[].secretName, spec.source.gitRepository.auth.secretName', requires: 'DNS-1123 subdomains', hint: 'use the name of an existing Secret or ConfigMap', upstream: CONTROLLER },
+  { id: 'objectKey', field: 'spec.env[].valueFrom (Secret and ConfigMap keys)', requires: 'letters, digits, \'-\', \'_\' or \'.\'', hint: 'use a key the Secret or ConfigMap has', upstream: NOBODY },
+  { id: 'secretMountUnique', field: 'spec.secretMounts[].secretName', requires: 'each Secret mounted once', hint: 'remove the second mount of the Secret', upstream: CONTROLLER },
+  { id: 'mountPath', field: 'spec.secretMounts[].mountPath', requires: `an absolute path without ':', unique, and not ${FUNCTION_TMP_DIR}`, hint: 'mount each Secret at its own absolute path', upstream: NOBODY },
+  { id: 'nodeDependencies', field: 'spec.source.inline.dependencies (Node.js)', requires: 'blank, or a package.json: a JSON object', hint: 'write the dependencies as package.json, such as {"dependencies": {"lodash": "^4.17.21"}}', upstream: CONTROLLER },
+  { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB (they are stored in a 1 MiB ConfigMap)`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
+  { id: 'gitUrl', field: 'spec.source.gitRepository.url', requires: 'an absolute URL (https://, http://, ssh://, git://) or git@host:path', hint: 'give the URL you would clone the repository with', upstream: CONTROLLER },
+  { id: 'labelSyntax', field: 'spec.labels', requires: 'valid label keys and values (values at most 63 characters)', hint: 'fix the key or value', upstream: CONTROLLER },
+  { id: 'annotationSyntax', field: 'spec.annotations', requires: `valid annotation keys, at most ${ANNOTATIONS_MAX_BYTES / 1024} KiB in all`, hint: 'fix the key or shorten the values', upstream: CONTROLLER },
+  { id: 'requestsWithinLimits', field: 'spec.resourceConfiguration.*.resources', requires: 'requests <= limits', hint: 'raise the limit or lower the request', upstream: CONTROLLER },
+  { id: 'functionMinimum', field: 'spec.resourceConfiguration.function.resources', requires: 'requests and limits of at least 10m CPU and 16Mi memory', hint: 'raise the amount, or use a preset', upstream: CONTROLLER },
+  { id: 'buildMinimum', field: 'spec.resourceConfiguration.build.resources', requires: 'requests and limits of at least 200m CPU and 200Mi memory', hint: 'raise the amount, or use a build preset', upstream: CONTROLLER },
+  { id: 'runtimeImageOverride', field: 'spec.runtimeImageOverride', requires: 'an image reference such as registry.example.com/node:22', hint: 'give a full image reference', upstream: NOBODY },
+];
+
+const RULES_BY_ID = new Map(FUNCTION_RULES.map(r => [r.id, r]));
+const CEL_RULES = Object.entries(FunctionRules);
+
+/**
+ * The id of the CEL rule a violation comes from. Two rules may share an expression (the
+ * reserved-prefix rules of labels and annotations), so the message tells them apart.
+ */
+function celRuleId(violation: Violation): string | undefined {
+  const candidates = CEL_RULES.filter(([, rule]) => rule.rule === violation.rule);
+  return (candidates.find(([, rule]) => violation.message.endsWith(rule.message)) ?? candidates[0])?.[0];
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+function utf8Bytes(value: unknown): number {
+  return typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0;
+}
+
+/** Collects violations, with the rule's id and hint. */
+class Report {
+  public readonly violations: Violation[] = [];
+
+  public add(rule: string, path: string, message: string): void {
+    this.violations.push({ path, message, rule, hint: RULES_BY_ID.get(rule)?.hint });
+  }
+}
+
+const GIT_SSH_URL = /^((git|ssh)|(git@[\w.]+))(:(\/\/)?)([\w.@:/\-~]+)(\/)?$/;
+
+/** Whether a Git URL is one the controller accepts: the SSH forms, or an absolute URL. */
+function isGitUrl(url: string): boolean {
+  if (GIT_SSH_URL.test(url)) return true;
+  try {
+    const parsed = new URL(url);
+    return /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) && (parsed.host !== '' || parsed.pathname.startsWith('/'));
+  } catch {
+    return false;
+  }
+}
+
+function checkMetadata(metadata: unknown, report: Report): void {
+  if (!isObject(metadata)) return;
+  const { name, generateName, namespace } = metadata;
+  if (name === undefined && generateName === undefined) {
+    report.add('functionName', 'metadata.name', 'Required value: name or generateName is required');
+  } else if (typeof name === 'string' && !isDns1035Label(name)) {
+    report.add('functionName', 'metadata.name', `Invalid value: ${text(name)}: a Function name must be a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (the Function's Service is named after it)`);
+  }
+  if (typeof namespace === 'string' && !isDns1123Label(namespace)) {
+    report.add('namespaceName', 'metadata.namespace', `Invalid value: ${text(namespace)}: a namespace must be a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending alphanumeric`);
+  }
+}
+
+function checkObjectName(path: string, name: unknown, kind: string, report: Report): void {
+  if (typeof name === 'string' && name.trim() !== '' && !isDns1123Subdomain(name)) {
+    report.add('objectName', path, `Invalid value: ${text(name)}: a ${kind} name must be a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' and '.', starting and ending alphanumeric`);
+  }
+}
+
+const ENV_SOURCES = ['configMapKeyRef', 'fieldRef', 'fileKeyRef', 'resourceFieldRef', 'secretKeyRef'];
+
+function checkEnv(env: unknown, report: Report): void {
+  if (!Array.isArray(env)) return;
+  env.forEach((variable, i) => {
+    if (!isObject(variable)) return;
+    const path = `spec.env[${i}]`;
+    if (typeof variable.name === 'string' && !isEnvVarName(variable.name)) {
+      report.add('envName', `${path}.name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit`);
+    }
+    const valueFrom = variable.valueFrom;
+    if (valueFrom === undefined) return;
+    if (typeof variable.value === 'string' && variable.value !== '') {
+      report.add('envValueSource', `${path}.valueFrom`, 'Invalid value: "": may not be specified when `value` is not empty');
+    }
+    if (!isObject(valueFrom)) return;
+    const sources = ENV_SOURCES.filter(s => valueFrom[s] !== undefined);
+    if (sources.length !== 1) {
+      report.add('envValueSource', `${path}.valueFrom`, sources.length === 0
+        ? 'Invalid value: "": must specify one of: `configMapKeyRef`, `fieldRef`, `fileKeyRef`, `resourceFieldRef` or `secretKeyRef`'
+        : `Invalid value: "": may not have more than one field specified at a time (found ${sources.join(', ')})`);
+    }
+    for (const [source, kind] of [['secretKeyRef', 'Secret'], ['configMapKeyRef', 'ConfigMap']] as const) {
+      const ref = valueFrom[source];
+      if (!isObject(ref)) continue;
+      if (ref.name === undefined || ref.name === '') {
+        report.add('objectName', `${path}.valueFrom.${source}.name`, `Required value: the name of the ${kind}`);
+      } else {
+        checkObjectName(`${path}.valueFrom.${source}.name`, ref.name, kind, report);
+      }
+      if (typeof ref.key === 'string' && !isConfigMapKey(ref.key)) {
+        report.add('objectKey', `${path}.valueFrom.${source}.key`, `Invalid value: ${text(ref.key)}: a valid ${kind} key must consist of alphanumeric characters, '-', '_' or '.'`);
+      }
+    }
+  });
+}
+
+function checkSecretMounts(mounts: unknown, report: Report): void {
+  if (!Array.isArray(mounts)) return;
+  const secrets = new Set<string>();
+  const paths = new Set<string>([FUNCTION_TMP_DIR]);
+  mounts.forEach((mount, i) => {
+    if (!isObject(mount)) return;
+    const path = `spec.secretMounts[${i}]`;
+    const { secretName, mountPath } = mount;
+    if (typeof secretName === 'string' && secretName !== '') {
+      checkObjectName(`${path}.secretName`, secretName, 'Secret', report);
+      if (secrets.has(secretName)) {
+        report.add('secretMountUnique', `${path}.secretName`, `Duplicate value: ${text(secretName)}: each Secret can be mounted once`);
+      }
+      secrets.add(secretName);
+    }
+    if (typeof mountPath === 'string' && mountPath !== '') {
+      const normalized = mountPath.replace(/\/+$/, '') || '/';
+      if (!mountPath.startsWith('/') || mountPath.includes(':')) {
+        report.add('mountPath', `${path}.mountPath`, `Invalid value: ${text(mountPath)}: must be an absolute path without ':'`);
+      } else if (normalized === FUNCTION_TMP_DIR) {
+        report.add('mountPath', `${path}.mountPath`, `Invalid value: ${text(mountPath)}: the controller mounts a scratch volume at ${FUNCTION_TMP_DIR} in every Function Pod`);
+      } else if (paths.has(normalized)) {
+        report.add('mountPath', `${path}.mountPath`, `Duplicate value: ${text(mountPath)}: each mount path can be used once`);
+      }
+      paths.add(normalized);
+    }
+  });
+}
+
+function checkSource(source: unknown, runtime: unknown, report: Report): void {
+  if (!isObject(source)) return;
+  const { inline, gitRepository } = source;
+  if (isObject(inline)) {
+    const { dependencies } = inline;
+    if (typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
+      && typeof dependencies === 'string' && dependencies.trim() !== '') {
+      const problem = packageJsonProblem(dependencies);
+      if (problem) {
+        report.add('nodeDependencies', 'spec.source.inline.dependencies', `Invalid value: ${text(abbreviate(dependencies))}: Node.js dependencies must be a package.json (a JSON object): ${problem}`);
+      }
+    }
+    const bytes = utf8Bytes(inline.source) + utf8Bytes(dependencies);
+    if (bytes > INLINE_SOURCE_MAX_BYTES) {
+      report.add('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${bytes} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`);
+    }
+  }
+  if (isObject(gitRepository)) {
+    const { url, auth } = gitRepository;
+    if (typeof url === 'string' && !isGitUrl(url)) {
+      report.add('gitUrl', 'spec.source.gitRepository.url', `Invalid value: ${text(url)}: must be an absolute URL (https://, http://, ssh://, git://) or an SSH address such as git@github.com:org/repo.git`);
+    }
+    if (isObject(auth)) checkObjectName('spec.source.gitRepository.auth.secretName', auth.secretName, 'Secret', report);
+  }
+}
+
+function abbreviate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 37)}...` : value;
+}
+
+/** Why a text is not a package.json, or `undefined` when it is one. */
+function packageJsonProblem(dependencies: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(dependencies);
+  } catch (e) {
+    return `it is not JSON (${(e as Error).message})`;
+  }
+  return isObject(parsed) ? undefined : `it is JSON, but not an object`;
+}
+
+function checkLabels(labels: unknown, report: Report): void {
+  if (!isObject(labels)) return;
+  for (const [key, value] of Object.entries(labels)) {
+    for (const problem of qualifiedNameProblems(key)) {
+      report.add('labelSyntax', 'spec.labels', `Invalid value: ${text(key)}: ${problem}`);
+    }
+    if (typeof value === 'string' && !isLabelValue(value)) {
+      report.add('labelSyntax', `spec.labels.${key}`, `Invalid value: ${text(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, at most 63 characters`);
+    }
+  }
+}
+
+function checkAnnotations(annotations: unknown, report: Report): void {
+  if (!isObject(annotations)) return;
+  let bytes = 0;
+  for (const [key, value] of Object.entries(annotations)) {
+    for (const problem of qualifiedNameProblems(key)) {
+      report.add('annotationSyntax', 'spec.annotations', `Invalid value: ${text(key)}: ${problem}`);
+    }
+    bytes += utf8Bytes(key) + utf8Bytes(value);
+  }
+  if (bytes > ANNOTATIONS_MAX_BYTES) {
+    report.add('annotationSyntax', 'spec.annotations', `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes (they take ${bytes})`);
+  }
+}
+
+interface ResourceAmounts { cpu?: number; memory?: number }
+
+function amounts(map: unknown): ResourceAmounts {
+  if (!isObject(map)) return {};
+  const value = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? parseQuantity(v) : undefined);
+  return { cpu: value(map.cpu), memory: value(map.memory) };
+}
+
+function checkResources(block: unknown, path: string, what: 'Function' | 'build', minimum: MinimumRequest, report: Report): void {
+  if (!isObject(block) || !isObject(block.resources)) return;
+  const { requests, limits } = block.resources;
+  const req = amounts(requests);
+  const lim = amounts(limits);
+  const minimumRule = what === 'Function' ? 'functionMinimum' : 'buildMinimum';
+  const least = { cpu: cpuMillis(minimum.cpu) / 1000, memory: sizeBytes(minimum.memory) };
+  const shown = { cpu: minimum.cpu.amount, memory: minimum.memory.asString() };
+  for (const resource of ['cpu', 'memory'] as const) {
+    const given = { requests: (requests as Json | undefined)?.[resource], limits: (limits as Json | undefined)?.[resource] };
+    if (req[resource] !== undefined && lim[resource] !== undefined && req[resource]! > lim[resource]!) {
+      report.add('requestsWithinLimits', `${path}.resources.requests.${resource}`, `Invalid value: ${text(given.requests)}: must be less than or equal to ${resource} limit of ${String(given.limits)}`);
+    }
+    for (const kind of ['requests', 'limits'] as const) {
+      const amount = kind === 'requests' ? req[resource] : lim[resource];
+      // With a little slack, so that 0.01 and 10m compare equal despite floating point.
+      if (amount !== undefined && amount < least[resource] * (1 - 1e-9)) {
+        report.add(minimumRule, `${path}.resources.${kind}.${resource}`, `Invalid value: ${text(given[kind])}: must be at least ${shown[resource]}, the smallest ${resource} the Function Controller accepts for a ${what} container`);
+      }
+    }
+  }
+}
+
+/**
+ * Checks a Function object against every rule of the Function API: the CRD's schema and CEL
+ * rules, the Function Controller's checks, and the rules that keep it from failing later.
+ *
+ * @param object a Function as JSON (`apiVersion`, `kind`, `metadata`, `spec`)
+ * @param options the stack's minimum requests
+ * @returns every violation, in a stable order (schema first, then the other rules by field);
+ * empty when the cluster would accept and run the Function
+ */
+export function validateFunction(object: unknown, options: FunctionRuleOptions = {}): Violation[] {
+  const report = new Report();
+  for (const violation of functionSchemaValidator().validate(object)) {
+    const rule = celRuleId(violation) ?? violation.rule;
+    report.violations.push({ ...violation, rule, hint: rule ? RULES_BY_ID.get(rule)?.hint : undefined });
+  }
+  if (!isObject(object)) return report.violations;
+  checkMetadata(object.metadata, report);
+  const spec = object.spec;
+  if (!isObject(spec)) return report.violations;
+  checkEnv(spec.env, report);
+  checkSecretMounts(spec.secretMounts, report);
+  checkSource(spec.source, spec.runtime, report);
+  checkLabels(spec.labels, report);
+  checkAnnotations(spec.annotations, report);
+  if (isObject(spec.resourceConfiguration)) {
+    const { function: fn, build } = spec.resourceConfiguration;
+    checkResources(fn, 'spec.resourceConfiguration.function', 'Function', options.functionMinRequest ?? FUNCTION_MIN_REQUEST, report);
+    checkResources(build, 'spec.resourceConfiguration.build', 'build', options.buildMinRequest ?? BUILD_MIN_REQUEST, report);
+  }
+  // The controller treats an empty override as none.
+  if (typeof spec.runtimeImageOverride === 'string' && spec.runtimeImageOverride !== '' && !isImageReference(spec.runtimeImageOverride)) {
+    report.add('runtimeImageOverride', 'spec.runtimeImageOverride', `Invalid value: ${text(spec.runtimeImageOverride)}: must be a container image reference such as registry.example.com/team/node:22`);
+  }
+  return report.violations;
+}

@@ -1,0 +1,737 @@
+import { Size } from 'cdk8s';
+import { Cpu } from 'cdk8s-plus-27';
+import {
+  ANNOTATIONS_MAX_BYTES, FUNCTION_RULES, FunctionRuleOptions, FunctionRules, INLINE_SOURCE_MAX_BYTES, Violation, validateFunction,
+} from '../../src/api';
+import { fixture, loadYamlDocuments } from '../util/fixtures';
+
+const VALID_FUNCTIONS = loadYamlDocuments(fixture('functions', 'valid.yaml'));
+const CATALOG = new Map(FUNCTION_RULES.map(r => [r.id, r]));
+
+/** A deep copy of a Function of valid.yaml, by its name: `greeter` (inline Node.js, every field), `orders` (Git), `private-repo` (Git with auth). */
+function validFunction(name: string = 'greeter'): any {
+  const fn = VALID_FUNCTIONS.find(f => f.metadata.name === name);
+  if (!fn) throw new Error(`no Function ${name} in valid.yaml`);
+  return structuredClone(fn);
+}
+
+/** A valid Function, changed. */
+function changed(change: (fn: any) => void, base?: string): any {
+  const fn = validFunction(base);
+  change(fn);
+  return fn;
+}
+
+/** The message the API server gives for a broken CEL rule on an object, map or list node. */
+function celMessage(type: 'object' | 'array', rule: keyof typeof FunctionRules): string {
+  return `Invalid value: "${type}": ${FunctionRules[rule].message}`;
+}
+
+function violation(rule: string, path: string, message: string | RegExp): object {
+  return expect.objectContaining({ rule, path, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+}
+
+/** One rule of the catalog, broken and kept. */
+interface RuleCase {
+  /** Which Function of valid.yaml both cases start from. @default 'greeter' */
+  readonly base?: string;
+  /** What the failing case does, for the test name ("fails when ..."). */
+  readonly failsWhen: string;
+  /** Breaks the rule. */
+  readonly fail: (fn: any) => void;
+  /** Where the violation is. */
+  readonly path: string;
+  /** The violation's message: exact when a string. */
+  readonly message: string | RegExp;
+  /** What the passing case does, for the test name ("accepts ..."). */
+  readonly accepts: string;
+  /** Keeps the rule, at its edge. */
+  readonly pass: (fn: any) => void;
+}
+
+const NAME_63 = `${'greeter-'.repeat(7)}greeter`;
+const EXAMPLE_KEY = 'example.com/notes';
+
+/** A failing and a passing case for every rule of the catalog, by rule id. */
+const RULE_CASES: Record<string, RuleCase> = {
+  // The CRD's OpenAPI schema.
+  'openapi.required': {
+    failsWhen: 'the runtime is missing',
+    fail: fn => delete fn.spec.runtime,
+    path: 'spec.runtime',
+    message: 'Required value',
+    accepts: 'a spec with only its required fields',
+    pass: fn => { fn.spec = { runtime: fn.spec.runtime, source: fn.spec.source }; },
+  },
+  'openapi.enum': {
+    failsWhen: 'the runtime is a retired one',
+    fail: fn => { fn.spec.runtime = 'nodejs18'; },
+    path: 'spec.runtime',
+    message: 'Unsupported value: "nodejs18": supported values: "nodejs20", "nodejs22", "python312"',
+    accepts: 'the oldest supported runtime',
+    pass: fn => { fn.spec.runtime = 'nodejs20'; },
+  },
+  'openapi.minimum': {
+    failsWhen: 'replicas is negative',
+    fail: fn => { fn.spec.replicas = -1; },
+    path: 'spec.replicas',
+    message: 'Invalid value: -1: should be greater than or equal to 0',
+    accepts: 'zero replicas',
+    pass: fn => { fn.spec.replicas = 0; },
+  },
+  'openapi.minLength': {
+    failsWhen: 'the inline source is empty',
+    fail: fn => { fn.spec.source.inline.source = ''; },
+    path: 'spec.source.inline.source',
+    message: 'Invalid value: "": should be at least 1 chars long',
+    accepts: 'an inline source of one character',
+    pass: fn => { fn.spec.source.inline.source = 'x'; },
+  },
+  'openapi.maxLength': {
+    failsWhen: 'a mounted Secret\'s name has 254 characters',
+    fail: fn => { fn.spec.secretMounts[0].secretName = 's'.repeat(254); },
+    path: 'spec.secretMounts[0].secretName',
+    message: 'Too long: may not be more than 253 bytes',
+    accepts: 'a mounted Secret\'s name of 253 characters',
+    pass: fn => { fn.spec.secretMounts[0].secretName = 's'.repeat(253); },
+  },
+  'openapi.type': {
+    failsWhen: 'replicas is a string',
+    fail: fn => { fn.spec.replicas = '2'; },
+    path: 'spec.replicas',
+    message: 'Invalid value: "2": must be of type integer',
+    accepts: 'replicas as an integer',
+    pass: fn => { fn.spec.replicas = 2; },
+  },
+  'openapi.pattern': {
+    failsWhen: 'a CPU limit is not a quantity',
+    fail: fn => { fn.spec.resourceConfiguration.function.resources.limits.cpu = '1.5cores'; },
+    path: 'spec.resourceConfiguration.function.resources.limits.cpu',
+    message: /^Invalid value: "1\.5cores": should match '/,
+    accepts: 'a decimal CPU limit',
+    pass: fn => { fn.spec.resourceConfiguration.function.resources.limits.cpu = '1.5'; },
+  },
+  'openapi.anyOf': {
+    failsWhen: 'a CPU limit is a fractional number rather than a string',
+    fail: fn => { fn.spec.resourceConfiguration.function.resources.limits.cpu = 0.5; },
+    path: 'spec.resourceConfiguration.function.resources.limits.cpu',
+    message: 'Invalid value: 0.5: must be of type integer or string',
+    accepts: 'a whole number of CPUs as a number',
+    pass: fn => { fn.spec.resourceConfiguration.function.resources.limits.cpu = 1; },
+  },
+  'openapi.format': {
+    failsWhen: 'replicas does not fit in 32 bits',
+    fail: fn => { fn.spec.replicas = 2 ** 31; },
+    path: 'spec.replicas',
+    message: /^Invalid value: 2147483648: /,
+    accepts: 'the largest int32',
+    pass: fn => { fn.spec.replicas = 2 ** 31 - 1; },
+  },
+  'openapi.additionalProperties': {
+    failsWhen: 'a field is misspelt',
+    fail: fn => { fn.spec.replica = 2; },
+    path: 'spec',
+    message: 'unknown field "replica"',
+    accepts: 'the field spelt right',
+    pass: fn => { fn.spec.replicas = 2; },
+  },
+
+  // The CRD's CEL rules: their messages are upstream's, word for word.
+  'sourceOneOf': {
+    failsWhen: 'the source is both inline and a Git repository',
+    fail: fn => { fn.spec.source.gitRepository = { url: 'https://git.example.com/shop/functions.git', baseDir: '/', reference: 'main' }; },
+    path: 'spec.source',
+    message: celMessage('object', 'sourceOneOf'),
+    accepts: 'a Git repository alone',
+    pass: fn => { fn.spec.source = { gitRepository: { url: 'https://git.example.com/shop/functions.git', baseDir: '/', reference: 'main' } }; },
+  },
+  'gitBaseDir': {
+    base: 'orders',
+    failsWhen: 'the Git base directory is blank',
+    fail: fn => { fn.spec.source.gitRepository.baseDir = '  '; },
+    path: 'spec.source.gitRepository',
+    message: celMessage('object', 'gitBaseDir'),
+    accepts: 'the repository root as the base directory',
+    pass: fn => { fn.spec.source.gitRepository.baseDir = '/'; },
+  },
+  'gitReference': {
+    base: 'orders',
+    failsWhen: 'the Git reference is empty',
+    fail: fn => { fn.spec.source.gitRepository.reference = ''; },
+    path: 'spec.source.gitRepository',
+    message: celMessage('object', 'gitReference'),
+    accepts: 'a commit as the Git reference',
+    pass: fn => { fn.spec.source.gitRepository.reference = 'f5076fc'; },
+  },
+  'gitAuthSecretName': {
+    base: 'private-repo',
+    failsWhen: 'the Git credentials\' Secret name is blank',
+    fail: fn => { fn.spec.source.gitRepository.auth.secretName = ' '; },
+    path: 'spec.source.gitRepository.auth.secretName',
+    message: `Invalid value: " ": ${FunctionRules.gitAuthSecretName.message}`,
+    accepts: 'a one-letter Secret name for the Git credentials',
+    pass: fn => { fn.spec.source.gitRepository.auth.secretName = 'k'; },
+  },
+  'reservedEnvs': {
+    failsWhen: 'an environment variable is one the controller sets',
+    fail: fn => { fn.spec.env[0].name = 'FUNC_PORT'; },
+    path: 'spec.env',
+    message: celMessage('array', 'reservedEnvs'),
+    accepts: 'a variable whose name only starts like a reserved one',
+    pass: fn => { fn.spec.env[0].name = 'FUNC_PORT_NAME'; },
+  },
+  'profileOrResources': {
+    failsWhen: 'the Function has both a profile and resources',
+    fail: fn => { fn.spec.resourceConfiguration.function.profile = 'M'; },
+    path: 'spec.resourceConfiguration.function',
+    message: celMessage('object', 'profileOrResources'),
+    accepts: 'a profile alone',
+    pass: fn => { fn.spec.resourceConfiguration.function = { profile: 'M' }; },
+  },
+  'functionProfile': {
+    failsWhen: 'the Function profile is not a preset',
+    fail: fn => { fn.spec.resourceConfiguration.function = { profile: 'XXL' }; },
+    path: 'spec.resourceConfiguration.function',
+    message: celMessage('object', 'functionProfile'),
+    accepts: 'the largest Function preset',
+    pass: fn => { fn.spec.resourceConfiguration.function = { profile: 'XL' }; },
+  },
+  'buildProfile': {
+    failsWhen: 'the build profile is not a preset',
+    fail: fn => { fn.spec.resourceConfiguration.build = { profile: 'turbo' }; },
+    path: 'spec.resourceConfiguration.build',
+    message: celMessage('object', 'buildProfile'),
+    accepts: 'the local-dev build preset',
+    pass: fn => { fn.spec.resourceConfiguration.build = { profile: 'local-dev' }; },
+  },
+  'minLessOrEqualMax': {
+    failsWhen: 'minReplicas is above maxReplicas',
+    fail: fn => { fn.spec.scaleConfig = { minReplicas: 3, maxReplicas: 2 }; },
+    path: 'spec.scaleConfig',
+    message: celMessage('object', 'minLessOrEqualMax'),
+    accepts: 'minReplicas equal to maxReplicas',
+    pass: fn => { fn.spec.scaleConfig = { minReplicas: 3, maxReplicas: 3 }; },
+  },
+  'templateUnsupported': {
+    failsWhen: 'the template has labels',
+    fail: fn => { fn.spec.template = { labels: { app: 'greeter' } }; },
+    path: 'spec.template',
+    message: celMessage('object', 'templateUnsupported'),
+    accepts: 'an empty template',
+    pass: fn => { fn.spec.template = {}; },
+  },
+  'labelsPrefix': {
+    failsWhen: 'a label key has the controller\'s prefix',
+    fail: fn => { fn.spec.labels = { 'serverless.kyma-project.io/owner': 'me' }; },
+    path: 'spec.labels',
+    message: celMessage('object', 'labelsPrefix'),
+    accepts: 'a label key whose prefix only starts like the controller\'s',
+    pass: fn => { fn.spec.labels = { 'serverless.kyma-project.io.example.com/owner': 'me' }; },
+  },
+  'labelsLength': {
+    failsWhen: 'a prefixed label key has 64 characters',
+    fail: fn => { fn.spec.labels = { [`example.com/${'k'.repeat(52)}`]: 'v' }; },
+    path: 'spec.labels',
+    message: celMessage('object', 'labelsLength'),
+    accepts: 'a prefixed label key of 63 characters',
+    pass: fn => { fn.spec.labels = { [`example.com/${'k'.repeat(51)}`]: 'v' }; },
+  },
+  'annotationsPrefix': {
+    failsWhen: 'a Pod annotation key has the controller\'s prefix',
+    fail: fn => { fn.spec.annotations = { 'serverless.kyma-project.io/continuousGitCheckout': 'true' }; },
+    path: 'spec.annotations',
+    message: celMessage('object', 'annotationsPrefix'),
+    accepts: 'the controller\'s prefix on the Function\'s own annotations',
+    pass: fn => { fn.metadata.annotations = { 'serverless.kyma-project.io/continuousGitCheckout': 'true' }; },
+  },
+
+  // Checks of the Function Controller and of the objects it creates.
+  'functionName': {
+    failsWhen: 'the name starts with a digit',
+    fail: fn => { fn.metadata.name = '1greeter'; },
+    path: 'metadata.name',
+    message: /^Invalid value: "1greeter": a Function name must be a DNS-1035 label/,
+    accepts: 'a name of 63 characters',
+    pass: fn => { fn.metadata.name = NAME_63; },
+  },
+  'namespaceName': {
+    failsWhen: 'the namespace has upper-case letters',
+    fail: fn => { fn.metadata.namespace = 'Default'; },
+    path: 'metadata.namespace',
+    message: /^Invalid value: "Default": a namespace must be a DNS-1123 label/,
+    accepts: 'a namespace that starts with a digit',
+    pass: fn => { fn.metadata.namespace = '1default'; },
+  },
+  'envName': {
+    failsWhen: 'an environment variable name starts with a digit',
+    fail: fn => { fn.spec.env[0].name = '1GREETING'; },
+    path: 'spec.env[0].name',
+    message: /^Invalid value: "1GREETING": .*must not start with a digit/,
+    accepts: 'an environment variable name with \'.\', \'-\' and digits',
+    pass: fn => { fn.spec.env[0].name = 'GREETING.NAME-1'; },
+  },
+  'envValueSource': {
+    failsWhen: 'a variable has both a value and a valueFrom',
+    fail: fn => { fn.spec.env[1].value = 'Ada'; },
+    path: 'spec.env[1].valueFrom',
+    message: /may not be specified when `value` is not empty/,
+    accepts: 'an empty value beside a valueFrom',
+    pass: fn => { fn.spec.env[1].value = ''; },
+  },
+  'objectName': {
+    failsWhen: 'a secretKeyRef names a Secret in upper case',
+    fail: fn => { fn.spec.env[2].valueFrom.secretKeyRef.name = 'Greeter-Secret'; },
+    path: 'spec.env[2].valueFrom.secretKeyRef.name',
+    message: /^Invalid value: "Greeter-Secret": a Secret name must be a DNS-1123 subdomain/,
+    accepts: 'a secretKeyRef to a dotted Secret name',
+    pass: fn => { fn.spec.env[2].valueFrom.secretKeyRef.name = 'greeter.secret-1'; },
+  },
+  'objectKey': {
+    failsWhen: 'a configMapKeyRef key starts with \'..\'',
+    fail: fn => { fn.spec.env[1].valueFrom.configMapKeyRef.key = '..name'; },
+    path: 'spec.env[1].valueFrom.configMapKeyRef.key',
+    message: /^Invalid value: "\.\.name": a valid ConfigMap key must consist of/,
+    accepts: 'a configMapKeyRef key that starts with one \'.\'',
+    pass: fn => { fn.spec.env[1].valueFrom.configMapKeyRef.key = '.name'; },
+  },
+  'secretMountUnique': {
+    failsWhen: 'a Secret is mounted twice',
+    fail: fn => { fn.spec.secretMounts.push({ secretName: 'greeter-tls', mountPath: '/etc/greeter/tls-2' }); },
+    path: 'spec.secretMounts[1].secretName',
+    message: /^Duplicate value: "greeter-tls"/,
+    accepts: 'two Secrets with similar names',
+    pass: fn => { fn.spec.secretMounts.push({ secretName: 'greeter-tls-2', mountPath: '/etc/greeter/tls-2' }); },
+  },
+  'mountPath': {
+    failsWhen: 'a Secret is mounted at /tmp',
+    fail: fn => { fn.spec.secretMounts[0].mountPath = '/tmp'; },
+    path: 'spec.secretMounts[0].mountPath',
+    message: /^Invalid value: "\/tmp": the controller mounts a scratch volume at \/tmp/,
+    accepts: 'a mount path that only starts like /tmp',
+    pass: fn => { fn.spec.secretMounts[0].mountPath = '/tmpfs'; },
+  },
+  'nodeDependencies': {
+    failsWhen: 'Node.js dependencies are a JSON array',
+    fail: fn => { fn.spec.source.inline.dependencies = '["lodash"]'; },
+    path: 'spec.source.inline.dependencies',
+    message: /^Invalid value: "\[\\"lodash\\"\]": Node\.js dependencies must be a package\.json \(a JSON object\): it is JSON, but not an object$/,
+    accepts: 'an empty package.json',
+    pass: fn => { fn.spec.source.inline.dependencies = '{}'; },
+  },
+  'inlineSourceSize': {
+    failsWhen: 'the inline source is one byte over the limit',
+    fail: fn => { fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES + 1) }; },
+    path: 'spec.source.inline',
+    message: `Too long: source and dependencies take ${INLINE_SOURCE_MAX_BYTES + 1} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`,
+    accepts: 'an inline source exactly at the limit',
+    pass: fn => { fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES) }; },
+  },
+  'gitUrl': {
+    base: 'orders',
+    failsWhen: 'the Git URL has no scheme',
+    fail: fn => { fn.spec.source.gitRepository.url = 'git.example.com/shop/functions.git'; },
+    path: 'spec.source.gitRepository.url',
+    message: /^Invalid value: "git\.example\.com\/shop\/functions\.git": must be an absolute URL/,
+    accepts: 'an ssh:// Git URL',
+    pass: fn => { fn.spec.source.gitRepository.url = 'ssh://git.example.com/shop/functions.git'; },
+  },
+  'labelSyntax': {
+    failsWhen: 'a label value has 64 characters',
+    fail: fn => { fn.spec.labels = { app: 'a'.repeat(64) }; },
+    path: 'spec.labels.app',
+    message: /^Invalid value: "a{64}": a valid label must be .*at most 63 characters$/,
+    accepts: 'a label value of 63 characters',
+    pass: fn => { fn.spec.labels = { app: 'a'.repeat(63) }; },
+  },
+  'annotationSyntax': {
+    failsWhen: 'the annotations take one byte over 256 KiB',
+    fail: fn => { fn.spec.annotations = { [EXAMPLE_KEY]: 'x'.repeat(ANNOTATIONS_MAX_BYTES - EXAMPLE_KEY.length + 1) }; },
+    path: 'spec.annotations',
+    message: `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes (they take ${ANNOTATIONS_MAX_BYTES + 1})`,
+    accepts: 'annotations of exactly 256 KiB, keys included',
+    pass: fn => { fn.spec.annotations = { [EXAMPLE_KEY]: 'x'.repeat(ANNOTATIONS_MAX_BYTES - EXAMPLE_KEY.length) }; },
+  },
+  'requestsWithinLimits': {
+    failsWhen: 'the Function requests more memory than its limit',
+    fail: fn => { fn.spec.resourceConfiguration.function.resources.requests.memory = '1025Mi'; },
+    path: 'spec.resourceConfiguration.function.resources.requests.memory',
+    message: 'Invalid value: "1025Mi": must be less than or equal to memory limit of 1Gi',
+    accepts: 'a memory request equal to the limit, in other units',
+    pass: fn => { fn.spec.resourceConfiguration.function.resources.requests.memory = '1024Mi'; },
+  },
+  'functionMinimum': {
+    failsWhen: 'the Function requests 9m CPU',
+    fail: fn => { fn.spec.resourceConfiguration.function.resources.requests.cpu = '9m'; },
+    path: 'spec.resourceConfiguration.function.resources.requests.cpu',
+    message: /^Invalid value: "9m": must be at least 10m, the smallest cpu .* for a Function container$/,
+    accepts: 'a Function CPU request of 10m',
+    pass: fn => { fn.spec.resourceConfiguration.function.resources.requests.cpu = '10m'; },
+  },
+  'buildMinimum': {
+    failsWhen: 'the build requests 199Mi memory',
+    fail: fn => { fn.spec.resourceConfiguration.build.resources.requests.memory = '199Mi'; },
+    path: 'spec.resourceConfiguration.build.resources.requests.memory',
+    message: /^Invalid value: "199Mi": must be at least 200Mi, the smallest memory .* for a build container$/,
+    accepts: 'a build memory request of 200Mi',
+    pass: fn => { fn.spec.resourceConfiguration.build.resources.requests.memory = '200Mi'; },
+  },
+  'runtimeImageOverride': {
+    failsWhen: 'the runtime image has upper-case letters in its path',
+    fail: fn => { fn.spec.runtimeImageOverride = 'europe-docker.pkg.dev/kyma-project/Node:22'; },
+    path: 'spec.runtimeImageOverride',
+    message: /^Invalid value: "europe-docker\.pkg\.dev\/kyma-project\/Node:22": must be a container image reference/,
+    accepts: 'a runtime image on a registry with a tag',
+    pass: fn => { fn.spec.runtimeImageOverride = 'europe-docker.pkg.dev/kyma-project/node:22'; },
+  },
+};
+
+const CASES = Object.entries(RULE_CASES).map(([id, c]) => ({ id, ...c }));
+
+describe('every rule of the Function API', () => {
+  test('has one failing and one passing case here, and nothing else', () => {
+    const ids = FUNCTION_RULES.map(r => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(Object.keys(RULE_CASES).sort()).toEqual([...ids].sort());
+  });
+
+  test('catalogs every CEL rule of the CRD under its key in FunctionRules', () => {
+    expect(Object.keys(FunctionRules).filter(id => !CATALOG.has(id))).toEqual([]);
+  });
+
+  test('starts from Functions that are valid', () => {
+    for (const fn of VALID_FUNCTIONS) expect({ name: fn.metadata.name, violations: validateFunction(fn) }).toEqual({ name: fn.metadata.name, violations: [] });
+  });
+
+  test.each(CASES)('fails when $failsWhen ($id)', ({ id, base, fail, path, message }) => {
+    expect(validateFunction(changed(fail, base))).toContainEqual(violation(id, path, message));
+  });
+
+  test.each(CASES)('accepts $accepts ($id)', ({ base, pass }) => {
+    expect(validateFunction(changed(pass, base))).toEqual([]);
+  });
+
+  test('gives each violation of the failing cases its rule\'s hint from the catalog', () => {
+    for (const { id, base, fail } of CASES) {
+      for (const v of validateFunction(changed(fail, base))) {
+        expect({ case: id, rule: v.rule, hint: v.hint }).toEqual({ case: id, rule: v.rule, hint: CATALOG.get(v.rule ?? '')?.hint ?? 'a rule of the catalog' });
+      }
+    }
+  });
+});
+
+/** Every violation names a rule of the catalog and carries its hint. */
+function expectCatalogRules(violations: readonly Violation[]): void {
+  for (const v of violations) {
+    expect({ path: v.path, rule: v.rule, hint: v.hint }).toEqual({ path: v.path, rule: v.rule, hint: CATALOG.get(v.rule ?? '')?.hint ?? 'a rule of the catalog' });
+  }
+}
+
+describe('violations of malformed Functions', () => {
+  test.each<[string, (fn: any) => void]>([
+    ['a CPU limit is a fractional number', fn => { fn.spec.resourceConfiguration.function.resources.limits.cpu = 0.5; }],
+    ['replicas does not fit in 32 bits', fn => { fn.spec.replicas = 2 ** 40; }],
+    ['scaleConfig has no minReplicas', fn => { fn.spec.scaleConfig = { maxReplicas: 2 }; }],
+    ['an environment variable has no name', fn => { fn.spec.env.push({ value: 'x' }); }],
+  ])('fails when %s, naming a rule of the catalog', (_what, change) => {
+    const violations = validateFunction(changed(change));
+    expect(violations).not.toEqual([]);
+    expectCatalogRules(violations);
+  });
+});
+
+describe('Node.js dependencies', () => {
+  test.each([
+    ['are a JSON array', '["lodash"]', /it is JSON, but not an object$/],
+    ['are not JSON', '{ "dependencies": ', /it is not JSON \(/],
+    ['are a requirements.txt', 'lodash==4.17.21', /it is not JSON \(/],
+  ])('fails when they %s', (_what, dependencies, problem) => {
+    const fn = changed(f => { f.spec.source.inline.dependencies = dependencies; });
+    expect(validateFunction(fn)).toEqual([violation('nodeDependencies', 'spec.source.inline.dependencies', problem)]);
+  });
+
+  test('fails with a shortened copy of long dependencies', () => {
+    const fn = changed(f => { f.spec.source.inline.dependencies = `[${'"lodash",'.repeat(20)}]`; });
+    expect(validateFunction(fn)).toEqual([violation('nodeDependencies', 'spec.source.inline.dependencies', /^Invalid value: "\[(\\"lodash\\",){4}\.\.\.": /)]);
+  });
+
+  test.each([['empty', ''], ['spaces', '   '], ['line breaks and tabs', '\n\t\n']])('accepts dependencies of only %s', (_what, dependencies) => {
+    expect(validateFunction(changed(fn => { fn.spec.source.inline.dependencies = dependencies; }))).toEqual([]);
+  });
+
+  test.each([['a JSON array', '["requests"]'], ['a requirements.txt', 'requests==2.32.3\nflask>=3']])('accepts Python dependencies as %s, unchecked', (_what, dependencies) => {
+    expect(validateFunction(changed(fn => { fn.spec.source.inline.dependencies = dependencies; }, 'weather'))).toEqual([]);
+  });
+});
+
+describe('inline source size', () => {
+  const withInline = (source: string, dependencies?: string) => changed(fn => { fn.spec.source.inline = { source, dependencies }; });
+
+  test('accepts source and dependencies that together are exactly at the limit', () => {
+    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 2), '{}'))).toEqual([]);
+  });
+
+  test('fails when source and dependencies together are one byte over the limit', () => {
+    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 1), '{}'))).toEqual([
+      violation('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${INLINE_SOURCE_MAX_BYTES + 1} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`),
+    ]);
+  });
+
+  test('accepts multi-byte source exactly at the limit in UTF-8 bytes', () => {
+    expect(validateFunction(withInline('é'.repeat(INLINE_SOURCE_MAX_BYTES / 2)))).toEqual([]);
+  });
+
+  test('fails when multi-byte source is over the limit in UTF-8 bytes, though not in characters', () => {
+    const source = `${'€'.repeat(INLINE_SOURCE_MAX_BYTES / 3)}x`;
+    expect(source.length).toBeLessThan(INLINE_SOURCE_MAX_BYTES);
+    expect(validateFunction(withInline(source))).toEqual([violation('inlineSourceSize', 'spec.source.inline', /take 921601 bytes/)]);
+  });
+});
+
+describe('Git URLs', () => {
+  const withUrl = (url: string) => changed(fn => { fn.spec.source.gitRepository.url = url; }, 'orders');
+
+  test.each([
+    'https://github.com/org/repo.git',
+    'http://git.internal:8080/org/repo',
+    'ssh://git@github.com/org/repo.git',
+    'git@github.com:org/repo.git',
+    'git://github.com/org/repo.git',
+  ])('accepts %p', url => {
+    expect(validateFunction(withUrl(url))).toEqual([]);
+  });
+
+  test.each(['github.com/org/repo', 'not a url', ''])('fails when the URL is %p', url => {
+    expect(validateFunction(withUrl(url))).toEqual([violation('gitUrl', 'spec.source.gitRepository.url', /must be an absolute URL/)]);
+  });
+});
+
+describe('Secret mounts', () => {
+  const withMounts = (...mounts: Array<[string, string]>) =>
+    changed(fn => { fn.spec.secretMounts = mounts.map(([secretName, mountPath]) => ({ secretName, mountPath })); });
+
+  test('fails when two mounts use one path, one with a trailing slash', () => {
+    expect(validateFunction(withMounts(['a', '/etc/secrets'], ['b', '/etc/secrets/']))).toEqual([
+      violation('mountPath', 'spec.secretMounts[1].mountPath', /^Duplicate value: "\/etc\/secrets\/": each mount path can be used once$/),
+    ]);
+  });
+
+  test.each(['/tmp', '/tmp/', '/tmp//'])('fails when a Secret is mounted at %p', mountPath => {
+    expect(validateFunction(withMounts(['a', mountPath]))).toEqual([violation('mountPath', 'spec.secretMounts[0].mountPath', /scratch volume at \/tmp/)]);
+  });
+
+  test.each(['etc/secrets', './secrets', '/etc/a:b'])('fails when the mount path is %p', mountPath => {
+    expect(validateFunction(withMounts(['a', mountPath]))).toEqual([violation('mountPath', 'spec.secretMounts[0].mountPath', /must be an absolute path without ':'$/)]);
+  });
+
+  test('accepts mounts below /tmp and side by side', () => {
+    expect(validateFunction(withMounts(['a', '/tmp/a'], ['b', '/etc/b'], ['c', '/etc/b/c']))).toEqual([]);
+  });
+
+  test('fails when a mounted Secret\'s name has upper-case letters', () => {
+    expect(validateFunction(withMounts(['Tls', '/etc/tls']))).toEqual([violation('objectName', 'spec.secretMounts[0].secretName', /a Secret name must be a DNS-1123 subdomain/)]);
+  });
+});
+
+describe('environment variables', () => {
+  test('fails when a variable has both a value and a valueFrom', () => {
+    const fn = changed(f => { f.spec.env = [{ name: 'A', value: 'x', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]; });
+    expect(validateFunction(fn)).toEqual([violation('envValueSource', 'spec.env[0].valueFrom', 'Invalid value: "": may not be specified when `value` is not empty')]);
+  });
+
+  test('fails when valueFrom has two sources', () => {
+    const fn = changed(f => { f.spec.env[1].valueFrom.secretKeyRef = { name: 'greeter-secret', key: 'name' }; });
+    expect(validateFunction(fn)).toEqual([
+      violation('envValueSource', 'spec.env[1].valueFrom', 'Invalid value: "": may not have more than one field specified at a time (found configMapKeyRef, secretKeyRef)'),
+    ]);
+  });
+
+  test('fails when valueFrom has no source', () => {
+    const fn = changed(f => { f.spec.env[1].valueFrom = {}; });
+    expect(validateFunction(fn)).toEqual([violation('envValueSource', 'spec.env[1].valueFrom', /must specify one of: `configMapKeyRef`, `fieldRef`/)]);
+  });
+
+  test('fails when a secretKeyRef names a Secret in upper case', () => {
+    const fn = changed(f => { f.spec.env[2].valueFrom.secretKeyRef.name = 'GreeterSecret'; });
+    expect(validateFunction(fn)).toEqual([violation('objectName', 'spec.env[2].valueFrom.secretKeyRef.name', /^Invalid value: "GreeterSecret": a Secret name/)]);
+  });
+
+  test('fails when a configMapKeyRef names no ConfigMap', () => {
+    const fn = changed(f => { f.spec.env[1].valueFrom.configMapKeyRef.name = ''; });
+    expect(validateFunction(fn)).toEqual([violation('objectName', 'spec.env[1].valueFrom.configMapKeyRef.name', 'Required value: the name of the ConfigMap')]);
+  });
+
+  test('fails when a secretKeyRef key has a slash', () => {
+    const fn = changed(f => { f.spec.env[2].valueFrom.secretKeyRef.key = 'tls/key'; });
+    expect(validateFunction(fn)).toEqual([violation('objectKey', 'spec.env[2].valueFrom.secretKeyRef.key', /a valid Secret key must consist of/)]);
+  });
+
+  test.each(['A=B', 'A B', '9LIVES'])('fails when a variable is named %p', name => {
+    const fn = changed(f => { f.spec.env[0].name = name; });
+    expect(validateFunction(fn)).toEqual([violation('envName', 'spec.env[0].name', /a valid environment variable name must consist of/)]);
+  });
+});
+
+describe('labels and annotations', () => {
+  test('fails when a label value has 64 characters', () => {
+    expect(validateFunction(changed(fn => { fn.spec.labels = { team: 'p'.repeat(64) }; }))).toEqual([
+      violation('labelSyntax', 'spec.labels.team', /at most 63 characters$/),
+    ]);
+  });
+
+  test.each([['empty', ''], ['dotted', 'v1.2.3'], ['mixed-case', 'A_b-C'], ['63 characters long', 'p'.repeat(63)]])('accepts a label value that is %s', (_what, value) => {
+    expect(validateFunction(changed(fn => { fn.spec.labels = { team: value }; }))).toEqual([]);
+  });
+
+  test.each([
+    ['Example.com/team', /^Invalid value: "Example\.com\/team": prefix part a lowercase RFC 1123 subdomain/],
+    ['example.com/-team', /^Invalid value: "example\.com\/-team": name part must consist of/],
+    ['a/b/c', /^Invalid value: "a\/b\/c": a qualified name must consist of/],
+  ])('fails when a label key is %p', (key, message) => {
+    expect(validateFunction(changed(fn => { fn.spec.labels = { [key]: 'v' }; }))).toEqual([violation('labelSyntax', 'spec.labels', message)]);
+  });
+
+  test('fails when an annotation key is not a qualified name', () => {
+    expect(validateFunction(changed(fn => { fn.spec.annotations = { 'example.com/': 'v' }; }))).toEqual([
+      violation('annotationSyntax', 'spec.annotations', 'Invalid value: "example.com/": name part must be non-empty'),
+    ]);
+  });
+
+  test('fails when annotations are over 256 KiB in UTF-8 bytes, though not in characters', () => {
+    const value = 'é'.repeat(Math.ceil((ANNOTATIONS_MAX_BYTES - EXAMPLE_KEY.length) / 2));
+    expect(EXAMPLE_KEY.length + value.length).toBeLessThan(ANNOTATIONS_MAX_BYTES);
+    expect(validateFunction(changed(fn => { fn.spec.annotations = { [EXAMPLE_KEY]: value }; }))).toEqual([
+      violation('annotationSyntax', 'spec.annotations', /^Too long: must have at most 262144 bytes \(they take 262145\)$/),
+    ]);
+  });
+
+  test('accepts annotations of 256 KiB spread over several keys', () => {
+    const quarter = ANNOTATIONS_MAX_BYTES / 4;
+    const annotations = Object.fromEntries(['a', 'b', 'c', 'd'].map(k => [`example.com/${k}`, 'x'.repeat(quarter - 'example.com/a'.length)]));
+    expect(validateFunction(changed(fn => { fn.spec.annotations = annotations; }))).toEqual([]);
+  });
+});
+
+describe('resources', () => {
+  const withResources = (block: 'function' | 'build', requests: object, limits: object) =>
+    changed(fn => { fn.spec.resourceConfiguration[block] = { resources: { requests, limits } }; });
+
+  test('fails when the build requests more memory than its limit', () => {
+    expect(validateFunction(withResources('build', { cpu: 1, memory: '3Gi' }, { cpu: 2, memory: '2Gi' }))).toEqual([
+      violation('requestsWithinLimits', 'spec.resourceConfiguration.build.resources.requests.memory', 'Invalid value: "3Gi": must be less than or equal to memory limit of 2Gi'),
+    ]);
+  });
+
+  test('fails when the build requests more CPU than its limit', () => {
+    expect(validateFunction(withResources('build', { cpu: '1500m', memory: '1Gi' }, { cpu: 1, memory: '2Gi' }))).toEqual([
+      violation('requestsWithinLimits', 'spec.resourceConfiguration.build.resources.requests.cpu', 'Invalid value: "1500m": must be less than or equal to cpu limit of 1'),
+    ]);
+  });
+
+  test('accepts requests equal to limits in other units', () => {
+    expect(validateFunction(withResources('function', { cpu: '1000m', memory: '1024Mi' }, { cpu: 1, memory: '1Gi' }))).toEqual([]);
+    expect(validateFunction(withResources('build', { cpu: '0.5', memory: '1Gi' }, { cpu: '500m', memory: '1073741824' }))).toEqual([]);
+  });
+
+  test('accepts requests without limits, and limits without requests', () => {
+    expect(validateFunction(withResources('function', { cpu: '10m', memory: '16Mi' }, {}))).toEqual([]);
+    expect(validateFunction(withResources('build', {}, { cpu: '200m', memory: '200Mi' }))).toEqual([]);
+  });
+
+  test('accepts the Function minimum written as a decimal', () => {
+    expect(validateFunction(withResources('function', { cpu: '0.01', memory: '16Mi' }, { cpu: '0.01', memory: '16Mi' }))).toEqual([]);
+  });
+
+  test('fails when a Function limit is below the minimum', () => {
+    expect(validateFunction(withResources('function', { cpu: '10m', memory: '15Mi' }, { cpu: '10m', memory: '15Mi' }))).toEqual([
+      violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.memory', /^Invalid value: "15Mi": must be at least 16Mi/),
+      violation('functionMinimum', 'spec.resourceConfiguration.function.resources.limits.memory', /^Invalid value: "15Mi": must be at least 16Mi/),
+    ]);
+  });
+
+  test('fails when the Function CPU request is below 10m by less than a millicore', () => {
+    expect(validateFunction(withResources('function', { cpu: '9.5m', memory: '16Mi' }, {}))).toEqual([
+      violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.cpu', /^Invalid value: "9\.5m": must be at least 10m/),
+    ]);
+  });
+
+  test('fails when the build CPU request is 199m', () => {
+    expect(validateFunction(withResources('build', { cpu: '199m', memory: '200Mi' }, {}))).toEqual([
+      violation('buildMinimum', 'spec.resourceConfiguration.build.resources.requests.cpu', /^Invalid value: "199m": must be at least 200m/),
+    ]);
+  });
+
+  test('fails when the Function is below a custom minimum', () => {
+    const options: FunctionRuleOptions = { functionMinRequest: { cpu: Cpu.millis(300), memory: Size.mebibytes(300) } };
+    expect(validateFunction(validFunction(), options)).toEqual([
+      violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.cpu', /^Invalid value: "250m": must be at least 300m,/),
+      violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.memory', /^Invalid value: "256Mi": must be at least 300Mi,/),
+    ]);
+  });
+
+  test('accepts a build above a lowered custom minimum', () => {
+    const fn = withResources('build', { cpu: '100m', memory: '100Mi' }, { cpu: '100m', memory: '100Mi' });
+    expect(validateFunction(fn).map(v => v.rule)).toEqual(['buildMinimum', 'buildMinimum', 'buildMinimum', 'buildMinimum']);
+    expect(validateFunction(fn, { buildMinRequest: { cpu: Cpu.millis(100), memory: Size.mebibytes(100) } })).toEqual([]);
+  });
+
+  test('accepts a Function above a custom minimum in whole units', () => {
+    const fn = withResources('function', { cpu: 1, memory: '1Gi' }, { cpu: 1, memory: '1Gi' });
+    expect(validateFunction(fn, { functionMinRequest: { cpu: Cpu.units(1), memory: Size.gibibytes(1) } })).toEqual([]);
+  });
+
+  test('accepts presets whatever the custom minimums', () => {
+    const fn = changed(f => { f.spec.resourceConfiguration = { function: { profile: 'XS' }, build: { profile: 'local-dev' } }; });
+    const huge = { cpu: Cpu.units(64), memory: Size.gibibytes(64) };
+    expect(validateFunction(fn, { functionMinRequest: huge, buildMinRequest: huge })).toEqual([]);
+  });
+});
+
+describe('metadata', () => {
+  test('fails when the Function has neither a name nor a generateName', () => {
+    expect(validateFunction(changed(fn => delete fn.metadata.name))).toEqual([
+      violation('functionName', 'metadata.name', 'Required value: name or generateName is required'),
+    ]);
+  });
+
+  test('accepts a generateName alone', () => {
+    expect(validateFunction(changed(fn => { delete fn.metadata.name; fn.metadata.generateName = 'greeter-'; }))).toEqual([]);
+  });
+
+  test.each([
+    ['has 64 characters', `${NAME_63}x`], ['has an underscore', 'greeter_1'], ['has an upper-case letter', 'Greeter'],
+    ['ends with \'-\'', 'greeter-'], ['has a dot', 'greeter.v1'], ['is empty', ''],
+  ])('fails when the name %s', (_what, name) => {
+    expect(validateFunction(changed(fn => { fn.metadata.name = name; }))).toEqual([violation('functionName', 'metadata.name', /must be a DNS-1035 label/)]);
+  });
+
+  test.each([['one letter', 'g'], ['a digit at the end', 'greeter-1'], ['63 characters', NAME_63]])('accepts a name of %s', (_what, name) => {
+    expect(validateFunction(changed(fn => { fn.metadata.name = name; }))).toEqual([]);
+  });
+});
+
+describe('runtime image override', () => {
+  const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+  test.each([
+    'node:22',
+    'registry.example.com/team/node:22',
+    'registry.example.com:5000/team/node:22',
+    'localhost:5000/node',
+    `registry.example.com/team/node@${DIGEST}`,
+    `registry.example.com:5000/team/node:22@${DIGEST}`,
+  ])('accepts %p', image => {
+    expect(validateFunction(changed(fn => { fn.spec.runtimeImageOverride = image; }))).toEqual([]);
+  });
+
+  test.each([
+    'registry.example.com/Team/node:22',
+    'registry.example.com/team/node:',
+    'https://registry.example.com/team/node:22',
+    'node 22',
+    'registry.example.com/team/node@sha256:abc',
+  ])('fails when the image is %p', image => {
+    expect(validateFunction(changed(fn => { fn.spec.runtimeImageOverride = image; }))).toEqual([
+      violation('runtimeImageOverride', 'spec.runtimeImageOverride', /must be a container image reference/),
+    ]);
+  });
+});
