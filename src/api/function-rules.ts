@@ -192,8 +192,13 @@ function checkMetadata(metadata: unknown, report: Report): void {
   }
 }
 
-function checkObjectName(path: string, name: unknown, kind: string, report: Report): void {
-  if (typeof name === 'string' && name.trim() !== '' && !isDns1123Subdomain(name)) {
+/**
+ * Reports a Secret or ConfigMap name that is not a DNS-1123 subdomain. An empty name is left
+ * to the schema (`minLength`) or to the caller, and a blank one, when `blankChecked`, to a CEL rule.
+ */
+function checkObjectName(path: string, name: unknown, kind: string, report: Report, blankChecked = false): void {
+  if (typeof name !== 'string' || name === '' || (blankChecked && name.trim() === '')) return;
+  if (!isDns1123Subdomain(name)) {
     report.add('objectName', path, `Invalid value: ${text(name)}: a ${kind} name must be a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' and '.', starting and ending alphanumeric`);
   }
 }
@@ -206,7 +211,7 @@ function checkEnv(env: unknown, report: Report): void {
     if (!isObject(variable)) return;
     const path = `spec.env[${i}]`;
     if (typeof variable.name === 'string' && !isEnvVarName(variable.name)) {
-      report.add('envName', `${path}.name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit`);
+      report.add('envName', `${path}.name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit, be '.' or start with '..'`);
     }
     const valueFrom = variable.valueFrom;
     if (valueFrom === undefined) return;
@@ -286,7 +291,7 @@ function checkSource(source: unknown, runtime: unknown, report: Report): void {
     if (typeof url === 'string' && !isGitUrl(url)) {
       report.add('gitUrl', 'spec.source.gitRepository.url', `Invalid value: ${text(url)}: must be an absolute URL (https://, http://, ssh://, git://) or an SSH address such as git@github.com:org/repo.git`);
     }
-    if (isObject(auth)) checkObjectName('spec.source.gitRepository.auth.secretName', auth.secretName, 'Secret', report);
+    if (isObject(auth)) checkObjectName('spec.source.gitRepository.auth.secretName', auth.secretName, 'Secret', report, true);
   }
 }
 
@@ -300,7 +305,8 @@ function packageJsonProblem(dependencies: string): string | undefined {
   try {
     parsed = JSON.parse(dependencies);
   } catch (e) {
-    return `it is not JSON (${(e as Error).message})`;
+    // One line: JSON.parse quotes the text it could not read, line breaks and all.
+    return `it is not JSON (${(e as Error).message.replace(/\s+/g, ' ')})`;
   }
   return isObject(parsed) ? undefined : `it is JSON, but not an object`;
 }
@@ -321,7 +327,8 @@ function checkAnnotations(annotations: unknown, report: Report): void {
   if (!isObject(annotations)) return;
   let bytes = 0;
   for (const [key, value] of Object.entries(annotations)) {
-    for (const problem of qualifiedNameProblems(key)) {
+    // Like the API server, which checks annotation keys in lower case.
+    for (const problem of qualifiedNameProblems(key.toLowerCase())) {
       report.add('annotationSyntax', 'spec.annotations', `Invalid value: ${text(key)}: ${problem}`);
     }
     bytes += utf8Bytes(key) + utf8Bytes(value);
@@ -331,32 +338,30 @@ function checkAnnotations(annotations: unknown, report: Report): void {
   }
 }
 
-interface ResourceAmounts { cpu?: number; memory?: number }
-
-function amounts(map: unknown): ResourceAmounts {
-  if (!isObject(map)) return {};
-  const value = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? parseQuantity(v) : undefined);
-  return { cpu: value(map.cpu), memory: value(map.memory) };
+function amountOf(value: unknown): number | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? parseQuantity(value) : undefined;
 }
 
 function checkResources(block: unknown, path: string, what: 'Function' | 'build', minimum: MinimumRequest, report: Report): void {
   if (!isObject(block) || !isObject(block.resources)) return;
-  const { requests, limits } = block.resources;
-  const req = amounts(requests);
-  const lim = amounts(limits);
+  const requests = isObject(block.resources.requests) ? block.resources.requests : {};
+  const limits = isObject(block.resources.limits) ? block.resources.limits : {};
+  // Requests above limits: the API server rejects such a container, whatever the resource.
+  for (const [resource, request] of Object.entries(requests)) {
+    const [req, lim] = [amountOf(request), amountOf(limits[resource])];
+    if (req !== undefined && lim !== undefined && req > lim) {
+      report.add('requestsWithinLimits', `${path}.resources.requests.${resource}`, `Invalid value: ${text(request)}: must be less than or equal to ${resource} limit of ${String(limits[resource])}`);
+    }
+  }
   const minimumRule = what === 'Function' ? 'functionMinimum' : 'buildMinimum';
   const least = { cpu: cpuMillis(minimum.cpu) / 1000, memory: sizeBytes(minimum.memory) };
   const shown = { cpu: minimum.cpu.amount, memory: minimum.memory.asString() };
   for (const resource of ['cpu', 'memory'] as const) {
-    const given = { requests: (requests as Json | undefined)?.[resource], limits: (limits as Json | undefined)?.[resource] };
-    if (req[resource] !== undefined && lim[resource] !== undefined && req[resource]! > lim[resource]!) {
-      report.add('requestsWithinLimits', `${path}.resources.requests.${resource}`, `Invalid value: ${text(given.requests)}: must be less than or equal to ${resource} limit of ${String(given.limits)}`);
-    }
-    for (const kind of ['requests', 'limits'] as const) {
-      const amount = kind === 'requests' ? req[resource] : lim[resource];
+    for (const [kind, map] of [['requests', requests], ['limits', limits]] as const) {
+      const amount = amountOf(map[resource]);
       // With a little slack, so that 0.01 and 10m compare equal despite floating point.
       if (amount !== undefined && amount < least[resource] * (1 - 1e-9)) {
-        report.add(minimumRule, `${path}.resources.${kind}.${resource}`, `Invalid value: ${text(given[kind])}: must be at least ${shown[resource]}, the smallest ${resource} the Function Controller accepts for a ${what} container`);
+        report.add(minimumRule, `${path}.resources.${kind}.${resource}`, `Invalid value: ${text(map[resource])}: must be at least ${shown[resource]}, the smallest ${resource} the Function Controller accepts for a ${what} container`);
       }
     }
   }

@@ -24,9 +24,12 @@ export function isDns1035Label(name: string): boolean {
   return name.length <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name);
 }
 
-/** A valid environment variable name, as the API server accepts it in a container's `env`. */
+/**
+ * A valid environment variable name, as the API server accepts it in a container's `env`:
+ * letters, digits, '_', '-' and '.', not starting with a digit, and not '.', '..' or '..'-prefixed.
+ */
 export function isEnvVarName(name: string): boolean {
-  return /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(name);
+  return /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(name) && name !== '.' && !name.startsWith('..');
 }
 
 /** A valid key of a ConfigMap or Secret. */

@@ -735,3 +735,44 @@ describe('runtime image override', () => {
     ]);
   });
 });
+
+describe('cases property-based tests found', () => {
+  test('fails when a Secret or ConfigMap name is only whitespace', () => {
+    const fn = changed(f => {
+      f.spec.secretMounts = [{ secretName: ' ', mountPath: '/etc/token' }];
+      f.spec.env = [{ name: 'A', valueFrom: { configMapKeyRef: { name: '\t', key: 'k' } } }];
+    });
+    expect(validateFunction(fn)).toEqual([
+      violation('objectName', 'spec.env[0].valueFrom.configMapKeyRef.name', /^Invalid value: "\\t": a ConfigMap name must be a DNS-1123 subdomain/),
+      violation('objectName', 'spec.secretMounts[0].secretName', /^Invalid value: " ": a Secret name must be a DNS-1123 subdomain/),
+    ]);
+  });
+
+  test('a blank Git auth Secret name is reported once, by the CRD\'s rule', () => {
+    const fn = changed(f => { f.spec.source.gitRepository.auth.secretName = '  '; }, 'private-repo');
+    expect(validateFunction(fn).map(v => v.rule)).toEqual(['gitAuthSecretName']);
+  });
+
+  test('fails when any request is above its limit, not only CPU and memory', () => {
+    const fn = changed(f => {
+      f.spec.resourceConfiguration.function.resources.requests['ephemeral-storage'] = '2Gi';
+      f.spec.resourceConfiguration.function.resources.limits['ephemeral-storage'] = '1Gi';
+    });
+    expect(validateFunction(fn)).toEqual([
+      violation('requestsWithinLimits', 'spec.resourceConfiguration.function.resources.requests.ephemeral-storage', 'Invalid value: "2Gi": must be less than or equal to ephemeral-storage limit of 1Gi'),
+    ]);
+  });
+
+  test('fails when an environment variable name starts with ".."', () => {
+    expect(validateFunction(changed(f => { f.spec.env = [{ name: '..A', value: 'x' }]; }))).toEqual([violation('envName', 'spec.env[0].name', /^Invalid value: "\.\.A": /)]);
+  });
+
+  test('accepts annotation keys with an upper-case prefix, which the API server lower-cases', () => {
+    expect(validateFunction(changed(f => { f.spec.annotations = { 'Example.com/owner': 'x' }; }))).toEqual([]);
+  });
+
+  test('keeps the message on one line when dependencies that are not JSON span several', () => {
+    const [v] = validateFunction(changed(f => { f.spec.source.inline.dependencies = 'flask\nrequests'; }));
+    expect(v.message).not.toContain('\n');
+  });
+});

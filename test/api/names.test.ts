@@ -51,7 +51,7 @@ describe('environment variable names', () => {
     expect(isEnvVarName(name)).toBe(true);
   });
 
-  test.each(['', '1A', '9', 'A B', 'A=B', 'A/B', 'Ä', '$A'])('%p is not an environment variable name', name => {
+  test.each(['', '1A', '9', 'A B', 'A=B', 'A/B', 'Ä', '$A', '.', '..', '..A'])('%p is not an environment variable name', name => {
     expect(isEnvVarName(name)).toBe(false);
   });
 });
