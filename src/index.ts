@@ -6,3 +6,8 @@ export * from './stack/registry';
 export * from './stack/runtimes';
 export * from './stack/serverless-stack';
 export * from './namespace/function-namespace';
+export * from './function/kyma-function';
+export * from './function/resources';
+export * from './function/runtime';
+export * from './function/source';
+export * from './function/function-folder';

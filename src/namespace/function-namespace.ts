@@ -92,6 +92,8 @@ function envelope(presets: readonly ResourcePreset[]): ResourcePreset {
   }));
 }
 
+const FUNCTION_NAMESPACE_SYMBOL = Symbol.for('cdk8s-kyma-serverless.FunctionNamespace');
+
 const q = (amount: string) => k8s.Quantity.fromString(amount);
 
 /**
@@ -103,6 +105,14 @@ const q = (amount: string) => k8s.Quantity.fromString(amount);
  * const team = new FunctionNamespace(app, 'team-a');
  */
 export class FunctionNamespace extends Chart {
+  /**
+   * Whether a construct is a FunctionNamespace. (`instanceof` cannot tell: `Chart` answers it
+   * for every chart.)
+   */
+  public static isFunctionNamespace(x: unknown): x is FunctionNamespace {
+    return x !== null && typeof x === 'object' && FUNCTION_NAMESPACE_SYMBOL in x;
+  }
+
   /** Name of the namespace. */
   public readonly name: string;
   /** The per-container maximum of the LimitRange. */
@@ -118,6 +128,7 @@ export class FunctionNamespace extends Chart {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
     this.name = name;
+    Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 
     const functionPresets: { readonly [P in FunctionProfile]: ResourcePreset } = props.stack?.functionPresets ?? DEFAULT_FUNCTION_PRESETS;
     const buildPresets: { readonly [P in BuildProfile]: ResourcePreset } = props.stack?.buildPresets ?? DEFAULT_BUILD_PRESETS;

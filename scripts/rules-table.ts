@@ -1,0 +1,29 @@
+/**
+ * Prints the README's table of Function rules from `FUNCTION_RULES`, so that the docs list
+ * exactly the rules the code checks (a test compares the README with this output).
+ *
+ *   npx ts-node --transpile-only scripts/rules-table.ts            # print it
+ *   npx ts-node --transpile-only scripts/rules-table.ts --write    # put it into README.md
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FUNCTION_RULES } from '../src/api';
+
+/** The markers around the table in README.md. */
+export const TABLE_BLOCK = /(<!-- rules-table:start[^>]*-->\n)([\s\S]*?)(\n<!-- rules-table:end -->)/;
+
+/** The markdown table of every rule of the Function API. */
+export function rulesTable(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  const rows = FUNCTION_RULES.map(r => `| \`${r.id}\` | ${cell(r.field)} | ${cell(r.requires)} | ${r.upstream} | ${cell(r.hint)} |`);
+  return ['| rule | field | requires | without our checks, rejected by | fix |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+if (require.main === module) {
+  if (process.argv.includes('--write')) {
+    const readme = path.join(__dirname, '..', 'README.md');
+    fs.writeFileSync(readme, fs.readFileSync(readme, 'utf8').replace(TABLE_BLOCK, (_all, start, _table, end) => `${start}${rulesTable()}${end}`));
+  } else {
+    process.stdout.write(`${rulesTable()}\n`);
+  }
+}

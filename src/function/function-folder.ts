@@ -1,0 +1,331 @@
+/**
+ * Function folders: a Function declared as a folder in Git (handler, dependencies file and an
+ * optional `function.yaml`), instead of in TypeScript.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Size } from 'cdk8s';
+import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import Ajv, { ErrorObject } from 'ajv';
+import { parseDocument } from 'yaml';
+import {
+  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, parseQuantity,
+} from '../api';
+import { displayPath } from './_paths';
+import { DECLARED_IN_METADATA, KymaFunction, SecretMount } from './kyma-function';
+import { BuildResources, FunctionResources } from './resources';
+import { FunctionRuntime } from './runtime';
+import { FunctionSource } from './source';
+
+/** The name of the settings file of a function folder. */
+export const FUNCTION_FILE = 'function.yaml';
+
+/** The runtime of a folder without `function.yaml` (or without `runtime` in it), by the handler it holds. */
+export const DEFAULT_FOLDER_RUNTIMES: { readonly [F in RuntimeFamily]: FunctionRuntime } = {
+  [RuntimeFamily.NODEJS]: FunctionRuntime.NODEJS_22,
+  [RuntimeFamily.PYTHON]: FunctionRuntime.PYTHON_312,
+};
+
+type Quantity = string | number;
+interface Amounts { readonly cpu?: Quantity; readonly memory?: Quantity }
+interface ResourcesSettings { readonly profile?: string; readonly requests?: Amounts; readonly limits?: Amounts }
+interface KeyRef { readonly name: string; readonly key: string; readonly optional?: boolean }
+type EnvSetting = string | number | boolean | {
+  readonly secretKeyRef?: KeyRef;
+  readonly configMapKeyRef?: KeyRef;
+  readonly fieldRef?: { readonly fieldPath: string; readonly apiVersion?: string };
+  readonly resourceFieldRef?: { readonly resource: string; readonly divisor?: Quantity };
+};
+
+/** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
+export interface FunctionFolderSettings {
+  readonly runtime?: string;
+  readonly namespace?: string;
+  readonly env?: { readonly [name: string]: EnvSetting };
+  readonly secretMounts?: SecretMount[];
+  readonly replicas?: number;
+  readonly scale?: { readonly minReplicas: number; readonly maxReplicas: number };
+  readonly resources?: ResourcesSettings;
+  readonly buildResources?: ResourcesSettings;
+  readonly labels?: { readonly [key: string]: string };
+  readonly annotations?: { readonly [key: string]: string };
+  readonly runtimeImageOverride?: string;
+}
+
+// Without anyOf, so that errors point at the wrong part rather than at "no branch matched":
+// `pattern` applies to strings only, `minimum` to numbers only, the object keywords to objects only.
+const quantity = { type: ['string', 'number'], pattern: QUANTITY_PATTERN, minimum: 0 };
+const amounts = { type: 'object', additionalProperties: false, properties: { cpu: quantity, memory: quantity } };
+const resources = (profiles: readonly string[]) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { profile: { enum: profiles }, requests: amounts, limits: amounts },
+});
+const keyRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'key'],
+  properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } },
+};
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
+
+/** The JSON Schema of `function.yaml`. */
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    runtime: { enum: RUNTIMES },
+    namespace: { type: 'string' },
+    env: {
+      type: 'object',
+      additionalProperties: {
+        type: ['string', 'number', 'boolean', 'object'],
+        additionalProperties: false,
+        minProperties: 1,
+        maxProperties: 1,
+        properties: {
+          secretKeyRef: keyRef,
+          configMapKeyRef: keyRef,
+          fieldRef: {
+            type: 'object', additionalProperties: false, required: ['fieldPath'],
+            properties: { fieldPath: { type: 'string' }, apiVersion: { type: 'string' } },
+          },
+          resourceFieldRef: {
+            type: 'object', additionalProperties: false, required: ['resource'],
+            properties: { resource: { type: 'string' }, divisor: quantity },
+          },
+        },
+      },
+    },
+    secretMounts: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['secretName', 'mountPath'],
+        properties: { secretName: { type: 'string' }, mountPath: { type: 'string' } },
+      },
+    },
+    replicas: { type: 'integer' },
+    scale: {
+      type: 'object', additionalProperties: false, required: ['minReplicas', 'maxReplicas'],
+      properties: { minReplicas: { type: 'integer' }, maxReplicas: { type: 'integer' } },
+    },
+    resources: resources(FUNCTION_PROFILES),
+    buildResources: resources(BUILD_PROFILES),
+    labels: stringMap,
+    annotations: stringMap,
+    runtimeImageOverride: { type: 'string' },
+  },
+};
+
+const checkSettings = new Ajv({ allErrors: true, strict: false, verbose: true }).compile<FunctionFolderSettings>(SETTINGS_SCHEMA);
+
+/** `a.b[0].c` from an ajv instance path. */
+function keyOf(instancePath: string, extra?: string): string {
+  const key = instancePath.split('/').slice(1)
+    .map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((k, s) => (/^\d+$/.test(s) ? `${k}[${s}]` : k ? `${k}.${s}` : s), '');
+  return extra ? (key ? `${key}.${extra}` : extra) : key;
+}
+
+function describeSettingsError(error: ErrorObject): string {
+  const params = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `'${keyOf(error.instancePath, params.additionalProperty)}': unknown key`;
+    case 'required':
+      return `'${keyOf(error.instancePath, params.missingProperty)}': required`;
+    case 'enum':
+      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): must be one of ${(params.allowedValues as string[]).join(', ')}`;
+    case 'pattern':
+      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): must be a quantity such as 100m, 0.5, 128Mi or 1Gi`;
+    case 'minProperties':
+    case 'maxProperties':
+      return `'${keyOf(error.instancePath)}': give a plain value, or exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef`;
+    default:
+      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): ${error.message}`;
+  }
+}
+
+function toCpu(amount: Quantity): Cpu {
+  return Cpu.millis(Math.round(parseQuantity(amount)! * 1000));
+}
+
+function toSize(amount: Quantity, key: string): Size {
+  const bytes = parseQuantity(amount)!;
+  if (bytes % 2 ** 20 === 0) return Size.mebibytes(bytes / 2 ** 20);
+  if (bytes % 1024 === 0) return Size.kibibytes(bytes / 1024);
+  throw new Error(`'${key}' (${amount}): must be a whole number of KiB, such as 128Mi or 1Gi`);
+}
+
+function containerResources(settings: ResourcesSettings, key: string): ContainerResources {
+  const { requests = {}, limits = {} } = settings;
+  return {
+    cpu: {
+      request: requests.cpu === undefined ? undefined : toCpu(requests.cpu),
+      limit: limits.cpu === undefined ? undefined : toCpu(limits.cpu),
+    },
+    memory: {
+      request: requests.memory === undefined ? undefined : toSize(requests.memory, `${key}.requests.memory`),
+      limit: limits.memory === undefined ? undefined : toSize(limits.memory, `${key}.limits.memory`),
+    },
+  };
+}
+
+/** Problems of a `resources` or `buildResources` block that the schema cannot express. */
+function resourcesProblems(settings: ResourcesSettings | undefined, key: string): string[] {
+  if (!settings) return [];
+  const explicit = settings.requests !== undefined || settings.limits !== undefined;
+  if (settings.profile !== undefined && explicit) return [`'${key}': give either 'profile' or 'requests'/'limits', not both`];
+  if (settings.profile === undefined && !explicit) return [`'${key}': give 'profile', or 'requests' and 'limits'`];
+  const problems: string[] = [];
+  for (const kind of ['requests', 'limits'] as const) {
+    const memory = settings[kind]?.memory;
+    if (memory === undefined) continue;
+    try {
+      toSize(memory, `${key}.${kind}.memory`);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  return problems;
+}
+
+/**
+ * One function folder: `functions/<name>/` with the handler, its dependencies file and an
+ * optional `function.yaml`. The folder's name is the Function's name.
+ *
+ * @example
+ * for (const folder of FunctionFolder.discover('functions')) folder.addTo(team);
+ */
+export class FunctionFolder {
+  /**
+   * Loads every function folder under a root folder (each subfolder whose name does not start
+   * with '.'), sorted by name.
+   *
+   * @param root the folder that holds the function folders
+   * @returns the folders; none when the root does not exist
+   * @throws one error listing every problem of every folder, each naming its file and key
+   */
+  public static discover(root: string): FunctionFolder[] {
+    if (!fs.existsSync(root)) return [];
+    const folders: FunctionFolder[] = [];
+    const problems: string[] = [];
+    const names = fs.readdirSync(root, { withFileTypes: true })
+      .filter(e => e.isDirectory() && !e.name.startsWith('.'))
+      .map(e => e.name)
+      .sort();
+    for (const name of names) {
+      try {
+        folders.push(FunctionFolder.load(path.join(root, name)));
+      } catch (e) {
+        problems.push((e as Error).message);
+      }
+    }
+    if (problems.length) throw new Error(`Invalid function folders:\n  ${problems.join('\n  ')}`);
+    return folders;
+  }
+
+  /**
+   * Loads one function folder.
+   *
+   * @param directory the folder
+   * @throws one error listing every problem of its `function.yaml`, each naming the file and the key
+   */
+  public static load(directory: string): FunctionFolder {
+    const name = path.basename(path.resolve(directory));
+    const file = path.join(directory, FUNCTION_FILE);
+    const fail = (where: string, problems: string[]): never => {
+      throw new Error(problems.map(p => `${displayPath(where)}: ${p}`).join('\n  '));
+    };
+    let settings: FunctionFolderSettings = {};
+    if (fs.existsSync(file)) {
+      const document = parseDocument(fs.readFileSync(file, 'utf8'), { prettyErrors: true });
+      if (document.errors.length) fail(file, document.errors.map(e => e.message.split('\n')[0]));
+      const data = document.toJS() ?? {};
+      if (!checkSettings(data)) fail(file, (checkSettings.errors ?? []).map(describeSettingsError));
+      settings = data as FunctionFolderSettings;
+      const problems = [...resourcesProblems(settings.resources, 'resources'), ...resourcesProblems(settings.buildResources, 'buildResources')];
+      if (problems.length) fail(file, problems);
+    }
+    let runtime: FunctionRuntime;
+    if (settings.runtime) {
+      runtime = FunctionRuntime.of(settings.runtime);
+    } else {
+      const family = Object.values(RuntimeFamily).find(f => fs.existsSync(path.join(directory, RUNTIME_FILES[f].handler)));
+      if (!family) {
+        const handlers = Object.values(RUNTIME_FILES).map(f => f.handler).join(' or ');
+        return fail(directory, [`no ${handlers}, and no 'runtime' in ${FUNCTION_FILE}: add a handler, or remove the folder`]);
+      }
+      runtime = DEFAULT_FOLDER_RUNTIMES[family];
+    }
+    return new FunctionFolder(name, directory, fs.existsSync(file) ? file : undefined, runtime, settings);
+  }
+
+  /** The namespace `function.yaml` names, if any. */
+  public readonly namespace?: string;
+
+  private constructor(
+    /** The folder's name: the Function's name and construct id. */
+    public readonly name: string,
+    /** The folder. */
+    public readonly directory: string,
+    /** Its `function.yaml`, when it has one. */
+    public readonly file: string | undefined,
+    /** The runtime: from `function.yaml`, or by the handler the folder holds. */
+    public readonly runtime: FunctionRuntime,
+    /** The settings of `function.yaml`, as read. */
+    public readonly settings: FunctionFolderSettings,
+  ) {
+    this.namespace = settings.namespace;
+  }
+
+  /**
+   * Adds the Function to a scope, usually the FunctionNamespace of the folder's namespace.
+   * Problems the Function API finds are reported at synth, naming the construct path, the key
+   * (keys and props have the same names) and this folder's `function.yaml`.
+   *
+   * @param scope the scope
+   * @returns the Function
+   */
+  public addTo(scope: Construct): KymaFunction {
+    const s = this.settings;
+    const fn = new KymaFunction(scope, this.name, {
+      runtime: this.runtime,
+      source: FunctionSource.fromDirectory(this.directory),
+      namespace: s.namespace,
+      secretMounts: s.secretMounts,
+      replicas: s.replicas,
+      scale: s.scale,
+      resources: s.resources && (s.resources.profile
+        ? FunctionResources.preset(s.resources.profile as FunctionProfile)
+        : FunctionResources.custom(containerResources(s.resources, 'resources'))),
+      buildResources: s.buildResources && (s.buildResources.profile
+        ? BuildResources.preset(s.buildResources.profile as BuildProfile)
+        : BuildResources.custom(containerResources(s.buildResources, 'buildResources'))),
+      labels: s.labels,
+      annotations: s.annotations,
+      runtimeImageOverride: s.runtimeImageOverride,
+    });
+    fn.node.addMetadata(DECLARED_IN_METADATA, displayPath(this.file ?? this.directory));
+    for (const [name, setting] of Object.entries(s.env ?? {})) fn.addEnv(name, envValue(fn, name, setting));
+    return fn;
+  }
+}
+
+function envValue(scope: Construct, name: string, setting: EnvSetting): EnvValue {
+  if (typeof setting !== 'object') return EnvValue.fromValue(String(setting));
+  const { secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef } = setting;
+  if (secretKeyRef) {
+    const secret = Secret.fromSecretName(scope, `Env${name}Secret`, secretKeyRef.name);
+    return EnvValue.fromSecretValue({ secret, key: secretKeyRef.key }, { optional: secretKeyRef.optional });
+  }
+  if (configMapKeyRef) {
+    const configMap = ConfigMap.fromConfigMapName(scope, `Env${name}ConfigMap`, configMapKeyRef.name);
+    return EnvValue.fromConfigMap(configMap, configMapKeyRef.key, { optional: configMapKeyRef.optional });
+  }
+  if (fieldRef) return EnvValue.fromFieldRef(fieldRef.fieldPath as EnvFieldPaths, { apiVersion: fieldRef.apiVersion });
+  return EnvValue.fromResource(resourceFieldRef!.resource as ResourceFieldPaths, {
+    divisor: resourceFieldRef!.divisor === undefined ? undefined : String(resourceFieldRef!.divisor),
+  });
+}

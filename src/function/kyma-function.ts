@@ -1,0 +1,403 @@
+/**
+ * KymaFunction: one Function, declared as code.
+ */
+import { Chart, Lazy } from 'cdk8s';
+import { EnvValue } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import {
+  Function as FunctionResource,
+  FunctionSpec,
+  FunctionSpecEnv,
+  FunctionSpecEnvValueFromResourceFieldRefDivisor,
+  FunctionSpecResourceConfigurationBuildResourcesLimits,
+  FunctionSpecResourceConfigurationBuildResourcesRequests,
+  FunctionSpecResourceConfigurationFunctionResourcesLimits,
+  FunctionSpecResourceConfigurationFunctionResourcesRequests,
+  FunctionSpecRuntime,
+  FunctionSpecSourceGitRepositoryAuthType,
+} from '../../imports/serverless.kyma-project.io';
+import { Violation, cpuMillis, parseQuantity, sizeBytes, validateFunction } from '../api';
+import { FunctionNamespace } from '../namespace/function-namespace';
+import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
+import { FunctionRuntime } from './runtime';
+import { FunctionSource, FunctionSourceConfig } from './source';
+
+/** The annotation that carries the SHA-256 of a source read from a folder, so that a code change shows in review. */
+export const SOURCE_SHA256_ANNOTATION = 'cdk8s-kyma-serverless/source-sha256';
+
+/**
+ * The type of the construct metadata entry that names the file a Function was declared in
+ * (such as a function folder's `function.yaml`); problems found at synth name that file too.
+ */
+export const DECLARED_IN_METADATA = 'cdk8s-kyma-serverless:declared-in';
+
+/** A Secret mounted into the Function's container. */
+export interface SecretMount {
+  /** The Secret, in the Function's namespace. */
+  readonly secretName: string;
+  /** Where its keys appear as files; an absolute path other than `/tmp`. */
+  readonly mountPath: string;
+}
+
+/** Bounds of the CPU-based autoscaler the controller creates for a Function. */
+export interface FunctionScale {
+  /** The fewest Pods; at least 1. */
+  readonly minReplicas: number;
+  /** The most Pods; at least `minReplicas`. When they are equal, no autoscaler is created. */
+  readonly maxReplicas: number;
+}
+
+/** Props of {@link KymaFunction}. */
+export interface KymaFunctionProps {
+  /**
+   * Name of the Function. The controller names the Function's Service after it, so it must be
+   * a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter.
+   *
+   * @default - the construct id
+   */
+  readonly name?: string;
+
+  /**
+   * Namespace of the Function.
+   *
+   * @default - the namespace of the enclosing chart, such as a FunctionNamespace
+   */
+  readonly namespace?: string;
+
+  /**
+   * The runtime: language and version.
+   *
+   * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
+   */
+  readonly runtime: FunctionRuntime;
+
+  /** Where the code comes from. */
+  readonly source: FunctionSource;
+
+  /**
+   * Environment variables of the Function's container, by name: plain values, or keys of
+   * Secrets and ConfigMaps, or fields and resources of the Pod. Variables keep this order,
+   * so a value can refer to an earlier one as `$(NAME)`.
+   *
+   * @default - none
+   */
+  readonly env?: { readonly [name: string]: EnvValue };
+
+  /**
+   * Secrets mounted as files into the Function's container.
+   *
+   * @default - none
+   */
+  readonly secretMounts?: SecretMount[];
+
+  /**
+   * Resources of the Function's Pods (`spec.resourceConfiguration.function`).
+   *
+   * @default - the stack's default Function preset
+   */
+  readonly resources?: FunctionResources;
+
+  /**
+   * Resources of the build Job (`spec.resourceConfiguration.build`).
+   *
+   * @default - the stack's default build preset
+   */
+  readonly buildResources?: BuildResources;
+
+  /**
+   * A fixed number of Pods. Cannot be used together with `scale`; use 0 to stop the Function.
+   *
+   * @default 1
+   */
+  readonly replicas?: number;
+
+  /**
+   * Bounds of a CPU-based autoscaler (`spec.scaleConfig`). Cannot be used together with `replicas`.
+   *
+   * @default - no autoscaler: `replicas` Pods
+   */
+  readonly scale?: FunctionScale;
+
+  /**
+   * Labels added to the Function's Pods (`spec.labels`).
+   *
+   * @default - none
+   */
+  readonly labels?: { readonly [key: string]: string };
+
+  /**
+   * Annotations added to the Function's Pods (`spec.annotations`).
+   *
+   * @default - none
+   */
+  readonly annotations?: { readonly [key: string]: string };
+
+  /**
+   * A base image to build on instead of the runtime's default one.
+   *
+   * @default - the runtime's base image, from the stack's `dockerfile-<runtime>` ConfigMap
+   */
+  readonly runtimeImageOverride?: string;
+}
+
+type Json = Record<string, any>;
+
+/** Renders a cdk8s-plus EnvValue as an entry of `spec.env`. */
+function envVar(name: string, value: EnvValue): FunctionSpecEnv {
+  const from = value.valueFrom as Json | undefined;
+  if (!from) return { name, value: value.value as string | undefined };
+  const keyRef = (ref: Json | undefined) => ref && { name: ref.name, key: ref.key, optional: ref.optional };
+  const resourceRef = from.resourceFieldRef as Json | undefined;
+  return {
+    name,
+    valueFrom: {
+      configMapKeyRef: keyRef(from.configMapKeyRef),
+      secretKeyRef: keyRef(from.secretKeyRef),
+      fieldRef: from.fieldRef && { fieldPath: from.fieldRef.fieldPath, apiVersion: from.fieldRef.apiVersion },
+      resourceFieldRef: resourceRef && {
+        resource: resourceRef.resource,
+        containerName: resourceRef.containerName,
+        divisor: resourceRef.divisor === undefined ? undefined : FunctionSpecEnvValueFromResourceFieldRefDivisor.fromString(String(resourceRef.divisor.value)),
+      },
+    },
+  };
+}
+
+function quantities<T>(map: { readonly [resource: string]: string } | undefined, of: (q: string) => T): { [resource: string]: T } | undefined {
+  return map && Object.fromEntries(Object.entries(map).map(([k, v]) => [k, of(v)]));
+}
+
+/**
+ * Renders a resources choice as `resourceConfiguration.function` or `.build`; the two differ
+ * only in the generated classes of their quantities.
+ */
+function resourceBlock<R, L>(config: ResourceConfiguration, request: (q: string) => R, limit: (q: string) => L) {
+  return {
+    profile: config.profile,
+    resources: config.resources && {
+      requests: quantities(config.resources.requests, request),
+      limits: quantities(config.resources.limits, limit),
+    },
+  };
+}
+
+/** A plain copy of a map, or `undefined` when it is empty. */
+function undefinedIfEmpty(value: { readonly [key: string]: string } | undefined): { [key: string]: string } | undefined {
+  return value && Object.keys(value).length ? { ...value } : undefined;
+}
+
+/** The value at a field path such as `spec.env[0].name`. */
+function valueAt(object: unknown, path: string): unknown {
+  return path.split(/\.|\[(\d+)\]/).filter(Boolean)
+    .reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Json)[key] : undefined), object);
+}
+
+function abbreviated(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'undefined';
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/**
+ * A Function (`serverless.kyma-project.io/v1alpha2`): a runtime and a source, which the
+ * Function Controller builds into an image and runs behind a Service of the same name.
+ *
+ * Every rule of the Function API is checked at synth, so a Function that synthesizes is one the
+ * cluster accepts and the controller builds. All problems of a Function are reported together,
+ * each with the construct path, the prop, the value and how to fix it.
+ *
+ * @example
+ * new KymaFunction(team, 'hello', {
+ *   runtime: FunctionRuntime.NODEJS_22,
+ *   source: FunctionSource.fromInline('module.exports = { main: () => "hi" }'),
+ * });
+ * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
+ */
+export class KymaFunction extends Construct {
+  /** Name of the Function, and of its Service. */
+  public readonly name: string;
+  /** Namespace of the Function, when it has one. */
+  public readonly namespace?: string;
+  /** The runtime. */
+  public readonly runtime: FunctionRuntime;
+  /** The number of Pods it starts with: `replicas`, or the autoscaler's minimum. */
+  public readonly replicas: number;
+  /** Bounds of the autoscaler, when it has one. */
+  public readonly scale?: FunctionScale;
+  /** The Function object. */
+  public readonly apiObject: FunctionResource;
+
+  private readonly env = new Map<string, EnvValue>();
+  private readonly secretMounts: SecretMount[] = [];
+  private readonly props: KymaFunctionProps;
+  private readonly source?: FunctionSourceConfig;
+  private readonly problems: string[] = [];
+
+  constructor(scope: Construct, id: string, props: KymaFunctionProps) {
+    super(scope, id);
+    this.props = props;
+    this.name = props.name ?? id;
+    this.namespace = props.namespace ?? Chart.of(this).namespace;
+    this.runtime = props.runtime;
+    this.scale = props.scale;
+    this.replicas = props.replicas ?? props.scale?.minReplicas ?? 1;
+
+    if (props.replicas !== undefined && props.scale) {
+      this.problems.push(`'replicas' (${props.replicas}) and 'scale' (${abbreviated(props.scale)}) cannot be used together: `
+        + 'give \'replicas\' for a fixed number of Pods, or \'scale\' for an autoscaler');
+    }
+    if (this.namespace === undefined) {
+      this.problems.push('\'namespace\' is not set, and the enclosing chart has no namespace: add the Function to a FunctionNamespace, or give \'namespace\'');
+    }
+    try {
+      this.source = props.source.bind(props.runtime);
+    } catch (e) {
+      this.problems.push(`'source': ${(e as Error).message}`);
+    }
+
+    for (const [name, value] of Object.entries(props.env ?? {})) this.addEnv(name, value);
+    for (const mount of props.secretMounts ?? []) this.addSecretMount(mount);
+
+    this.apiObject = new FunctionResource(this, 'Resource', {
+      metadata: {
+        name: this.name,
+        ...(props.namespace !== undefined ? { namespace: props.namespace } : {}),
+        ...(this.source?.sha256 ? { annotations: { [SOURCE_SHA256_ANNOTATION]: this.source.sha256 } } : {}),
+      },
+      spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
+    });
+    this.node.addValidation({ validate: () => this.validateFunction() });
+  }
+
+  /**
+   * Adds an environment variable to the Function's container.
+   *
+   * @param name the variable's name
+   * @param value its value: plain, or from a Secret, ConfigMap, field or resource
+   * @throws when the Function already has a variable of that name
+   */
+  public addEnv(name: string, value: EnvValue): void {
+    if (this.env.has(name)) {
+      throw new Error(`'env.${name}' is defined twice: give each variable once`);
+    }
+    this.env.set(name, value);
+  }
+
+  /**
+   * Mounts a Secret as files into the Function's container.
+   *
+   * @param mount the Secret and where to mount it
+   */
+  public addSecretMount(mount: SecretMount): void {
+    this.secretMounts.push({ secretName: mount.secretName, mountPath: mount.mountPath });
+  }
+
+  /**
+   * The Function's `spec`.
+   *
+   * @internal
+   */
+  public _toKube(): FunctionSpec {
+    const props = this.props;
+    const source = this.source ?? { inline: { source: '' } };
+    const autoscaled = props.scale !== undefined && props.scale.minReplicas !== props.scale.maxReplicas;
+    return {
+      runtime: this.runtime.name as FunctionSpecRuntime,
+      runtimeImageOverride: props.runtimeImageOverride,
+      source: {
+        inline: source.inline,
+        gitRepository: source.gitRepository && {
+          ...source.gitRepository,
+          auth: source.gitRepository.auth && {
+            type: source.gitRepository.auth.type as FunctionSpecSourceGitRepositoryAuthType,
+            secretName: source.gitRepository.auth.secretName,
+          },
+        },
+      },
+      env: this.env.size ? [...this.env].map(([name, value]) => envVar(name, value)) : undefined,
+      secretMounts: this.secretMounts.length ? this.secretMounts.map(m => ({ ...m })) : undefined,
+      resourceConfiguration: props.resources || props.buildResources ? {
+        function: props.resources && resourceBlock(props.resources.config,
+          FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString, FunctionSpecResourceConfigurationFunctionResourcesLimits.fromString),
+        build_: props.buildResources && resourceBlock(props.buildResources.config,
+          FunctionSpecResourceConfigurationBuildResourcesRequests.fromString, FunctionSpecResourceConfigurationBuildResourcesLimits.fromString),
+      } : undefined,
+      // With an autoscaler, the autoscaler owns `replicas` (through the scale subresource).
+      replicas: autoscaled ? undefined : this.replicas,
+      scaleConfig: props.scale && { minReplicas: props.scale.minReplicas, maxReplicas: props.scale.maxReplicas },
+      labels: undefinedIfEmpty(props.labels),
+      annotations: undefinedIfEmpty(props.annotations),
+    };
+  }
+
+  /** Every problem of the Function, as `'prop' (field): message; how to fix it`. */
+  private validateFunction(): string[] {
+    const problems = [...this.problems];
+    const object = this.apiObject.toJson();
+    for (const violation of validateFunction(object)) {
+      // A source that could not be read renders a placeholder; its problem is already reported.
+      if (!this.source && violation.path.startsWith('spec.source')) continue;
+      problems.push(this.describe(violation, object));
+    }
+    problems.push(...this.limitRangeProblems());
+    const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
+    return declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems;
+  }
+
+  private describe(violation: Violation, object: unknown): string {
+    let message = violation.message;
+    const generic = /^Invalid value: "(object|array)": /.exec(message);
+    if (generic) message = `Invalid value: ${abbreviated(valueAt(object, violation.path))}: ${message.slice(generic[0].length)}`;
+    const where = violation.path ? ` (${violation.path})` : '';
+    return `'${this.propOf(violation.path)}'${where}: ${message}${violation.hint ? `; ${violation.hint}` : ''}`;
+  }
+
+  /** The prop a field of the Function comes from. */
+  private propOf(path: string): string {
+    if (path === 'spec.env') return 'env';
+    const env = /^spec\.env\[(\d+)\]/.exec(path);
+    if (env) return `env.${[...this.env.keys()][Number(env[1])]}`;
+    const mount = /^spec\.secretMounts\[(\d+)\](\.\w+)?/.exec(path);
+    if (mount) return `secretMounts[${mount[1]}]${mount[2] ?? ''}`;
+    const scale = /^spec\.scaleConfig(\.\w+)?/.exec(path);
+    if (scale) return `scale${scale[1] ?? ''}`;
+    const prefixes: Array<[string, string]> = [
+      ['metadata.name', 'name'],
+      ['metadata.namespace', 'namespace'],
+      ['spec.resourceConfiguration.function', 'resources'],
+      ['spec.resourceConfiguration.build', 'buildResources'],
+      ['spec.source', 'source'],
+      ['spec.runtimeImageOverride', 'runtimeImageOverride'],
+      ['spec.runtime', 'runtime'],
+      ['spec.replicas', 'replicas'],
+      ['spec.labels', 'labels'],
+      ['spec.annotations', 'annotations'],
+    ];
+    return prefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`))?.[1] ?? path;
+  }
+
+  /** Explicit resources above the maximum of the enclosing FunctionNamespace's LimitRange. */
+  private limitRangeProblems(): string[] {
+    const chart = Chart.of(this);
+    if (!FunctionNamespace.isFunctionNamespace(chart) || chart.name !== this.namespace) return [];
+    const max = chart.maxContainerResources;
+    const problems: string[] = [];
+    const blocks: Array<[string, ResourceConfiguration | undefined]> = [
+      ['resources', this.props.resources?.config],
+      ['buildResources', this.props.buildResources?.config],
+    ];
+    for (const [prop, config] of blocks) {
+      for (const kind of ['requests', 'limits'] as const) {
+        const map = config?.resources?.[kind] ?? {};
+        const cpu = map.cpu === undefined ? undefined : parseQuantity(map.cpu);
+        const memory = map.memory === undefined ? undefined : parseQuantity(map.memory);
+        if (cpu !== undefined && Math.round(cpu * 1000) > cpuMillis(max.cpu)) {
+          problems.push(`'${prop}' (${kind}.cpu ${map.cpu}): above ${max.cpu.amount}, the most the LimitRange of namespace ${chart.name} allows a container; lower it, or raise the stack's presets`);
+        }
+        if (memory !== undefined && memory > sizeBytes(max.memory)) {
+          problems.push(`'${prop}' (${kind}.memory ${map.memory}): above ${max.memory.asString()}, the most the LimitRange of namespace ${chart.name} allows a container; lower it, or raise the stack's presets`);
+        }
+      }
+    }
+    return problems;
+  }
+}

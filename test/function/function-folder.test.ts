@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Chart, Testing } from 'cdk8s';
+import { FunctionFolder, FunctionRuntime, SOURCE_SHA256_ANNOTATION, validateFunction } from '../../src';
+import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A root folder holding function folders, each a map of file name to content. */
+function functionsRoot(folders: Record<string, Record<string, string>>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'functions-'));
+  for (const [name, files] of Object.entries(folders)) {
+    fs.mkdirSync(path.join(root, name));
+    for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name, file), content);
+  }
+  return root;
+}
+
+function synthFolder(files: Record<string, string>): any {
+  const [folder] = FunctionFolder.discover(functionsRoot({ fn: files }));
+  const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+  folder.addTo(chart);
+  const fn = Testing.synth(chart).find(o => o.kind === 'Function');
+  expectValidKubernetesObjects([fn]);
+  return fn;
+}
+
+function loadError(files: Record<string, string>): string {
+  try {
+    FunctionFolder.discover(functionsRoot({ fn: files }));
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('loaded');
+}
+
+describe('FunctionFolder', () => {
+  test('discovers every folder, sorted, skipping hidden ones and files', () => {
+    const root = functionsRoot({ zeta: { 'handler.js': 'x' }, alpha: { 'handler.py': 'x' }, '.git': {} });
+    fs.writeFileSync(path.join(root, 'README.md'), '# functions');
+    expect(FunctionFolder.discover(root).map(f => f.name)).toEqual(['alpha', 'zeta']);
+  });
+
+  test('a missing root holds no folders', () => {
+    expect(FunctionFolder.discover(path.join(os.tmpdir(), 'no-such-functions-root'))).toEqual([]);
+  });
+
+  test('without function.yaml, the runtime follows the handler', () => {
+    const root = functionsRoot({ node: { 'handler.js': 'x' }, py: { 'handler.py': 'x' } });
+    expect(FunctionFolder.discover(root).map(f => f.runtime)).toEqual([FunctionRuntime.NODEJS_22, FunctionRuntime.PYTHON_312]);
+  });
+
+  test('renders every key of function.yaml', () => {
+    const fn = synthFolder({
+      'handler.js': 'module.exports = {}',
+      'package.json': '{"dependencies": {}}',
+      'function.yaml': [
+        'runtime: nodejs20',
+        'env:',
+        '  PLAIN: text',
+        '  PORT_NUMBER: 8080',
+        '  DEBUG: true',
+        '  TOKEN: { secretKeyRef: { name: api, key: token } }',
+        '  LEVEL: { configMapKeyRef: { name: settings, key: level, optional: true } }',
+        '  POD: { fieldRef: { fieldPath: metadata.name } }',
+        '  MEMORY: { resourceFieldRef: { resource: limits.memory, divisor: 1Mi } }',
+        'secretMounts: [{ secretName: tls, mountPath: /etc/tls }]',
+        'scale: { minReplicas: 1, maxReplicas: 4 }',
+        'resources: { requests: { cpu: 50m, memory: 64Mi }, limits: { cpu: 0.5, memory: 256Mi } }',
+        'buildResources: { profile: fast }',
+        'labels: { team: a }',
+        'annotations: { owner: team-a }',
+        'runtimeImageOverride: registry.example.com/node:20',
+      ].join('\n'),
+    });
+    expect(fn.metadata.name).toBe('fn');
+    expect(fn.metadata.annotations[SOURCE_SHA256_ANNOTATION]).toMatch(/^[0-9a-f]{64}$/);
+    expect(fn.spec).toEqual({
+      runtime: 'nodejs20',
+      runtimeImageOverride: 'registry.example.com/node:20',
+      source: { inline: { source: 'module.exports = {}', dependencies: '{"dependencies": {}}' } },
+      env: [
+        { name: 'PLAIN', value: 'text' },
+        { name: 'PORT_NUMBER', value: '8080' },
+        { name: 'DEBUG', value: 'true' },
+        { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } },
+        { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level', optional: true } } },
+        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'MEMORY', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+      ],
+      secretMounts: [{ secretName: 'tls', mountPath: '/etc/tls' }],
+      scaleConfig: { minReplicas: 1, maxReplicas: 4 },
+      resourceConfiguration: {
+        function: { resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } } },
+        build: { profile: 'fast' },
+      },
+      labels: { team: 'a' },
+      annotations: { owner: 'team-a' },
+    });
+    expect(validateFunction(fn)).toEqual([]);
+  });
+
+  test('keeps the namespace function.yaml names', () => {
+    const [folder] = FunctionFolder.discover(functionsRoot({ fn: { 'handler.js': 'x', 'function.yaml': 'namespace: team-b' } }));
+    expect(folder.namespace).toBe('team-b');
+  });
+
+  test('fails with every problem of function.yaml, naming the file and the key', () => {
+    const message = loadError({
+      'handler.js': 'x',
+      'function.yaml': 'runtime: nodejs99\nscale: { minReplicas: two, maxReplicas: 2 }\ntimeout: 30\nresources: { profile: XXL }\nenv: { A: { secretKeyRef: { name: s } } }\n',
+    });
+    expect(message).toMatch(/^Invalid function folders:/);
+    const file = path.join('fn', 'function.yaml');
+    for (const expected of [
+      `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, python312`,
+      `${file}: 'scale.minReplicas' ("two"): must be integer`,
+      `${file}: 'timeout': unknown key`,
+      `${file}: 'resources.profile' ("XXL"): must be one of XS, S, M, L, XL`,
+      `${file}: 'env.A.secretKeyRef.key': required`,
+    ]) {
+      expect(message).toContain(expected);
+    }
+  });
+
+  test('fails when resources give both a profile and amounts, or neither', () => {
+    expect(loadError({ 'handler.js': 'x', 'function.yaml': 'resources: { profile: S, limits: { cpu: 1 } }' }))
+      .toMatch(/function\.yaml: 'resources': give either 'profile' or 'requests'\/'limits', not both/);
+    expect(loadError({ 'handler.js': 'x', 'function.yaml': 'buildResources: {}' }))
+      .toMatch(/function\.yaml: 'buildResources': give 'profile', or 'requests' and 'limits'/);
+  });
+
+  test('fails when a quantity is not one', () => {
+    expect(loadError({ 'handler.js': 'x', 'function.yaml': 'resources: { limits: { memory: lots } }' }))
+      .toMatch(/'resources\.limits\.memory' \("lots"\): must be a quantity such as 100m, 0\.5, 128Mi or 1Gi/);
+    expect(loadError({ 'handler.js': 'x', 'function.yaml': 'resources: { limits: { memory: 1000 } }' }))
+      .toMatch(/'resources\.limits\.memory' \(1000\): must be a whole number of KiB/);
+  });
+
+  test('fails when function.yaml is not YAML, naming the file', () => {
+    expect(loadError({ 'handler.js': 'x', 'function.yaml': 'env: [unclosed' })).toMatch(/function\.yaml: /);
+  });
+
+  test('fails when the folder has no handler and no runtime', () => {
+    expect(loadError({ 'notes.txt': 'x' })).toMatch(/fn: no handler\.js or handler\.py, and no 'runtime' in function\.yaml/);
+  });
+
+  test('problems found at synth name the construct path, the key and the file', () => {
+    const root = functionsRoot({ fn: { 'handler.js': 'x', 'function.yaml': 'env: { 1A: x }\nscale: { minReplicas: 3, maxReplicas: 1 }' } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(root)[0].addTo(chart);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\] .*fn\/function\.yaml: 'env\.1A' \(spec\.env\[0\]\.name\)/);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\] .*fn\/function\.yaml: 'scale' \(spec\.scaleConfig\)/);
+  });
+
+  test('the example folders load and synthesize valid Functions', () => {
+    const folders = FunctionFolder.discover(path.join(ROOT, 'functions'));
+    expect(folders.map(f => [f.name, f.runtime.name])).toEqual([['hello-node', 'nodejs22'], ['hello-python', 'python312']]);
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    for (const folder of folders) folder.addTo(chart);
+    const functions = Testing.synth(chart).filter(o => o.kind === 'Function');
+    expect(functions).toHaveLength(2);
+    expectValidKubernetesObjects(functions);
+  });
+});

@@ -1,0 +1,253 @@
+import { Chart, Size, Testing } from 'cdk8s';
+import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
+import {
+  BuildProfile, BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType,
+  KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
+} from '../../src';
+import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
+
+const HELLO = 'module.exports = { main: () => "hi" }';
+
+function chart(namespace = 'team-a'): Chart {
+  return new Chart(Testing.app(), 'test', { namespace });
+}
+
+function synthFunction(props: Partial<KymaFunctionProps> = {}, scope: Chart = chart()): any {
+  new KymaFunction(scope, 'hello', {
+    runtime: FunctionRuntime.NODEJS_22,
+    source: FunctionSource.fromInline(HELLO),
+    ...props,
+  });
+  const functions = Testing.synth(scope).filter(o => o.kind === 'Function');
+  expect(functions).toHaveLength(1);
+  expectValidKubernetesObjects(functions);
+  expect(validateFunction(functions[0])).toEqual([]);
+  return functions[0];
+}
+
+function synthError(props: Partial<KymaFunctionProps>, scope: Chart = chart()): string {
+  new KymaFunction(scope, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), ...props });
+  try {
+    Testing.synth(scope);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('synth succeeded');
+}
+
+describe('KymaFunction', () => {
+  test('emits one Function with the construct id as name, in the chart\'s namespace', () => {
+    const fn = synthFunction();
+    expect(fn.apiVersion).toBe('serverless.kyma-project.io/v1alpha2');
+    expect(fn.metadata).toMatchObject({ name: 'hello', namespace: 'team-a' });
+    expect(fn.spec).toEqual({ runtime: 'nodejs22', replicas: 1, source: { inline: { source: HELLO } } });
+  });
+
+  test('lands in the enclosing FunctionNamespace', () => {
+    const app = Testing.app();
+    const team = new FunctionNamespace(app, 'team-b');
+    const fn = new KymaFunction(team, 'hello', { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline('def main(e, c): return 1') });
+    expect(fn.namespace).toBe('team-b');
+    expect(Testing.synth(team).find(o => o.kind === 'Function').metadata.namespace).toBe('team-b');
+  });
+
+  test('name and namespace props win over the id and the chart', () => {
+    const fn = synthFunction({ name: 'other', namespace: 'elsewhere' });
+    expect(fn.metadata).toMatchObject({ name: 'other', namespace: 'elsewhere' });
+  });
+
+  test('renders env in the order given, from every kind of EnvValue', () => {
+    const scope = chart();
+    const secret = Secret.fromSecretName(scope, 'Creds', 'creds');
+    const config = ConfigMap.fromConfigMapName(scope, 'Config', 'settings');
+    const fn = synthFunction({
+      env: {
+        PLAIN: EnvValue.fromValue('x'),
+        PASSWORD: EnvValue.fromSecretValue({ secret, key: 'password' }, { optional: true }),
+        LEVEL: EnvValue.fromConfigMap(config, 'level'),
+        POD: EnvValue.fromFieldRef(EnvFieldPaths.POD_NAME),
+        CPU: EnvValue.fromResource(ResourceFieldPaths.CPU_LIMIT, { divisor: '1m' }),
+        URL: EnvValue.fromValue('http://$(POD):8080'),
+      },
+    }, scope);
+    expect(fn.spec.env).toEqual([
+      { name: 'PLAIN', value: 'x' },
+      { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password', optional: true } } },
+      { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } },
+      { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1m' } } },
+      { name: 'URL', value: 'http://$(POD):8080' },
+    ]);
+  });
+
+  test('addEnv and addSecretMount after construction still show up', () => {
+    const scope = chart();
+    const fn = new KymaFunction(scope, 'hello', { runtime: FunctionRuntime.NODEJS_20, source: FunctionSource.fromInline(HELLO) });
+    fn.addEnv('LATE', EnvValue.fromValue('1'));
+    fn.addSecretMount({ secretName: 'tls', mountPath: '/etc/tls' });
+    const spec = Testing.synth(scope).find(o => o.kind === 'Function').spec;
+    expect(spec.env).toEqual([{ name: 'LATE', value: '1' }]);
+    expect(spec.secretMounts).toEqual([{ secretName: 'tls', mountPath: '/etc/tls' }]);
+  });
+
+  test('throws when addEnv names a variable twice', () => {
+    const fn = new KymaFunction(chart(), 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), env: { A: EnvValue.fromValue('1') },
+    });
+    expect(() => fn.addEnv('A', EnvValue.fromValue('2'))).toThrow('\'env.A\' is defined twice');
+  });
+
+  test('renders presets and explicit resources', () => {
+    const fn = synthFunction({
+      resources: FunctionResources.preset(FunctionProfile.M),
+      buildResources: BuildResources.custom({
+        cpu: { request: Cpu.millis(300), limit: Cpu.units(1) },
+        memory: { request: Size.mebibytes(300), limit: Size.gibibytes(1) },
+      }),
+    });
+    expect(fn.spec.resourceConfiguration).toEqual({
+      function: { profile: 'M' },
+      build: { resources: { requests: { cpu: '300m', memory: '300Mi' }, limits: { cpu: '1', memory: '1Gi' } } },
+    });
+  });
+
+  test('throws when custom resources set nothing', () => {
+    expect(() => FunctionResources.custom({})).toThrow('FunctionResources.custom() sets no request or limit');
+    expect(() => BuildResources.custom({ cpu: {} })).toThrow('BuildResources.custom() sets no request or limit');
+  });
+
+  test('an autoscaled Function leaves replicas to the autoscaler', () => {
+    const scope = chart();
+    const fn = new KymaFunction(scope, 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), scale: { minReplicas: 2, maxReplicas: 5 },
+    });
+    expect(fn.replicas).toBe(2);
+    const spec = Testing.synth(scope).find(o => o.kind === 'Function').spec;
+    expect(spec.scaleConfig).toEqual({ minReplicas: 2, maxReplicas: 5 });
+    expect(spec.replicas).toBeUndefined();
+  });
+
+  test('equal scale bounds give that many replicas and no autoscaler', () => {
+    const fn = synthFunction({ scale: { minReplicas: 3, maxReplicas: 3 } });
+    expect(fn.spec.replicas).toBe(3);
+  });
+
+  test('replicas 0 stops the Function', () => {
+    expect(synthFunction({ replicas: 0 }).spec.replicas).toBe(0);
+  });
+
+  test('renders labels, annotations and the runtime image override; drops empty maps', () => {
+    const fn = synthFunction({
+      labels: { team: 'a' },
+      annotations: {},
+      runtimeImageOverride: 'registry.example.com/node:22-custom',
+    });
+    expect(fn.spec.labels).toEqual({ team: 'a' });
+    expect(fn.spec.annotations).toBeUndefined();
+    expect(fn.spec.runtimeImageOverride).toBe('registry.example.com/node:22-custom');
+  });
+
+  test('renders a Git source with auth', () => {
+    const fn = synthFunction({
+      source: FunctionSource.fromGitRepository({
+        url: 'git@github.com:acme/functions.git', baseDir: 'orders', reference: 'v1.2.0', auth: { type: GitAuthType.KEY, secretName: 'git-key' },
+      }),
+    });
+    expect(fn.spec.source).toEqual({
+      gitRepository: { url: 'git@github.com:acme/functions.git', baseDir: 'orders', reference: 'v1.2.0', auth: { type: 'key', secretName: 'git-key' } },
+    });
+  });
+
+  test('a Function read from a folder carries the hash of its files', () => {
+    const fn = synthFunction({ source: FunctionSource.fromDirectory('functions/hello-node') });
+    expect(fn.metadata.annotations[SOURCE_SHA256_ANNOTATION]).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('matches the snapshot', () => {
+    const app = Testing.app();
+    const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
+    new KymaFunction(team, 'orders', {
+      runtime: FunctionRuntime.PYTHON_312,
+      source: FunctionSource.fromInline('def main(event, context):\n    return "ok"\n', 'requests==2.32.3\n'),
+      env: { LOG_LEVEL: EnvValue.fromValue('info') },
+      scale: { minReplicas: 1, maxReplicas: 5 },
+      resources: FunctionResources.preset(FunctionProfile.S),
+      buildResources: BuildResources.preset(BuildProfile.FAST),
+    });
+    expect(Testing.synth(team).filter(o => o.kind === 'Function')).toMatchSnapshot();
+  });
+});
+
+describe('KymaFunction validation at synth', () => {
+  test('fails with every problem at once, each with the construct path, prop, value and fix', () => {
+    const message = synthError({
+      name: 'Hello',
+      env: { '1A': EnvValue.fromValue('x') },
+      scale: { minReplicas: 3, maxReplicas: 1 },
+      labels: { 'serverless.kyma-project.io/owner': 'me' },
+    });
+    const lines = message.split('\n').slice(1).map(l => l.trim());
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^\[test\/hello\] 'name' \(metadata\.name\): Invalid value: "Hello": a Function name must be a DNS-1035 label.*; rename the Function/),
+      expect.stringMatching(/^\[test\/hello\] 'env\.1A' \(spec\.env\[0\]\.name\): Invalid value: "1A": .*; rename the variable$/),
+      expect.stringMatching(/^\[test\/hello\] 'scale' \(spec\.scaleConfig\): Invalid value: \{"maxReplicas":1,"minReplicas":3\}: minReplicas should be less than or equal maxReplicas; /),
+      expect.stringMatching(/^\[test\/hello\] 'labels' \(spec\.labels\): .*Labels has key starting with serverless\.kyma-project\.io\//),
+    ]));
+    expect(lines).toHaveLength(4);
+  });
+
+  test('fails when both replicas and scale are given', () => {
+    expect(synthError({ replicas: 2, scale: { minReplicas: 1, maxReplicas: 2 } }))
+      .toMatch(/\[test\/hello\] 'replicas' \(2\) and 'scale' \(\{"minReplicas":1,"maxReplicas":2\}\) cannot be used together/);
+  });
+
+  test('fails when replicas is negative or not whole', () => {
+    expect(synthError({ replicas: -1 })).toMatch(/'replicas' \(spec\.replicas\): Invalid value: -1: should be greater than or equal to 0/);
+    expect(synthError({ replicas: 1.5 })).toMatch(/'replicas' \(spec\.replicas\): Invalid value: 1\.5: must be of type integer/);
+  });
+
+  test('fails when the Function has no namespace', () => {
+    expect(synthError({}, new Chart(Testing.app(), 'test'))).toMatch(/\[test\/hello\] 'namespace' is not set/);
+  });
+
+  test('fails when a reserved variable is set', () => {
+    expect(synthError({ env: { FUNC_PORT: EnvValue.fromValue('9000') } }))
+      .toMatch(/'env' \(spec\.env\): Invalid value: \[\{"name":"FUNC_PORT","value":"9000"\}\]: Following envs are reserved/);
+  });
+
+  test('fails when Node.js dependencies are not a package.json', () => {
+    expect(synthError({ source: FunctionSource.fromInline(HELLO, 'lodash') }))
+      .toMatch(/'source' \(spec\.source\.inline\.dependencies\): Invalid value: "lodash": Node\.js dependencies must be a package\.json/);
+  });
+
+  test('fails when resources break the controller\'s rules', () => {
+    const message = synthError({
+      resources: FunctionResources.custom({ cpu: { request: Cpu.millis(5), limit: Cpu.millis(4) } }),
+      buildResources: BuildResources.custom({ memory: { request: Size.mebibytes(100) } }),
+    });
+    expect(message).toMatch(/'resources' \(spec\.resourceConfiguration\.function\.resources\.requests\.cpu\): Invalid value: "5m": must be less than or equal to cpu limit of 4m/);
+    expect(message).toMatch(/'resources' \(spec\.resourceConfiguration\.function\.resources\.limits\.cpu\): Invalid value: "4m": must be at least 10m/);
+    expect(message).toMatch(/'buildResources' \(spec\.resourceConfiguration\.build\.resources\.requests\.memory\): Invalid value: "100Mi": must be at least 200Mi/);
+  });
+
+  test('fails when explicit resources exceed the FunctionNamespace\'s LimitRange', () => {
+    const team = new FunctionNamespace(Testing.app(), 'team-a');
+    new KymaFunction(team, 'big', {
+      runtime: FunctionRuntime.NODEJS_22,
+      source: FunctionSource.fromInline(HELLO),
+      resources: FunctionResources.custom({ cpu: { limit: Cpu.units(4) }, memory: { limit: Size.gibibytes(8) } }),
+    });
+    expect(() => Testing.synth(team)).toThrow(/\[team-a\/big\] 'resources' \(limits\.cpu 4\): above 1700m, the most the LimitRange of namespace team-a allows/);
+    expect(() => Testing.synth(team)).toThrow(/'resources' \(limits\.memory 8Gi\): above 2048Mi/);
+  });
+
+  test('fails when the runtime is one the stack\'s CRD does not list', () => {
+    expect(synthError({ runtime: FunctionRuntime.of('nodejs24') }))
+      .toMatch(/'runtime' \(spec\.runtime\): Unsupported value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values/);
+  });
+
+  test('fails when a folder does not fit the runtime, naming the folder', () => {
+    expect(synthError({ runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromDirectory('functions/hello-python') }))
+      .toMatch(/\[test\/hello\] 'source': folder 'functions\/hello-python' holds handler\.py, a python handler, but the runtime is nodejs22/);
+  });
+});

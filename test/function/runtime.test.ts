@@ -1,0 +1,29 @@
+import { FunctionRuntime, RUNTIMES, RuntimeFamily } from '../../src';
+
+describe('FunctionRuntime', () => {
+  test('names every runtime of the CRD, in its order', () => {
+    expect(FunctionRuntime.ALL.map(r => r.name)).toEqual([...RUNTIMES]);
+  });
+
+  test('knows the family and the files of each runtime', () => {
+    expect(FunctionRuntime.NODEJS_22.family).toBe(RuntimeFamily.NODEJS);
+    expect(FunctionRuntime.NODEJS_20.files.handler).toBe('handler.js');
+    expect(FunctionRuntime.PYTHON_312.files).toMatchObject({ handler: 'handler.py', dependencies: 'requirements.txt' });
+    expect(String(FunctionRuntime.PYTHON_312)).toBe('python312');
+  });
+
+  test('of() returns the named runtime for a known name', () => {
+    expect(FunctionRuntime.of('nodejs22')).toBe(FunctionRuntime.NODEJS_22);
+  });
+
+  test('of() makes a runtime of the right family for a later version', () => {
+    const node24 = FunctionRuntime.of('nodejs24');
+    expect(node24.name).toBe('nodejs24');
+    expect(node24.family).toBe(RuntimeFamily.NODEJS);
+    expect(FunctionRuntime.of('python313').files.handler).toBe('handler.py');
+  });
+
+  test('of() throws for a name without a family', () => {
+    expect(() => FunctionRuntime.of('go122')).toThrow('Unknown runtime \'go122\': a runtime name is \'nodejs\' or \'python\' and a version');
+  });
+});

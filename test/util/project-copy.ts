@@ -1,0 +1,56 @@
+/**
+ * A copy of the project in a scratch folder, to run `npm run synth` where a test may break
+ * things (bad function folders) or to prove that output does not depend on the checkout path.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const COPIED = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'src', 'imports', 'scripts', 'functions', 'dist'];
+
+/** The result of a command run in a copy. */
+export interface RunResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A scratch copy of the project; node_modules is linked, not copied. */
+export class ProjectCopy {
+  public readonly dir: string;
+
+  constructor() {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'project-'));
+    for (const entry of COPIED) fs.cpSync(path.join(ROOT, entry), path.join(this.dir, entry), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(this.dir, 'node_modules'), 'dir');
+  }
+
+  /** Runs `npm run synth`'s script (without npm, which adds nothing but start-up time). */
+  public synth(): RunResult {
+    const result = spawnSync(path.join(this.dir, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'scripts/synth.ts'], {
+      cwd: this.dir,
+      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+      encoding: 'utf8',
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  /** Every file of a folder of the copy, by name. */
+  public files(folder: string): Record<string, string> {
+    const dir = path.join(this.dir, folder);
+    return Object.fromEntries(fs.readdirSync(dir).sort().map(f => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+  }
+
+  /** Writes a file of the copy, creating its folder. */
+  public write(file: string, content: string): void {
+    fs.mkdirSync(path.dirname(path.join(this.dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(this.dir, file), content);
+  }
+
+  /** Removes the copy. */
+  public remove(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
