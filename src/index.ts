@@ -11,3 +11,8 @@ export * from './function/resources';
 export * from './function/runtime';
 export * from './function/source';
 export * from './function/function-folder';
+export * from './gitops/environment';
+export * from './gitops/gitops-app';
+export * from './gitops/sync-waves';
+export * from './gitops/argo-cd';
+export * from './gitops/flux';

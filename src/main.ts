@@ -1,35 +1,38 @@
 /**
- * The app `cdk8s synth` runs: the default stack, and every function folder under functions/
- * in the FunctionNamespace its function.yaml names (default-functions when it names none).
+ * The app `cdk8s synth` runs: for each environment of environments.ts, the stack, and every
+ * function folder under functions/ in the FunctionNamespace its function.yaml names
+ * (default-functions when it names none), in the environment's folder of the output.
  */
 import * as path from 'node:path';
-import { App, YamlOutputType } from 'cdk8s';
+import { environmentOutdir } from './gitops/environment';
+import { GitOpsApp } from './gitops/gitops-app';
+import { ENVIRONMENTS } from './environments';
 import { FunctionFolder, FunctionNamespace, ServerlessStack } from './index';
 
 const DEFAULT_NAMESPACE = 'default-functions';
-
-const app = new App({ yamlOutputType: YamlOutputType.FILE_PER_CHART });
-const stack = new ServerlessStack(app, 'serverless');
-const namespaces = new Map<string, FunctionNamespace>();
-
-function functionNamespace(name: string): FunctionNamespace {
-  let namespace = namespaces.get(name);
-  if (!namespace) {
-    namespace = new FunctionNamespace(app, name, { stack });
-    // Charts that depend on others get an index prefix (0000-, 0001-), so `kubectl apply -f dist/`
-    // creates the CRD and the stack's namespace before anything that uses them.
-    namespace.addDependency(stack);
-    namespaces.set(name, namespace);
-  }
-  return namespace;
-}
+const OUTDIR = process.env.CDK8S_OUTDIR ?? 'dist';
 
 try {
-  functionNamespace(DEFAULT_NAMESPACE);
-  for (const folder of FunctionFolder.discover(path.join(__dirname, '..', 'functions'))) {
-    folder.addTo(functionNamespace(folder.namespace ?? DEFAULT_NAMESPACE));
+  const folders = FunctionFolder.discover(path.join(__dirname, '..', 'functions'));
+  for (const environment of ENVIRONMENTS) {
+    const app = new GitOpsApp({ outdir: environmentOutdir(OUTDIR, environment) });
+    const stack = new ServerlessStack(app, 'serverless', environment.stack);
+    const namespaces = new Map<string, FunctionNamespace>();
+    const functionNamespace = (name: string) => {
+      let namespace = namespaces.get(name);
+      if (!namespace) {
+        namespace = new FunctionNamespace(app, name, { stack, quota: environment.functionNamespaceQuota });
+        // Charts that depend on others get an index prefix (0000-, 0001-), so the files list
+        // the CRD and the stack's namespace before anything that uses them.
+        namespace.addDependency(stack);
+        namespaces.set(name, namespace);
+      }
+      return namespace;
+    };
+    functionNamespace(DEFAULT_NAMESPACE);
+    for (const folder of folders) folder.addTo(functionNamespace(folder.namespace ?? DEFAULT_NAMESPACE));
+    app.synth();
   }
-  app.synth();
 } catch (e) {
   // Validation errors name every problem with its construct path or file, so their stack adds
   // nothing; anything else (a TypeError, say) is a bug and keeps its stack.

@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SchemaValidator, formatViolations } from '../src/api';
+import { parseAllDocuments } from 'yaml';
 import { fixture, loadYamlDocuments } from './util/fixtures';
 import { expectValidKubernetesObjects } from './util/kubernetes-schema';
-import { ProjectCopy } from './util/project-copy';
+import { ProjectCopy, readTree } from './util/project-copy';
 import { schemaFromFacts } from './util/schema-facts';
 
 const root = path.resolve(__dirname, '..');
@@ -14,17 +15,27 @@ function synthInto(dir: string): Record<string, string> {
   const result = spawnSync(path.join(root, 'node_modules', '.bin', 'cdk8s'), ['synth', '--no-check-upgrade', '--output', dir],
     { cwd: root, env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`cdk8s synth failed:\n${result.stderr}`);
-  return Object.fromEntries(fs.readdirSync(dir).sort().map(f => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+  return readTree(dir);
 }
+
+/** `kind namespace/name` of an object. */
+function identity(o: any): string {
+  return `${o.apiVersion} ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+}
+
+const ENVIRONMENT_FOLDERS = ['', 'dev', 'prod'];
 
 describe('the default app', () => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-'));
   afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
   const first = synthInto(path.join(scratch, 'a'));
-  const objects = Object.keys(first).flatMap(f => loadYamlDocuments(path.join(scratch, 'a', f)));
+  const manifests = Object.keys(first).filter(f => f.endsWith('.k8s.yaml'));
+  const objects = manifests.flatMap(f => loadYamlDocuments(path.join(scratch, 'a', f)));
+  const rootObjects = manifests.filter(f => !f.includes(path.sep)).flatMap(f => loadYamlDocuments(path.join(scratch, 'a', f)));
 
-  test('writes one file per chart, the stack first', () => {
-    expect(Object.keys(first)).toEqual(['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml']);
+  test('writes each environment\'s files, one per chart, the stack first, with a kustomization', () => {
+    const files = ['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml', 'kustomization.yaml'];
+    expect(Object.keys(first)).toEqual(ENVIRONMENT_FOLDERS.flatMap(env => files.map(f => path.join(env, f))).sort());
     const [namespace, crd] = loadYamlDocuments(path.join(scratch, 'a', '0000-serverless.k8s.yaml'));
     expect([namespace.kind, crd.kind]).toEqual(['Namespace', 'CustomResourceDefinition']);
   });
@@ -34,16 +45,46 @@ describe('the default app', () => {
   });
 
   test('dist/ is committed as synth writes it (run `npm run synth` when this fails)', () => {
-    const dist = Object.fromEntries(fs.readdirSync(path.join(root, 'dist')).sort().map(f => [f, fs.readFileSync(path.join(root, 'dist', f), 'utf8')]));
-    expect(dist).toEqual(first);
+    expect(readTree(path.join(root, 'dist'))).toEqual(first);
   });
 
   test('every object in the output is valid', () => {
     expectValidKubernetesObjects(objects);
   });
 
+  test.each(ENVIRONMENT_FOLDERS)('`kubectl kustomize` renders every object of %p exactly once', env => {
+    const folder = path.join(scratch, 'a', env);
+    const result = spawnSync('kubectl', ['kustomize', folder], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    const rendered = parseAllDocuments(result.stdout).map(d => d.toJS()).map(identity).sort();
+    const synthesized = fs.readdirSync(folder).filter(f => f.endsWith('.k8s.yaml')).flatMap(f => loadYamlDocuments(path.join(folder, f))).map(identity).sort();
+    expect(new Set(rendered).size).toBe(rendered.length);
+    expect(rendered).toEqual(synthesized);
+  });
+
+  test('no Secret is in the output, and nothing in it names a path of this machine', () => {
+    expect(objects.filter(o => o.kind === 'Secret')).toEqual([]);
+    for (const [file, text] of Object.entries(first)) {
+      expect(`${file}: ${text.includes(root) || text.includes(scratch)}`).toBe(`${file}: false`);
+    }
+  });
+
+  test('each environment gets its own settings, with no branch in the constructs', () => {
+    const objectsOf = (env: string) => Object.keys(first).filter(f => path.dirname(f) === (env || '.') && f.endsWith('.k8s.yaml'))
+      .flatMap(f => loadYamlDocuments(path.join(scratch, 'a', f)));
+    const limitRangeDefault = (env: string) => objectsOf(env).find(o => o.kind === 'LimitRange').spec.limits[0].defaultRequest;
+    expect(limitRangeDefault('')).toEqual({ cpu: '400m', memory: '512Mi' });
+    expect(limitRangeDefault('dev')).toEqual({ cpu: '50m', memory: '64Mi' });
+    expect(limitRangeDefault('prod')).toEqual({ cpu: '200m', memory: '256Mi' });
+    const controllerReplicas = (env: string) => objectsOf(env).find(o => o.kind === 'Deployment' && o.metadata.name === 'serverless-ctrl-mngr').spec.replicas;
+    expect(ENVIRONMENT_FOLDERS.map(controllerReplicas)).toEqual([1, 1, 2]);
+    const has = (env: string, kind: string) => objectsOf(env).some(o => o.kind === kind);
+    expect(ENVIRONMENT_FOLDERS.map(env => has(env, 'ResourceQuota'))).toEqual([false, false, true]);
+    expect(ENVIRONMENT_FOLDERS.map(env => has(env, 'PersistentVolumeClaim'))).toEqual([true, true, false]);
+  });
+
   test('emits the example function folders, each accepted by the upstream 1.11.1 CRD', () => {
-    const functions = objects.filter(o => o.kind === 'Function');
+    const functions = rootObjects.filter(o => o.kind === 'Function');
     expect(functions.map(f => `${f.metadata.namespace}/${f.metadata.name} ${f.spec.runtime}`))
       .toEqual(['default-functions/hello-node nodejs22', 'default-functions/hello-python python312']);
     const upstream = new SchemaValidator(schemaFromFacts(JSON.parse(fs.readFileSync(fixture('upstream-1.11.1-function-crd-facts.json'), 'utf8')).schema));
@@ -61,8 +102,7 @@ describe('npm run synth', () => {
   test('gives the same dist/ in another checkout folder', () => {
     const result = project.synth();
     expect(result.status).toBe(0);
-    expect(project.files('dist')).toEqual(Object.fromEntries(fs.readdirSync(path.join(root, 'dist')).sort()
-      .map(f => [f, fs.readFileSync(path.join(root, 'dist', f), 'utf8')])));
+    expect(project.files('dist')).toEqual(readTree(path.join(root, 'dist')));
   });
 
   test('fails on an invalid function folder, names the file and the key, and leaves dist/ as it was', () => {

@@ -37,10 +37,9 @@ export class ProjectCopy {
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
-  /** Every file of a folder of the copy, by name. */
+  /** Every file of a folder of the copy, subfolders included, by relative path. */
   public files(folder: string): Record<string, string> {
-    const dir = path.join(this.dir, folder);
-    return Object.fromEntries(fs.readdirSync(dir).sort().map(f => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+    return readTree(path.join(this.dir, folder));
   }
 
   /** Writes a file of the copy, creating its folder. */
@@ -53,4 +52,13 @@ export class ProjectCopy {
   public remove(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Every file under a folder, by path relative to it, sorted. */
+export function readTree(dir: string): Record<string, string> {
+  const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter(e => e.isFile())
+    .map(e => path.relative(dir, path.join(e.parentPath ?? (e as any).path, e.name)))
+    .sort();
+  return Object.fromEntries(files.map(f => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
 }

@@ -1,0 +1,213 @@
+/**
+ * Argo CD objects that deploy the synthesized output: an Application for one cluster, an
+ * ApplicationSet for several.
+ */
+import { ApiObject, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { Application, ApplicationSet, IApplication } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
+import { FUNCTION_GROUP, FUNCTION_KIND } from '../api';
+import { addModel } from './_model';
+
+/** The namespace Argo CD runs in by default. */
+export const ARGO_CD_NAMESPACE = 'argocd';
+
+/** The in-cluster API server address, as Argo CD names the cluster it runs in. */
+export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+
+type ApplicationSpec = IApplication['spec'];
+type IgnoreDifference = NonNullable<ApplicationSpec['ignoreDifferences']>[number];
+
+/**
+ * Fields written at run time, which a sync must not count as drift: the `caBundle` the webhook
+ * patches into its configurations, `spec.replicas` of Functions an autoscaler (the
+ * controller's HPA, KEDA) scales through the scale subresource, and the finalizer the
+ * controller adds to the runtimes' `dockerfile-*` ConfigMaps.
+ */
+export const RUNTIME_IGNORE_DIFFERENCES: readonly IgnoreDifference[] = [
+  { group: '', kind: 'ConfigMap', jsonPointers: ['/metadata/finalizers'] },
+  { group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
+  { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
+  { group: FUNCTION_GROUP, kind: FUNCTION_KIND, jsonPointers: ['/spec/replicas'] },
+];
+
+/**
+ * Argo CD's health check for Functions, in Lua, for the `argocd-cm` ConfigMap key
+ * {@link ARGO_CD_FUNCTION_HEALTH_KEY}: Healthy when `ConfigurationReady`, `BuildReady` and
+ * `Running` are all True, Degraded when any condition is False, Progressing otherwise.
+ */
+export const ARGO_CD_FUNCTION_HEALTH_LUA = `local hs = { status = "Progressing", message = "Waiting for the Function Controller" }
+if obj.status == nil or obj.status.conditions == nil then
+  return hs
+end
+local wanted = { ConfigurationReady = true, BuildReady = true, Running = true }
+local ready = 0
+for _, condition in ipairs(obj.status.conditions) do
+  if condition.status == "False" then
+    hs.status = "Degraded"
+    hs.message = condition.type .. ": " .. (condition.message or condition.reason or "False")
+    return hs
+  end
+  if condition.status == "True" and wanted[condition.type] then
+    ready = ready + 1
+  elseif condition.status ~= "True" then
+    hs.message = condition.type .. ": " .. (condition.message or condition.reason or "in progress")
+  end
+end
+if ready == 3 then
+  hs.status = "Healthy"
+  hs.message = "Function is running"
+end
+return hs
+`;
+
+/** The `argocd-cm` key that holds the Function health check. */
+export const ARGO_CD_FUNCTION_HEALTH_KEY = `resource.customizations.health.${FUNCTION_GROUP}_${FUNCTION_KIND}`;
+
+/** Where the synthesized output lives in Git. */
+export interface GitSourceOptions {
+  /** URL of the Git repository that holds the output. */
+  readonly repoUrl: string;
+  /**
+   * Folder of the output in the repository, such as `dist` or `dist/prod`.
+   *
+   * @default 'dist'
+   */
+  readonly path?: string;
+  /**
+   * Branch, tag or commit.
+   *
+   * @default 'HEAD'
+   */
+  readonly targetRevision?: string;
+}
+
+/** Sync settings shared by the Application and the ApplicationSet. */
+export interface ArgoCdSyncOptions extends GitSourceOptions {
+  /**
+   * The Argo CD project.
+   *
+   * @default 'default'
+   */
+  readonly project?: string;
+  /**
+   * Sync automatically when Git changes, prune objects removed from Git, and undo changes
+   * made in the cluster.
+   *
+   * @default true
+   */
+  readonly automated?: boolean;
+}
+
+/** Props of {@link ArgoCdApplication}. */
+export interface ArgoCdApplicationProps extends ArgoCdSyncOptions {
+  /**
+   * Name of the Application.
+   *
+   * @default 'kyma-serverless'
+   */
+  readonly name?: string;
+  /**
+   * The cluster to deploy to.
+   *
+   * @default IN_CLUSTER_SERVER, the cluster Argo CD runs in
+   */
+  readonly server?: string;
+}
+
+function applicationSpec(options: ArgoCdSyncOptions, server: string, path: string): ApplicationSpec {
+  return {
+    project: options.project ?? 'default',
+    source: { repoURL: options.repoUrl, path, targetRevision: options.targetRevision ?? 'HEAD' },
+    // Every object names its namespace; the destination namespace is only a fallback.
+    destination: { server },
+    syncPolicy: {
+      ...(options.automated ?? true ? { automated: { prune: true, selfHeal: true } } : {}),
+      // Objects carry their own options (ServerSideApply on the CRD, SkipDryRunOnMissingResource
+      // on Functions); removing objects waits until everything else is synced.
+      syncOptions: ['PruneLast=true'],
+    },
+    ignoreDifferences: RUNTIME_IGNORE_DIFFERENCES.map(d => ({ ...d })),
+  };
+}
+
+/**
+ * An Argo CD Application that syncs the synthesized output of one environment to one cluster,
+ * with the ignore rules for fields written at run time. Put it in a chart of its own (in
+ * Argo CD's namespace), outside the folder it points at.
+ *
+ * @example
+ * new ArgoCdApplication(bootstrap, 'Serverless', { repoUrl: 'https://github.com/acme/platform.git', path: 'dist/prod' });
+ */
+export class ArgoCdApplication extends Construct {
+  /** The Application object. */
+  public readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
+    super(scope, id);
+    const model = new Application({
+      metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? ARGO_CD_NAMESPACE },
+      spec: applicationSpec(props, props.server ?? IN_CLUSTER_SERVER, props.path ?? 'dist'),
+    });
+    this.apiObject = addModel(this, model);
+  }
+}
+
+/** One cluster of an {@link ArgoCdApplicationSet}. */
+export interface ArgoCdCluster {
+  /** Name of the cluster: it names the generated Application (`kyma-serverless-<name>`). */
+  readonly name: string;
+  /** API server address of the cluster, as registered in Argo CD. */
+  readonly server: string;
+  /** Folder of the cluster's output, such as `dist/prod`. */
+  readonly path: string;
+}
+
+/** Props of {@link ArgoCdApplicationSet}. */
+export interface ArgoCdApplicationSetProps extends Omit<ArgoCdSyncOptions, 'path'> {
+  /**
+   * Name of the ApplicationSet, and prefix of its Applications.
+   *
+   * @default 'kyma-serverless'
+   */
+  readonly name?: string;
+  /** The clusters, each with the output folder of its environment. */
+  readonly clusters: ArgoCdCluster[];
+}
+
+/**
+ * An Argo CD ApplicationSet that syncs each environment's output to its clusters: one
+ * Application per cluster, from a list generator.
+ *
+ * @example
+ * new ArgoCdApplicationSet(bootstrap, 'Serverless', {
+ *   repoUrl: 'https://github.com/acme/platform.git',
+ *   clusters: [
+ *     { name: 'dev', server: 'https://dev.example.com:6443', path: 'dist/dev' },
+ *     { name: 'prod-eu', server: 'https://prod-eu.example.com:6443', path: 'dist/prod' },
+ *   ],
+ * });
+ */
+export class ArgoCdApplicationSet extends Construct {
+  /** The ApplicationSet object. */
+  public readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: ArgoCdApplicationSetProps) {
+    super(scope, id);
+    if (props.clusters.length === 0) throw new Error('\'clusters\' is empty: give at least one cluster');
+    const name = props.name ?? 'kyma-serverless';
+    const sorted = [...props.clusters].sort((a, b) => a.name.localeCompare(b.name));
+    const model = new ApplicationSet({
+      metadata: { name, namespace: Chart.of(this).namespace ?? ARGO_CD_NAMESPACE },
+      spec: {
+        goTemplate: true,
+        goTemplateOptions: ['missingkey=error'],
+        generators: [{ list: { elements: sorted.map(c => ({ cluster: c.name, server: c.server, path: c.path })) } }],
+        template: {
+          metadata: { name: `${name}-{{.cluster}}` },
+          spec: applicationSpec({ ...props, path: undefined }, '{{.server}}', '{{.path}}') as any,
+        },
+      },
+    });
+    this.apiObject = addModel(this, model);
+  }
+}

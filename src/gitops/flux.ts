@@ -1,0 +1,151 @@
+/**
+ * Flux objects that deploy the synthesized output: a GitRepository source and a Kustomization.
+ */
+import { ApiObject, Chart, Duration } from 'cdk8s';
+import { Construct } from 'constructs';
+import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
+import { GitRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { addModel } from './_model';
+
+/** The namespace Flux runs in by default. */
+export const FLUX_NAMESPACE = 'flux-system';
+
+/** The condition types of a Function that must all be True for it to run. */
+const FUNCTION_CONDITIONS = "['ConfigurationReady','BuildReady','Running']";
+
+/**
+ * Flux's health check for Functions (a `healthCheckExprs` entry, Flux 2.5 and later): current
+ * when `ConfigurationReady`, `BuildReady` and `Running` are all True, failed when any condition
+ * is False. Without it Flux would count a Function healthy as soon as it exists, since it has
+ * no `Ready` condition.
+ */
+export const FLUX_FUNCTION_HEALTH_CHECK = {
+  apiVersion: FUNCTION_API_VERSION,
+  kind: FUNCTION_KIND,
+  current: `has(status.conditions) && status.conditions.filter(c, c.type in ${FUNCTION_CONDITIONS} && c.status == 'True').size() == 3`,
+  failed: 'has(status.conditions) && status.conditions.exists(c, c.status == \'False\')',
+} as const;
+
+/** Props of {@link FluxGitRepository}. */
+export interface FluxGitRepositoryProps {
+  /**
+   * Name of the GitRepository.
+   *
+   * @default 'kyma-serverless'
+   */
+  readonly name?: string;
+  /** URL of the Git repository that holds the output. */
+  readonly url: string;
+  /**
+   * The branch to follow.
+   *
+   * @default 'main'
+   */
+  readonly branch?: string;
+  /**
+   * How often Flux fetches the repository.
+   *
+   * @default Duration.minutes(1)
+   */
+  readonly interval?: Duration;
+  /**
+   * A Secret in Flux's namespace with credentials for a private repository.
+   *
+   * @default - a public repository
+   */
+  readonly secretName?: string;
+}
+
+/** Flux's duration format: `90s`, `5m`, `1h`. */
+function fluxDuration(duration: Duration): string {
+  const seconds = duration.toSeconds();
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
+/** A Flux GitRepository: the Git repository that holds the synthesized output. */
+export class FluxGitRepository extends Construct {
+  /** Name of the GitRepository. */
+  public readonly name: string;
+  /** The GitRepository object. */
+  public readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: FluxGitRepositoryProps) {
+    super(scope, id);
+    this.name = props.name ?? 'kyma-serverless';
+    const model = new GitRepository({
+      metadata: { name: this.name, namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
+      spec: {
+        url: props.url,
+        ref: { branch: props.branch ?? 'main' },
+        interval: fluxDuration(props.interval ?? Duration.minutes(1)),
+        ...(props.secretName ? { secretRef: { name: props.secretName } } : {}),
+      },
+    });
+    this.apiObject = addModel(this, model);
+  }
+}
+
+/** Props of {@link FluxKustomization}. */
+export interface FluxKustomizationProps {
+  /**
+   * Name of the Kustomization.
+   *
+   * @default 'kyma-serverless'
+   */
+  readonly name?: string;
+  /** The GitRepository to take the output from. */
+  readonly source: FluxGitRepository;
+  /**
+   * Folder of the output in the repository, such as `./dist` or `./dist/prod`.
+   *
+   * @default './dist'
+   */
+  readonly path?: string;
+  /**
+   * How often Flux reconciles the cluster with Git, undoing changes made in the cluster.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly interval?: Duration;
+  /**
+   * How long Flux waits for every object, Functions included, to become healthy. A Function's
+   * first build can take minutes.
+   *
+   * @default Duration.minutes(15)
+   */
+  readonly timeout?: Duration;
+}
+
+/**
+ * A Flux Kustomization that applies the synthesized output of one environment, prunes what
+ * Git no longer has, and waits until every object is healthy, Functions by their conditions.
+ *
+ * @example
+ * const source = new FluxGitRepository(bootstrap, 'Repo', { url: 'https://github.com/acme/platform.git' });
+ * new FluxKustomization(bootstrap, 'Serverless', { source, path: './dist/prod' });
+ */
+export class FluxKustomization extends Construct {
+  /** The Kustomization object. */
+  public readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: FluxKustomizationProps) {
+    super(scope, id);
+    const model = new Kustomization({
+      metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
+      spec: {
+        sourceRef: { kind: 'GitRepository', name: props.source.name },
+        path: props.path ?? './dist',
+        interval: fluxDuration(props.interval ?? Duration.minutes(10)),
+        timeout: fluxDuration(props.timeout ?? Duration.minutes(15)),
+        prune: true,
+        wait: true,
+        // The model predates healthCheckExprs (Flux 2.5); the API has it.
+        ...({ healthCheckExprs: [{ ...FLUX_FUNCTION_HEALTH_CHECK }] } as object),
+      },
+    });
+    this.apiObject = addModel(this, model);
+  }
+}

@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import {
+  FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
+  SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, environmentOutdir, kustomization,
+} from '../../src';
+import { loadYamlDocuments } from '../util/fixtures';
+
+function synthApp(): { dir: string; objects: any[] } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
+  const app = new GitOpsApp({ outdir: dir });
+  const stack = new ServerlessStack(app, 'serverless');
+  const team = new FunctionNamespace(app, 'team-a', { stack });
+  team.addDependency(stack);
+  new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}') });
+  app.synth();
+  const objects = fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort().flatMap(f => loadYamlDocuments(path.join(dir, f)));
+  return { dir, objects };
+}
+
+describe('GitOpsApp', () => {
+  const { dir, objects } = synthApp();
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('writes one file per chart in apply order, and a kustomization listing them', () => {
+    expect(fs.readdirSync(dir).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-team-a.k8s.yaml', KUSTOMIZATION_FILE]);
+    expect(parse(fs.readFileSync(path.join(dir, KUSTOMIZATION_FILE), 'utf8'))).toEqual({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      resources: ['0000-serverless.k8s.yaml', '0001-team-a.k8s.yaml'],
+    });
+  });
+
+  test('puts CRDs, Namespaces and PriorityClasses first, Functions last', () => {
+    const wave = (o: any) => o.metadata.annotations[SYNC_WAVE_ANNOTATION];
+    for (const o of objects) {
+      const expected = ['CustomResourceDefinition', 'Namespace', 'PriorityClass'].includes(o.kind) ? SyncWave.FOUNDATION
+        : o.kind === 'Function' ? SyncWave.FUNCTIONS : SyncWave.SYSTEM;
+      expect(`${o.kind}/${o.metadata.name} ${wave(o)}`).toBe(`${o.kind}/${o.metadata.name} ${expected}`);
+    }
+    expect(objects.filter(o => wave(o) === SyncWave.FOUNDATION).map(o => o.kind).sort())
+      .toEqual(['CustomResourceDefinition', 'Namespace', 'Namespace', 'PriorityClass']);
+  });
+
+  test('applies the CRD server-side and lets Functions skip the dry run before their CRD exists', () => {
+    const options = (kind: string) => objects.filter(o => o.kind === kind).map(o => o.metadata.annotations[SYNC_OPTIONS_ANNOTATION]);
+    expect(options('CustomResourceDefinition')).toEqual(['ServerSideApply=true']);
+    expect(options('Function')).toEqual(['SkipDryRunOnMissingResource=true']);
+    expect(objects.filter(o => !['CustomResourceDefinition', 'Function'].includes(o.kind))
+      .filter(o => o.metadata.annotations[SYNC_OPTIONS_ANNOTATION] !== undefined)).toEqual([]);
+  });
+});
+
+describe('kustomization', () => {
+  test('lists the files sorted, whatever order they come in', () => {
+    expect(parse(kustomization(['b.yaml', 'a.yaml'])).resources).toEqual(['a.yaml', 'b.yaml']);
+  });
+});
+
+describe('environmentOutdir', () => {
+  test('is a folder of the output named after the environment, or the output itself', () => {
+    expect(environmentOutdir('dist', { name: 'prod' })).toBe(path.join('dist', 'prod'));
+    expect(environmentOutdir('dist', { name: '' })).toBe('dist');
+  });
+
+  test('throws when the name is not a plain folder name', () => {
+    expect(() => environmentOutdir('dist', { name: '../prod' })).toThrow('environment name \'../prod\' must be lower-case letters, digits and \'-\'');
+  });
+});
