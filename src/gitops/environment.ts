@@ -2,6 +2,7 @@
  * Environments: one app, several clusters, each with typed settings and its own output folder.
  */
 import * as path from 'node:path';
+import { isDns1123Label } from '../api';
 import { FunctionNamespaceQuota } from '../namespace/function-namespace';
 import { ServerlessStackProps } from '../stack/serverless-stack';
 
@@ -38,7 +39,7 @@ export interface GitOpsEnvironment {
  * @param environment the environment
  */
 export function environmentOutdir(root: string, environment: GitOpsEnvironment): string {
-  if (environment.name !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(environment.name)) {
+  if (environment.name !== '' && !isDns1123Label(environment.name)) {
     throw new Error(`environment name '${environment.name}' must be lower-case letters, digits and '-': it names a folder`);
   }
   return path.join(root, environment.name);
