@@ -1,4 +1,5 @@
 export * from './crd';
+export * from './function-defaults';
 export * from './function-rules';
 export * from './function-schema';
 export * from './function-validator';

@@ -24,6 +24,12 @@ export interface Violation {
   readonly hint?: string;
 }
 
+/** Describes one violation as `path: message; hint`, the way every program of this package reports it. */
+export function describeViolation(violation: Violation): string {
+  const where = violation.path ? `${violation.path}: ` : '';
+  return `${where}${violation.message}${violation.hint ? `; ${violation.hint}` : ''}`;
+}
+
 /** Formats violations one per line, `path: message`. */
 export function formatViolations(violations: readonly Violation[]): string {
   return violations.map(v => (v.path ? `${v.path}: ${v.message}` : v.message)).join('\n');

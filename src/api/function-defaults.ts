@@ -1,0 +1,90 @@
+/**
+ * What a Function gets when it leaves a field out: the values the 1.11.1 controller would
+ * otherwise assume silently, written into the object so that `kubectl get -o yaml` shows them.
+ * The defaulting webhook applies these; they live here, beside the rules, so that every
+ * program that defaults a Function does it the same way.
+ */
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from './function-schema';
+import { BuildProfile, FunctionProfile } from './presets';
+import { RuntimeFamily, runtimeFamily } from './runtimes';
+
+/** The values {@link defaultFunction} fills in. */
+export interface FunctionDefaults {
+  /** `spec.replicas` of a Function without it. */
+  readonly replicas: number;
+  /** `spec.resourceConfiguration.function.profile` of a Function that gives neither a profile nor resources. */
+  readonly functionProfile: FunctionProfile;
+  /** `spec.resourceConfiguration.build.profile` of a Function that gives neither a build profile nor build resources. */
+  readonly buildProfile: BuildProfile;
+}
+
+/** Upstream 1.11.1's implicit values: one replica, the L preset, the normal build preset. */
+export const DEFAULT_FUNCTION_DEFAULTS: FunctionDefaults = {
+  replicas: 1,
+  functionProfile: FunctionProfile.L,
+  buildProfile: BuildProfile.NORMAL,
+};
+
+/** What inline Node.js dependencies become when blank: the controller writes the same into `package.json`. */
+export const EMPTY_NODE_DEPENDENCIES = '{}';
+
+type Json = { [key: string]: unknown };
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (isObject(value) && Object.keys(value).length === 0);
+}
+
+/** Sets `profile` in a resource configuration that names neither a profile nor resources. */
+function withProfile(config: unknown, profile: string): unknown {
+  if (config !== undefined && config !== null && !isObject(config)) return config;
+  const given = config ?? {};
+  // Resources count as given even when empty: the CRD forbids a profile beside them.
+  if (!isEmpty(given.profile) || (given.resources !== undefined && given.resources !== null)) return config;
+  return { ...given, profile };
+}
+
+/**
+ * Returns a Function with its defaults filled in; the input is not changed.
+ *
+ * - `spec.replicas`: `defaults.replicas` when absent (the CRD's own default is 1 too);
+ * - `spec.resourceConfiguration.function.profile` and `.build.profile`: the stack's default
+ *   presets, when the Function names neither a profile nor resources for that container;
+ * - inline Node.js `dependencies`: `{}` when absent or blank.
+ *
+ * Anything that is not a Function, or whose fields have the wrong types, is returned as it is:
+ * defaults never hide a problem that validation reports.
+ *
+ * @param fn a Function as JSON
+ * @param defaults the stack's default values
+ * @returns a defaulted copy (equal to `fn` when there is nothing to fill in), or `fn` itself when it is no Function
+ */
+export function defaultFunction<T>(fn: T, defaults: FunctionDefaults = DEFAULT_FUNCTION_DEFAULTS): T {
+  if (!isObject(fn) || fn.apiVersion !== FUNCTION_API_VERSION || fn.kind !== FUNCTION_KIND || !isObject(fn.spec)) return fn;
+  const spec: Json = { ...fn.spec };
+
+  if (spec.replicas === undefined || spec.replicas === null) spec.replicas = defaults.replicas;
+
+  const resources = spec.resourceConfiguration;
+  if (resources === undefined || resources === null || isObject(resources)) {
+    const given: Json = resources ?? {};
+    const next = {
+      ...given,
+      function: withProfile(given.function, defaults.functionProfile),
+      build: withProfile(given.build, defaults.buildProfile),
+    };
+    spec.resourceConfiguration = next;
+  }
+
+  const source = spec.source;
+  if (typeof spec.runtime === 'string' && runtimeFamily(spec.runtime) === RuntimeFamily.NODEJS && isObject(source) && isObject(source.inline)) {
+    const deps = source.inline.dependencies;
+    if (deps === undefined || deps === null || (typeof deps === 'string' && deps.trim() === '')) {
+      spec.source = { ...source, inline: { ...source.inline, dependencies: EMPTY_NODE_DEPENDENCIES } };
+    }
+  }
+  return { ...fn, spec } as T;
+}

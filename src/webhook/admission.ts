@@ -1,0 +1,227 @@
+/**
+ * AdmissionReview v1: decoding what the API server sends, and the two reviews we answer.
+ *
+ * Everything here is pure: no I/O, no clock. The server feeds it request bodies and writes back
+ * what it returns.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { compare, Operation } from 'fast-json-patch';
+import {
+  FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION, FunctionDefaults, FunctionRuleOptions, Violation,
+  defaultFunction, describeViolation, validateFunction,
+} from '../api';
+
+/** The API version of the reviews we accept and answer. */
+export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+
+/** The operations the API server asks about. */
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** A group, version and kind, as `request.kind` gives it. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** The part of an AdmissionReview's `request` the webhook reads. */
+export interface AdmissionRequest {
+  /** Copied into the response; the API server matches them. */
+  readonly uid: string;
+  readonly kind: GroupVersionKind;
+  readonly operation: AdmissionOperation;
+  readonly name?: string;
+  readonly namespace?: string;
+  /** The object as it would be stored (CREATE, UPDATE). */
+  readonly object?: unknown;
+  /** The object as it is stored (UPDATE, DELETE). */
+  readonly oldObject?: unknown;
+  readonly dryRun?: boolean;
+}
+
+/** A `metav1.Status`, the reason given with a denial. */
+export interface AdmissionStatus {
+  readonly code: number;
+  readonly reason: string;
+  readonly message: string;
+  readonly details?: {
+    readonly name?: string;
+    readonly group: string;
+    readonly kind: string;
+    readonly causes: readonly { readonly field: string; readonly message: string; readonly reason: string }[];
+  };
+}
+
+/** The `response` of an AdmissionReview. */
+export interface AdmissionResponse {
+  readonly uid: string;
+  readonly allowed: boolean;
+  readonly status?: AdmissionStatus;
+  /** `JSONPatch`, when `patch` is set. */
+  readonly patchType?: 'JSONPatch';
+  /** The JSONPatch (RFC 6902), as base64 of its JSON. */
+  readonly patch?: string;
+}
+
+/** A whole AdmissionReview as we answer it. */
+export interface AdmissionReviewResponse {
+  readonly apiVersion: typeof ADMISSION_API_VERSION;
+  readonly kind: 'AdmissionReview';
+  readonly response: AdmissionResponse;
+}
+
+/** A request the webhook cannot answer with a review: the server replies with this HTTP status and message. */
+export class AdmissionRequestError extends Error {
+  constructor(message: string, public readonly statusCode = 400) {
+    super(message);
+    this.name = 'AdmissionRequestError';
+  }
+}
+
+const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+function isObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeGvk(kind: unknown): string {
+  if (!isObject(kind)) return 'no kind';
+  const group = typeof kind.group === 'string' && kind.group ? `${kind.group}/` : '';
+  return `${group}${String(kind.version)} ${String(kind.kind)}`;
+}
+
+/**
+ * Decodes an AdmissionReview request body and checks that it asks about a Function.
+ *
+ * @param body the raw request body
+ * @returns the review's request
+ * @throws AdmissionRequestError (HTTP 400) when the body is not JSON, not an
+ * `admission.k8s.io/v1` AdmissionReview, has no `request` or `uid`, or is about anything but a
+ * `serverless.kyma-project.io/v1alpha2` Function
+ */
+export function decodeAdmissionReview(body: string | Buffer): AdmissionRequest {
+  let review: unknown;
+  try {
+    review = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+  } catch (e) {
+    throw new AdmissionRequestError(`The request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!isObject(review) || review.kind !== 'AdmissionReview' || review.apiVersion !== ADMISSION_API_VERSION) {
+    const got = isObject(review) ? `${String(review.apiVersion)} ${String(review.kind)}` : Array.isArray(review) ? 'an array' : review === null ? 'null' : typeof review;
+    throw new AdmissionRequestError(`Expected an AdmissionReview of ${ADMISSION_API_VERSION}, got ${got}`);
+  }
+  const request = review.request;
+  if (!isObject(request)) throw new AdmissionRequestError('The AdmissionReview has no request');
+  if (typeof request.uid !== 'string' || request.uid === '') throw new AdmissionRequestError('The AdmissionReview\'s request has no uid');
+  const kind = request.kind;
+  if (!isObject(kind) || kind.group !== FUNCTION_GROUP || kind.kind !== FUNCTION_KIND) {
+    throw new AdmissionRequestError(`This webhook admits only ${FUNCTION_GROUP} ${FUNCTION_KIND}s, got ${describeGvk(kind)}`);
+  }
+  if (kind.version !== FUNCTION_VERSION) {
+    throw new AdmissionRequestError(`This webhook admits ${FUNCTION_KIND}s of version ${FUNCTION_VERSION} only, got ${String(kind.version)}`);
+  }
+  if (typeof request.operation !== 'string' || !OPERATIONS.includes(request.operation)) {
+    throw new AdmissionRequestError(`Unknown operation ${JSON.stringify(request.operation)}; expected one of ${OPERATIONS.join(', ')}`);
+  }
+  if ((request.operation === 'CREATE' || request.operation === 'UPDATE') && !isObject(request.object)) {
+    throw new AdmissionRequestError(`${request.operation === 'UPDATE' ? 'An' : 'A'} ${request.operation} review must carry the object`);
+  }
+  return request as unknown as AdmissionRequest;
+}
+
+/** Wraps a response into the AdmissionReview the API server expects back. */
+export function admissionReview(response: AdmissionResponse): AdmissionReviewResponse {
+  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response };
+}
+
+function metadataOf(object: unknown): { [key: string]: unknown } {
+  return isObject(object) && isObject(object.metadata) ? object.metadata : {};
+}
+
+function specOf(object: unknown): unknown {
+  return isObject(object) ? object.spec : undefined;
+}
+
+/**
+ * Whether a review needs no judgement: deletions, and updates that leave the spec as it is
+ * (finalizers, labels, a deletion in progress). The latter keeps the controller able to finish
+ * Functions stored before the webhook was installed, even when they break a rule.
+ */
+function passesThrough(request: AdmissionRequest): boolean {
+  if (request.operation === 'DELETE' || request.operation === 'CONNECT') return true;
+  if (request.operation !== 'UPDATE') return false;
+  if (metadataOf(request.object).deletionTimestamp) return true;
+  return isDeepStrictEqual(specOf(request.object), specOf(request.oldObject));
+}
+
+/** The outcome of a validation review, for the response and the log. */
+export interface ValidationResult {
+  readonly response: AdmissionResponse;
+  /** Every violation found; empty when allowed. */
+  readonly violations: readonly Violation[];
+}
+
+/**
+ * Judges a Function by every rule of the Function API (see `validateFunction`).
+ *
+ * Deletions are allowed, and so are updates that do not change the spec (see above).
+ *
+ * @param request the decoded request
+ * @param options the stack's minimum requests
+ * @returns the response: allowed, or denied with HTTP 422, a message listing every violation as
+ * `field: message; fix` (the words synth uses), and one `cause` per violation
+ */
+export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
+  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [] };
+  const violations = validateFunction(request.object, options);
+  if (violations.length === 0) return { response: { uid: request.uid, allowed: true }, violations };
+  const name = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
+  const lines = violations.map(describeViolation);
+  const message = `${FUNCTION_KIND} ${JSON.stringify(name ?? '')} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
+  return {
+    violations,
+    response: {
+      uid: request.uid,
+      allowed: false,
+      status: {
+        code: 422,
+        reason: 'Invalid',
+        message,
+        details: {
+          name,
+          group: FUNCTION_GROUP,
+          kind: 'functions',
+          causes: violations.map(v => ({ field: v.path, message: v.message, reason: v.rule ?? 'FieldValueInvalid' })),
+        },
+      },
+    },
+  };
+}
+
+/** The outcome of a defaulting review, for the response and the log. */
+export interface DefaultingResult {
+  readonly response: AdmissionResponse;
+  /** The JSONPatch operations; empty when nothing was filled in. */
+  readonly patch: readonly Operation[];
+}
+
+/**
+ * Fills in a Function's defaults (see `defaultFunction`) and answers with the JSONPatch that
+ * does it. Always allows: judging is the validating webhook's job, which runs after this one.
+ *
+ * @param request the decoded request
+ * @param defaults the stack's default values
+ * @returns the response, with `patch` only when something was filled in
+ */
+export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults): DefaultingResult {
+  const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
+  if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
+  const object = request.object as object;
+  const patch = compare(object, defaultFunction(object, defaults));
+  if (patch.length === 0) return { response: allowed, patch };
+  return {
+    patch,
+    response: { ...allowed, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') },
+  };
+}

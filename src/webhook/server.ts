@@ -1,0 +1,345 @@
+/**
+ * The webhook's HTTPS server: two admission endpoints, health, readiness and metrics.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { AddressInfo } from 'node:net';
+import { FunctionRuleOptions, validateFunction } from '../api';
+import {
+  AdmissionRequest, AdmissionRequestError, AdmissionResponse, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
+} from './admission';
+import { CertificatePair, expiryOf } from './certificates';
+import { MAX_REQUEST_BYTES, WEBHOOK_PATHS, WebhookConfig } from './config';
+import { Logger, createLogger } from './log';
+import { RequestResult, WebhookMetrics } from './metrics';
+
+/** Paths of the probes and metrics. */
+export const OBSERVABILITY_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
+
+const ADMISSION_PATHS: ReadonlySet<string> = new Set(Object.values(WEBHOOK_PATHS));
+const GET_PATHS: ReadonlySet<string> = new Set(Object.values(OBSERVABILITY_PATHS));
+
+/** Props of {@link WebhookServer}. */
+export interface WebhookServerProps {
+  /** The configuration (defaults, timeouts). */
+  readonly config: WebhookConfig;
+  /** The serving certificate to start with; {@link WebhookServer.setCertificate} swaps it. */
+  readonly certificate: CertificatePair;
+  /**
+   * The HTTPS port; 0 picks a free one.
+   *
+   * @default 8443
+   */
+  readonly port?: number;
+  /**
+   * A plain-HTTP port that serves only the probes and metrics; 0 picks a free one.
+   *
+   * @default - none: everything is served over HTTPS only
+   */
+  readonly metricsPort?: number;
+  /**
+   * The address to listen on.
+   *
+   * @default - every address
+   */
+  readonly host?: string;
+  /**
+   * Where to log.
+   *
+   * @default - JSON lines on standard output
+   */
+  readonly logger?: Logger;
+  /**
+   * Where to count.
+   *
+   * @default - a new registry with the Node.js process metrics
+   */
+  readonly metrics?: WebhookMetrics;
+  /**
+   * The stack's minimum requests, for validation.
+   *
+   * @default - the Function API's minimums
+   */
+  readonly ruleOptions?: FunctionRuleOptions;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly result: RequestResult;
+  readonly body: string;
+  /** What to log about a refusal. */
+  readonly message?: string;
+  readonly contentType?: string;
+  readonly headers?: http.OutgoingHttpHeaders;
+}
+
+function text(status: number, result: RequestResult, body: string, headers?: http.OutgoingHttpHeaders): Reply {
+  return { status, result, body: `${body}\n`, message: body, contentType: 'text/plain; charset=utf-8', headers };
+}
+
+/** An error reply shaped like the API server's own (`metav1.Status`). */
+function failure(status: number, result: RequestResult, reason: string, message: string, headers?: http.OutgoingHttpHeaders): Reply {
+  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: status, reason, message });
+  return { status, result, body, message, contentType: 'application/json', headers };
+}
+
+/**
+ * The admission webhook server. It never throws from a request: whatever arrives gets an HTTP
+ * answer (400 for input that is not an AdmissionReview about a Function, 413 over 3 MiB, 408
+ * when the body is not complete within the request timeout) and a log line with the request's uid.
+ *
+ * @example
+ * const server = new WebhookServer({ config: resolveWebhookConfig(), certificate: { cert, key } });
+ * await server.start();
+ * process.on('SIGTERM', () => server.stop());
+ */
+export class WebhookServer {
+  /** Where the server logs. */
+  public readonly logger: Logger;
+  /** The server's metrics. */
+  public readonly metrics: WebhookMetrics;
+  private readonly https: https.Server;
+  private readonly plain?: http.Server;
+  private draining = false;
+  private started = false;
+  private stopping?: Promise<void>;
+
+  constructor(private readonly props: WebhookServerProps) {
+    this.logger = props.logger ?? createLogger();
+    this.metrics = props.metrics ?? new WebhookMetrics();
+    const timeoutMs = props.config.requestTimeoutSeconds * 1000;
+    // Node checks the header and request timeouts only this often (30 s by default).
+    const connectionsCheckingInterval = Math.min(1000, timeoutMs);
+    this.https = https.createServer(
+      { cert: props.certificate.cert, key: props.certificate.key, minVersion: 'TLSv1.2', connectionsCheckingInterval },
+      (req, res) => this.handle(req, res, true),
+    );
+    this.plain = props.metricsPort === undefined
+      ? undefined
+      : http.createServer({ connectionsCheckingInterval }, (req, res) => this.handle(req, res, false));
+    for (const server of [this.https, this.plain]) {
+      if (!server) continue;
+      // Node's own limits back ours up: a request whose headers or body trickle in is cut off.
+      server.headersTimeout = timeoutMs;
+      server.requestTimeout = timeoutMs + 1000;
+      server.on('clientError', (err: Error & { code?: string }, socket) => {
+        const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+        this.logger.debug({ err: err.message }, timedOut ? 'request timed out' : 'malformed HTTP request');
+        if (timedOut) this.metrics.requests.inc({ path: 'other', result: RequestResult.TIMEOUT });
+        const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+        if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        else socket.destroy();
+      });
+    }
+    this.https.on('tlsClientError', (err: Error) => this.logger.debug({ err: err.message }, 'TLS handshake failed'));
+    this.recordExpiry(props.certificate);
+  }
+
+  /** The HTTPS port, once started. */
+  public get port(): number {
+    return (this.https.address() as AddressInfo).port;
+  }
+
+  /** The plain-HTTP metrics port, once started; `undefined` without one. */
+  public get metricsPort(): number | undefined {
+    return this.plain ? (this.plain.address() as AddressInfo).port : undefined;
+  }
+
+  /** Whether `/readyz` answers 200: listening, and not shutting down. */
+  public get ready(): boolean {
+    return this.started && !this.draining;
+  }
+
+  /** Starts listening on both ports. */
+  public async start(): Promise<void> {
+    // Compiles the schema validator now, so that the first review is as fast as the others.
+    validateFunction({}, this.props.ruleOptions);
+    const listen = (server: http.Server | https.Server, port: number) => new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.props.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    await listen(this.https, this.props.port ?? 8443);
+    if (this.plain) await listen(this.plain, this.props.metricsPort ?? 0);
+    this.started = true;
+    this.logger.info({ port: this.port, metricsPort: this.metricsPort }, 'listening');
+  }
+
+  /** Serves a new certificate from the next TLS handshake on; open connections keep theirs. */
+  public setCertificate(pair: CertificatePair): void {
+    this.https.setSecureContext({ cert: pair.cert, key: pair.key });
+    this.recordExpiry(pair);
+    this.logger.info({ expires: expiryOf(pair.cert).toISOString() }, 'serving a new certificate');
+  }
+
+  /**
+   * Shuts down gracefully: `/readyz` fails at once, requests keep being served for the
+   * configured shutdown delay (while the Service stops routing here), then the listeners close
+   * and requests in flight finish; connections still open after `graceMs` are cut.
+   *
+   * @param graceMs the longest to wait for requests in flight
+   */
+  public stop(graceMs = 10_000): Promise<void> {
+    this.stopping ??= (async () => {
+      this.draining = true;
+      this.logger.info({ delaySeconds: this.props.config.shutdownDelaySeconds }, 'shutting down');
+      await new Promise(resolve => setTimeout(resolve, this.props.config.shutdownDelaySeconds * 1000));
+      const servers = [this.https, this.plain].filter((s): s is http.Server | https.Server => s !== undefined && s.listening);
+      const closed = Promise.all(servers.map(server => new Promise<void>(resolve => server.close(() => resolve()))));
+      for (const server of servers) server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const cut = new Promise<void>(resolve => {
+        timer = setTimeout(() => {
+          for (const server of servers) server.closeAllConnections();
+          resolve();
+        }, graceMs);
+      });
+      await Promise.race([closed, cut]);
+      clearTimeout(timer);
+      this.logger.info('stopped');
+    })();
+    return this.stopping;
+  }
+
+  private recordExpiry(pair: CertificatePair): void {
+    this.metrics.certificateExpiry.set(expiryOf(pair.cert).getTime() / 1000);
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse, secure: boolean): void {
+    const started = process.hrtime.bigint();
+    let path = '/';
+    try {
+      path = new URL(req.url ?? '/', 'https://webhook').pathname;
+    } catch {
+      // Not a URL path: answered as not found below.
+    }
+    const known = ADMISSION_PATHS.has(path) || GET_PATHS.has(path);
+    const label = known ? path : 'other';
+    const send = (reply: Reply, uid?: string) => {
+      if (res.headersSent) return;
+      // While draining, no connection is kept alive: stop() waits for open connections to end.
+      const headers = this.draining ? { ...reply.headers, Connection: 'close' } : reply.headers;
+      res.writeHead(reply.status, { 'Content-Type': reply.contentType ?? 'application/json', ...headers });
+      const close = headers?.Connection === 'close';
+      res.end(reply.body, () => {
+        if (close) req.socket.destroy();
+      });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.requests.inc({ path: label, result: reply.result });
+      this.metrics.duration.observe({ path: label }, seconds);
+      if (reply.status >= 400 && reply.result !== RequestResult.UNAVAILABLE) {
+        this.logger.warn({ uid, method: req.method, path: label, status: reply.status, error: reply.message, durationMs: seconds * 1000 }, 'request refused');
+      }
+    };
+
+    try {
+      if (GET_PATHS.has(path)) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          send(text(405, RequestResult.NOT_FOUND, `${req.method} is not allowed on ${path}; use GET`, { Allow: 'GET, HEAD' }));
+        } else {
+          this.observe(path, send);
+        }
+        return;
+      }
+      if (!secure || !ADMISSION_PATHS.has(path)) {
+        send(text(404, RequestResult.NOT_FOUND, `No such path: ${path}`));
+        return;
+      }
+      if (req.method !== 'POST') {
+        send(text(405, RequestResult.NOT_FOUND, `${req.method} is not allowed on ${path}; the API server POSTs AdmissionReviews`, { Allow: 'POST' }));
+        return;
+      }
+      this.admit(path, req, send);
+    } catch (e) {
+      this.logger.error({ err: (e as Error).stack, path: label }, 'request failed');
+      send(failure(500, RequestResult.ERROR, 'InternalError', `The webhook failed: ${(e as Error).message}`));
+    }
+  }
+
+  private observe(path: string, send: (reply: Reply) => void): void {
+    if (path === OBSERVABILITY_PATHS.health) {
+      send(text(200, RequestResult.OK, 'ok'));
+    } else if (path === OBSERVABILITY_PATHS.ready) {
+      if (this.ready) send(text(200, RequestResult.OK, 'ok'));
+      else send(text(503, RequestResult.UNAVAILABLE, this.draining ? 'shutting down' : 'starting'));
+    } else {
+      this.metrics.registry.metrics().then(
+        body => send({ status: 200, result: RequestResult.OK, body, contentType: this.metrics.registry.contentType }),
+        (e: Error) => send(failure(500, RequestResult.ERROR, 'InternalError', `Cannot render metrics: ${e.message}`)),
+      );
+    }
+  }
+
+  private admit(path: string, req: http.IncomingMessage, send: (reply: Reply, uid?: string) => void): void {
+    const tooLarge = () => failure(413, RequestResult.TOO_LARGE, 'RequestEntityTooLarge',
+      `The request body exceeds ${MAX_REQUEST_BYTES} bytes (3 MiB), the most an AdmissionReview can hold`, { Connection: 'close' });
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_REQUEST_BYTES) {
+      send(tooLarge());
+      req.resume();
+      return;
+    }
+    const timeoutSeconds = this.props.config.requestTimeoutSeconds;
+    const timer = setTimeout(() => {
+      send(failure(408, RequestResult.TIMEOUT, 'Timeout', `The request was not complete within ${timeoutSeconds}s`, { Connection: 'close' }));
+      req.destroy();
+    }, timeoutSeconds * 1000);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        done = true;
+        clearTimeout(timer);
+        send(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', (e: Error) => {
+      clearTimeout(timer);
+      this.logger.debug({ err: e.message, path }, 'the client went away');
+    });
+    req.on('end', () => {
+      clearTimeout(timer);
+      if (done) return;
+      done = true;
+      let request: AdmissionRequest | undefined;
+      try {
+        request = decodeAdmissionReview(Buffer.concat(chunks));
+        const response = this.review(path, request);
+        send({ status: 200, result: response.allowed ? RequestResult.ALLOWED : RequestResult.DENIED, body: JSON.stringify(admissionReview(response)) }, request.uid);
+      } catch (e) {
+        if (e instanceof AdmissionRequestError) {
+          send(failure(e.statusCode, RequestResult.BAD_REQUEST, 'BadRequest', e.message), request?.uid);
+        } else {
+          this.logger.error({ err: (e as Error).stack, path, uid: request?.uid }, 'review failed');
+          send(failure(500, RequestResult.ERROR, 'InternalError', `The webhook failed: ${(e as Error).message}`), request?.uid);
+        }
+      }
+    });
+  }
+
+  private review(path: string, request: AdmissionRequest): AdmissionResponse {
+    const started = process.hrtime.bigint();
+    const subject = { uid: request.uid, path, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun };
+    if (path === WEBHOOK_PATHS.defaulting) {
+      const { response, patch } = reviewDefaulting(request, this.props.config.defaults);
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      this.logger.info({ ...subject, allowed: true, patched: patch.map(op => op.path), durationMs }, 'defaulted');
+      return response;
+    }
+    const { response, violations } = reviewValidation(request, this.props.ruleOptions);
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (response.allowed) {
+      this.logger.info({ ...subject, allowed: true, durationMs }, 'allowed');
+    } else {
+      this.logger.info({ ...subject, allowed: false, rules: violations.map(v => v.rule), fields: violations.map(v => v.path), durationMs }, 'denied');
+    }
+    return response;
+  }
+}

@@ -1,0 +1,785 @@
+/**
+ * An in-process fake of the Kubernetes API server, for tests of code that talks to the API
+ * through the real @kubernetes/client-node HTTP stack.
+ *
+ * It serves plain HTTP on 127.0.0.1 (a random port) from an in-memory store, and answers as the
+ * real API server does where our code can tell: metav1 Status bodies for errors (NotFound,
+ * AlreadyExists, Conflict, Forbidden, Invalid, BadRequest), one resourceVersion counter shared by
+ * every object that grows on every write, optimistic concurrency on PUT, `[]byte` fields
+ * (Secret data, caBundle) checked and stored as canonical base64, and per-kind validation and
+ * defaulting.
+ *
+ * Extending it: describe a kind with a {@link ResourceType} (group, version, plural, kind, scope,
+ * and optionally validate/prepare hooks) and pass it to {@link FakeKubeApi.start} or
+ * {@link FakeKubeApi.addResource}; its collection and item paths are routed from then on. Every
+ * write emits a `change` event ({@link WatchEvent}) on {@link FakeKubeApi.events}, on which a
+ * watch endpoint can be built.
+ *
+ * @example
+ * const api = await FakeKubeApi.start();
+ * api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns' }, data: {} });
+ * const kubeConfig = kubeConfigFor(api);          // or writeKubeconfig(api, file)
+ * api.failNext('GET', /\/secrets\/s$/, 403);     // the next matching request is refused
+ * ...
+ * expect(api.requests.filter(r => r.method === 'PUT')).toHaveLength(0);
+ * await api.close();
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+
+/** A Kubernetes object as JSON. */
+export type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    generateName?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    creationTimestamp?: string;
+    labels?: { [key: string]: string };
+    annotations?: { [key: string]: string };
+    [key: string]: unknown;
+  };
+  [key: string]: any;
+};
+
+/** One field error of a 422 Invalid answer, as the API server lists it in `details.causes`. */
+export interface FieldCause {
+  /** e.g. `FieldValueRequired`, `FieldValueInvalid`, `FieldValueNotSupported`. */
+  readonly reason: string;
+  /** The field's path, e.g. `data[tls.crt]`. */
+  readonly field: string;
+  /** e.g. `Required value`, `Invalid value: "x": field is immutable`. */
+  readonly message: string;
+}
+
+/** Thrown by a {@link ResourceType.prepare} hook to answer 400 BadRequest. */
+export class BadRequest extends Error {}
+
+/** A kind the fake serves. */
+export interface ResourceType {
+  /** The API group; `''` for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** The resource name in paths, e.g. `secrets`. */
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** Whether PUT of a missing object creates it (Services, Leases) or answers 404 (most kinds). */
+  readonly allowCreateOnUpdate?: boolean;
+  /**
+   * Decoding and defaulting, before validation, on every create and update: normalize the
+   * object in place (e.g. canonical base64); throw {@link BadRequest} where decoding fails.
+   */
+  readonly prepare?: (object: KubeObject) => void;
+  /** Validation of a create (`old` undefined) or an update: field errors make a 422 Invalid. */
+  readonly validate?: (object: KubeObject, old: KubeObject | undefined) => FieldCause[];
+}
+
+/** A request as the fake received it. */
+export interface RecordedRequest {
+  readonly method: string;
+  /** The path without the query. */
+  readonly path: string;
+  /** The query parameters (e.g. `fieldManager`). */
+  readonly query: { [key: string]: string };
+  /** The parsed JSON body (the raw text when it is not JSON); undefined without a body. */
+  readonly body: any;
+  /** The status code of the answer. */
+  status?: number;
+}
+
+/** A change to the store, for watches. */
+export interface WatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The resource's `group/plural` (`/secrets` for the core group). */
+  readonly resource: string;
+  readonly object: KubeObject;
+}
+
+/** What an interceptor may answer instead of the fake's normal handling. */
+export interface InterceptedResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * Called for a matching request before the fake handles it. It may return (or resolve to) the
+ * answer, or nothing to let the fake handle the request; returning a Promise delays the answer
+ * (a slow or hanging API server).
+ */
+export type Interceptor = (request: RecordedRequest, api: FakeKubeApi) => InterceptedResponse | void | Promise<InterceptedResponse | void>;
+
+/** How long an interceptor or failure stays. */
+export interface InterceptOptions {
+  /**
+   * How many matching requests it applies to.
+   *
+   * @default 1
+   */
+  readonly times?: number;
+}
+
+/** Options of {@link FakeKubeApi.failNext}. */
+export interface FailOptions extends InterceptOptions {
+  /** The Status message (a realistic one for the code by default). */
+  readonly message?: string;
+}
+
+/** Options of {@link FakeKubeApi.start}. */
+export interface FakeKubeApiOptions {
+  /**
+   * The kinds served.
+   *
+   * @default DEFAULT_RESOURCES
+   */
+  readonly resources?: readonly ResourceType[];
+  /**
+   * The bearer token every request must carry (401 otherwise).
+   *
+   * @default FAKE_TOKEN
+   */
+  readonly token?: string;
+  /**
+   * The user named in 403 Forbidden messages.
+   *
+   * @default 'system:serviceaccount:kyma-system:serverless-webhook'
+   */
+  readonly user?: string;
+}
+
+/** The token {@link kubeConfigFor} and {@link writeKubeconfig} use, and the fake expects by default. */
+export const FAKE_TOKEN = 'fake-service-account-token';
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Decodes a `[]byte` field as Go's encoding/json does (standard base64, CR and LF ignored) and
+ * returns its canonical encoding.
+ *
+ * @throws BadRequest when it is not base64
+ */
+export function canonicalBase64(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new BadRequest(`${field}: expected a base64 string, got ${JSON.stringify(value)}`);
+  const text = value.replace(/[\r\n]/g, '');
+  if (!BASE64.test(text)) throw new BadRequest(`${field}: illegal base64 data`);
+  return Buffer.from(text, 'base64').toString('base64');
+}
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** Secrets: data is `map[string][]byte`, stringData is merged in, the type is immutable. */
+export const SECRETS: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'secrets',
+  kind: 'Secret',
+  namespaced: true,
+  prepare: secret => {
+    const data: { [key: string]: string } = {};
+    for (const [key, value] of Object.entries(secret.data ?? {})) data[key] = canonicalBase64(value, `data[${key}]`);
+    for (const [key, value] of Object.entries(secret.stringData ?? {})) data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+    delete secret.stringData;
+    if (Object.keys(data).length) secret.data = data;
+    else delete secret.data;
+    secret.type ??= 'Opaque';
+  },
+  validate: (secret, old) => {
+    const causes: FieldCause[] = [];
+    for (const key of Object.keys(secret.data ?? {})) {
+      if (!CONFIG_KEY.test(key) || key === '.' || key === '..' || key.length > 253) {
+        causes.push({ reason: 'FieldValueInvalid', field: `data[${key}]`, message: `Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'` });
+      }
+    }
+    if (secret.type === 'kubernetes.io/tls') {
+      for (const key of ['tls.crt', 'tls.key']) {
+        if (secret.data?.[key] === undefined) causes.push({ reason: 'FieldValueRequired', field: `data[${key}]`, message: 'Required value' });
+      }
+    }
+    if (old && old.type !== secret.type) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'type', message: `Invalid value: "${secret.type}": field is immutable` });
+    }
+    return causes;
+  },
+};
+
+function prepareWebhookConfiguration(mutating: boolean) {
+  return (configuration: KubeObject) => {
+    (configuration.webhooks ?? []).forEach((webhook: any, i: number) => {
+      const clientConfig = webhook.clientConfig ?? {};
+      if (clientConfig.caBundle !== undefined) {
+        const canonical = canonicalBase64(clientConfig.caBundle, `webhooks[${i}].clientConfig.caBundle`);
+        // []byte with omitempty: an empty caBundle is stored as none.
+        if (canonical) clientConfig.caBundle = canonical;
+        else delete clientConfig.caBundle;
+      }
+      if (clientConfig.service) clientConfig.service.port ??= 443;
+      webhook.failurePolicy ??= 'Fail';
+      webhook.matchPolicy ??= 'Equivalent';
+      webhook.namespaceSelector ??= {};
+      webhook.objectSelector ??= {};
+      webhook.timeoutSeconds ??= 10;
+      if (mutating) webhook.reinvocationPolicy ??= 'Never';
+    });
+  };
+}
+
+function validateWebhookConfiguration(configuration: KubeObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  (configuration.webhooks ?? []).forEach((webhook: any, i: number) => {
+    const at = `webhooks[${i}]`;
+    if (!webhook.name) causes.push({ reason: 'FieldValueRequired', field: `${at}.name`, message: 'Required value' });
+    if (!webhook.sideEffects) causes.push({ reason: 'FieldValueRequired', field: `${at}.sideEffects`, message: 'Required value' });
+    if (!webhook.admissionReviewVersions?.length) {
+      causes.push({ reason: 'FieldValueRequired', field: `${at}.admissionReviewVersions`, message: 'Required value' });
+    }
+    const clientConfig = webhook.clientConfig ?? {};
+    if ((clientConfig.url === undefined) === (clientConfig.service === undefined)) {
+      causes.push({ reason: 'FieldValueRequired', field: `${at}.clientConfig`, message: 'Required value: exactly one of url or service is required' });
+    }
+  });
+  return causes;
+}
+
+/** MutatingWebhookConfigurations, defaulted as the API server defaults them. */
+export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceType = {
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  plural: 'mutatingwebhookconfigurations',
+  kind: 'MutatingWebhookConfiguration',
+  namespaced: false,
+  prepare: prepareWebhookConfiguration(true),
+  validate: validateWebhookConfiguration,
+};
+
+/** ValidatingWebhookConfigurations, defaulted as the API server defaults them. */
+export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = {
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  plural: 'validatingwebhookconfigurations',
+  kind: 'ValidatingWebhookConfiguration',
+  namespaced: false,
+  prepare: prepareWebhookConfiguration(false),
+  validate: validateWebhookConfiguration,
+};
+
+/** The kinds served unless {@link FakeKubeApiOptions.resources} says otherwise. */
+export const DEFAULT_RESOURCES: readonly ResourceType[] = [SECRETS, MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS];
+
+/** The `apiVersion` of a kind's objects. */
+export function apiVersionOf(type: ResourceType): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+/** The path prefix of a kind's group version: `/api/v1` or `/apis/<group>/<version>`. */
+function groupVersionPath(type: ResourceType): string {
+  return type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
+}
+
+/**
+ * The API path of an object, or of a collection without a name.
+ *
+ * @example objectPath(SECRETS, 'x', 'ns') === '/api/v1/namespaces/ns/secrets/x'
+ */
+export function objectPath(type: ResourceType, name?: string, namespace?: string): string {
+  const scope = type.namespaced && namespace !== undefined ? `/namespaces/${namespace}` : '';
+  return `${groupVersionPath(type)}${scope}/${type.plural}${name === undefined ? '' : `/${name}`}`;
+}
+
+interface Route {
+  readonly pattern: RegExp;
+  readonly type: ResourceType;
+}
+
+interface Target {
+  readonly type: ResourceType;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly subresource?: string;
+}
+
+/** Thrown inside request handling to answer with a Status. */
+class StatusError extends Error {
+  constructor(readonly code: number, readonly status: object) {
+    super(String((status as { message?: string }).message));
+  }
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+const matches = (pattern: RegExp | string, path: string) => (typeof pattern === 'string' ? path === pattern : pattern.test(path));
+
+/** The fake API server. Create it with {@link FakeKubeApi.start}; always {@link FakeKubeApi.close} it. */
+export class FakeKubeApi {
+  /** Starts a fake on 127.0.0.1 and a free port. */
+  public static async start(options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
+    const api = new FakeKubeApi(options);
+    await new Promise<void>((resolve, reject) => {
+      api.server.once('error', reject);
+      api.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return api;
+  }
+
+  /** Every request received, oldest first. */
+  public readonly requests: RecordedRequest[] = [];
+  /** Emits `change` with a {@link WatchEvent} on every write. */
+  public readonly events = new EventEmitter();
+  /** The bearer token requests must carry. */
+  public readonly token: string;
+
+  private readonly server: http.Server;
+  private readonly routes: Route[] = [];
+  private readonly types: ResourceType[] = [];
+  private readonly store = new Map<string, KubeObject>();
+  private readonly interceptors: { method: string; path: RegExp | string; handler: Interceptor; times: number }[] = [];
+  private readonly user: string;
+  private resourceVersion = 1000;
+
+  private constructor(options: FakeKubeApiOptions) {
+    this.token = options.token ?? FAKE_TOKEN;
+    this.user = options.user ?? 'system:serviceaccount:kyma-system:serverless-webhook';
+    for (const type of options.resources ?? DEFAULT_RESOURCES) this.addResource(type);
+    this.server = http.createServer((req, res) => this.handle(req, res));
+  }
+
+  /** The server's base URL, `http://127.0.0.1:<port>`. */
+  public get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Serves one more kind. */
+  public addResource(type: ResourceType): void {
+    const base = groupVersionPath(type).replace(/[.]/g, '\\.');
+    const name = '([^/]+)';
+    if (type.namespaced) {
+      this.routes.push({ pattern: new RegExp(`^${base}/namespaces/${name}/${type.plural}(?:/${name}(?:/${name})?)?$`), type });
+      // Lists and watches across namespaces.
+      this.routes.push({ pattern: new RegExp(`^${base}/${type.plural}$`), type });
+    } else {
+      this.routes.push({ pattern: new RegExp(`^${base}/${type.plural}(?:/${name}(?:/${name})?)?$`), type });
+    }
+    this.types.push(type);
+  }
+
+  /** The kind of an object, by its apiVersion and kind. */
+  public typeOf(object: Pick<KubeObject, 'apiVersion' | 'kind'>): ResourceType {
+    const type = this.types.find(t => apiVersionOf(t) === object.apiVersion && t.kind === object.kind);
+    if (!type) throw new Error(`The fake API server does not serve ${object.apiVersion} ${object.kind}`);
+    return type;
+  }
+
+  /**
+   * Stores an object without validation or concurrency checks, as if it had been applied: seeds
+   * the store, or changes an object behind the code's back (a GitOps re-sync, another replica).
+   * Decodes and defaults it as the API server would (the kind's `prepare`: an empty caBundle is
+   * stored as none); sets uid, creationTimestamp and a new resourceVersion.
+   *
+   * @returns what is stored
+   */
+  public put(object: KubeObject): KubeObject {
+    const type = this.typeOf(object);
+    const name = object.metadata?.name;
+    if (!name) throw new Error('put: metadata.name is required');
+    if (type.namespaced && !object.metadata?.namespace) throw new Error(`put: ${type.kind} ${name} needs a namespace`);
+    const old = this.store.get(this.key(type, name, object.metadata?.namespace));
+    const stored = clone(object);
+    type.prepare?.(stored);
+    return clone(this.write(type, stored, old));
+  }
+
+  /**
+   * The stored object at an API path (`/api/v1/namespaces/ns/secrets/x`), or a List for a
+   * collection path; undefined when there is no such object.
+   */
+  public get(path: string): KubeObject | undefined {
+    const target = this.route(path);
+    if (!target) throw new Error(`get: the fake API server has no route for ${path}`);
+    if (target.name === undefined) return this.list(target);
+    const object = this.store.get(this.key(target.type, target.name, target.namespace));
+    return object && clone(object);
+  }
+
+  /** Removes an object behind the code's back; returns whether there was one. */
+  public remove(path: string): boolean {
+    const target = this.route(path);
+    if (!target?.name) throw new Error(`remove: ${path} is not an object path`);
+    const key = this.key(target.type, target.name, target.namespace);
+    const old = this.store.get(key);
+    if (!old) return false;
+    this.store.delete(key);
+    this.emit('DELETED', target.type, old);
+    return true;
+  }
+
+  /**
+   * Calls `handler` for the next matching request(s) before the normal handling. The handler may
+   * change the store (another writer wins a race) and return nothing, or return the answer.
+   *
+   * @param method HTTP method, or `*`
+   * @param path the path (without query): exactly this string, or matching this RegExp
+   */
+  public intercept(method: string, path: RegExp | string, handler: Interceptor, options: InterceptOptions = {}): void {
+    this.interceptors.push({ method: method.toUpperCase(), path, handler, times: options.times ?? 1 });
+  }
+
+  /**
+   * Answers the next matching request(s) with an error Status as the API server words it:
+   * 401 Unauthorized, 403 Forbidden (RBAC), 404 NotFound, 409 AlreadyExists (POST) or Conflict,
+   * 422 Invalid, 429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable, 504 Timeout.
+   */
+  public failNext(method: string, path: RegExp | string, code: number, options: FailOptions = {}): void {
+    this.intercept(method, path, request => {
+      const target = this.route(request.path);
+      const status = this.errorStatus(code, request.method, target, options.message);
+      return { status: code, body: status };
+    }, options);
+  }
+
+  /** The recorded requests of a method (and path pattern). */
+  public requestsOf(method: string, path?: RegExp | string): RecordedRequest[] {
+    return this.requests.filter(r => r.method === method.toUpperCase() && (path === undefined || matches(path, r.path)));
+  }
+
+  /** Forgets the recorded requests. */
+  public clearRequests(): void {
+    this.requests.length = 0;
+  }
+
+  /** Stops the server and drops its connections. */
+  public async close(): Promise<void> {
+    this.events.removeAllListeners();
+    await new Promise<void>(resolve => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private key(type: ResourceType, name: string, namespace?: string): string {
+    return `${type.group}/${type.plural}/${type.namespaced ? namespace ?? '' : ''}/${name}`;
+  }
+
+  private route(path: string): Target | undefined {
+    for (const { pattern, type } of this.routes) {
+      const m = pattern.exec(path);
+      if (!m) continue;
+      const parts = m.slice(1).map(p => (p === undefined ? undefined : decodeURIComponent(p)));
+      return type.namespaced
+        ? { type, namespace: parts[0], name: parts[1], subresource: parts[2] }
+        : { type, name: parts[0], subresource: parts[1] };
+    }
+    return undefined;
+  }
+
+  private list(target: Target): KubeObject {
+    const prefix = `${target.type.group}/${target.type.plural}/${target.namespace === undefined ? '' : `${target.namespace}/`}`;
+    const items = [...this.store.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, object]) => clone(object));
+    return {
+      apiVersion: apiVersionOf(target.type),
+      kind: `${target.type.kind}List`,
+      metadata: { resourceVersion: String(this.resourceVersion) },
+      items,
+    };
+  }
+
+  private write(type: ResourceType, object: KubeObject, old: KubeObject | undefined): KubeObject {
+    this.resourceVersion += 1;
+    object.apiVersion = apiVersionOf(type);
+    object.kind = type.kind;
+    object.metadata = {
+      ...object.metadata,
+      uid: old?.metadata?.uid ?? randomUUID(),
+      creationTimestamp: old?.metadata?.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      resourceVersion: String(this.resourceVersion),
+    };
+    if (!type.namespaced) delete object.metadata.namespace;
+    this.store.set(this.key(type, object.metadata.name!, object.metadata.namespace), object);
+    this.emit(old ? 'MODIFIED' : 'ADDED', type, object);
+    return object;
+  }
+
+  private emit(type: WatchEvent['type'], resource: ResourceType, object: KubeObject): void {
+    const event: WatchEvent = { type, resource: `${resource.group}/${resource.plural}`, object: clone(object) };
+    this.events.emit('change', event);
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      const request: RecordedRequest = {
+        method: (req.method ?? 'GET').toUpperCase(),
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+      };
+      this.requests.push(request);
+      void this.answer(request, req.headers.authorization).then(answer => {
+        request.status = answer.status;
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
+      });
+    });
+  }
+
+  private async answer(request: RecordedRequest, authorization: string | undefined): Promise<InterceptedResponse> {
+    try {
+      if (authorization !== `Bearer ${this.token}`) return { status: 401, body: this.errorStatus(401, request.method, undefined) };
+      const interceptor = this.interceptors.find(i => (i.method === '*' || i.method === request.method) && matches(i.path, request.path));
+      if (interceptor) {
+        interceptor.times -= 1;
+        if (interceptor.times <= 0) this.interceptors.splice(this.interceptors.indexOf(interceptor), 1);
+        const answer = await interceptor.handler(request, this);
+        if (answer) return answer;
+      }
+      return this.handleRequest(request);
+    } catch (e) {
+      return e instanceof StatusError
+        ? { status: e.code, body: e.status }
+        : { status: 500, body: this.errorStatus(500, request.method, undefined, (e as Error).stack ?? String(e)) };
+    }
+  }
+
+  private handleRequest(request: RecordedRequest): InterceptedResponse {
+    const target = this.route(request.path);
+    if (!target) {
+      return { status: 404, body: this.status(404, 'NotFound', 'the server could not find the requested resource', {}) };
+    }
+    if (target.subresource) {
+      throw new StatusError(404, this.status(404, 'NotFound', 'the server could not find the requested resource', {}));
+    }
+    switch (request.method) {
+      case 'GET':
+        return this.read(target);
+      case 'POST':
+        return this.create(target, request.body);
+      case 'PUT':
+        return this.update(target, request.body);
+      case 'DELETE':
+        return this.delete(target);
+      default:
+        return { status: 405, body: this.status(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {}) };
+    }
+  }
+
+  private read(target: Target): InterceptedResponse {
+    if (target.name === undefined) return { status: 200, body: this.list(target) };
+    const object = this.store.get(this.key(target.type, target.name, target.namespace));
+    if (!object) throw this.notFound(target.type, target.name);
+    return { status: 200, body: clone(object) };
+  }
+
+  private create(target: Target, body: unknown): InterceptedResponse {
+    if (target.name !== undefined) throw this.methodNotAllowed();
+    if (target.type.namespaced && target.namespace === undefined) throw this.methodNotAllowed();
+    const object = this.decode(target, body);
+    const metadata = object.metadata!;
+    if (!metadata.name && metadata.generateName) metadata.name = `${metadata.generateName}${randomUUID().slice(0, 5)}`;
+    if (!metadata.name) {
+      throw this.invalid(target.type, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+    }
+    if (metadata.resourceVersion) {
+      throw new StatusError(500, this.status(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created', {}));
+    }
+    if (this.store.has(this.key(target.type, metadata.name, target.namespace))) throw this.conflict(target.type, metadata.name, 'AlreadyExists');
+    this.check(target.type, object, undefined);
+    return { status: 201, body: clone(this.write(target.type, object, undefined)) };
+  }
+
+  private update(target: Target, body: unknown): InterceptedResponse {
+    if (target.name === undefined) throw this.methodNotAllowed();
+    const object = this.decode(target, body);
+    const metadata = object.metadata!;
+    if (metadata.name !== target.name) {
+      throw new StatusError(400, this.status(400, 'BadRequest', `the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${target.name})`, {}));
+    }
+    const old = this.store.get(this.key(target.type, target.name, target.namespace));
+    if (!old) {
+      if (!target.type.allowCreateOnUpdate) throw this.notFound(target.type, target.name);
+      delete metadata.resourceVersion;
+      this.check(target.type, object, undefined);
+      return { status: 201, body: clone(this.write(target.type, object, undefined)) };
+    }
+    if (metadata.resourceVersion && metadata.resourceVersion !== old.metadata?.resourceVersion) {
+      throw this.conflict(target.type, target.name, 'Conflict');
+    }
+    this.check(target.type, object, old);
+    return { status: 200, body: clone(this.write(target.type, object, old)) };
+  }
+
+  private delete(target: Target): InterceptedResponse {
+    if (target.name === undefined) throw this.methodNotAllowed();
+    const key = this.key(target.type, target.name, target.namespace);
+    const old = this.store.get(key);
+    if (!old) throw this.notFound(target.type, target.name);
+    this.store.delete(key);
+    this.emit('DELETED', target.type, old);
+    return { status: 200, body: clone(old) };
+  }
+
+  /** Checks the envelope of a body as the API server's decoder does, and runs the kind's hooks. */
+  private decode(target: Target, body: unknown): KubeObject {
+    const bad = (message: string) => new StatusError(400, this.status(400, 'BadRequest', message, {}));
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the body of the request was in an unknown format');
+    const object = clone(body) as KubeObject;
+    const apiVersion = apiVersionOf(target.type);
+    if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
+      throw bad(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+    }
+    if (object.kind !== undefined && object.kind !== target.type.kind) {
+      throw bad(`${object.kind} in version "${target.type.version}" cannot be handled as a ${target.type.kind}`);
+    }
+    object.metadata = { ...object.metadata };
+    if (target.type.namespaced) {
+      if (object.metadata.namespace !== undefined && object.metadata.namespace !== '' && object.metadata.namespace !== target.namespace) {
+        throw bad('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      object.metadata.namespace = target.namespace;
+    }
+    try {
+      target.type.prepare?.(object);
+    } catch (e) {
+      if (e instanceof BadRequest) throw bad(`${target.type.kind} in version "${target.type.version}" cannot be handled as a ${target.type.kind}: ${e.message}`);
+      throw e;
+    }
+    return object;
+  }
+
+  private check(type: ResourceType, object: KubeObject, old: KubeObject | undefined): void {
+    const causes = type.validate?.(object, old) ?? [];
+    if (causes.length) throw this.invalid(type, object.metadata?.name ?? '', causes);
+  }
+
+  /** `secrets` or `mutatingwebhookconfigurations.admissionregistration.k8s.io`, as messages name a resource. */
+  private qualified(type: ResourceType): string {
+    return type.group ? `${type.plural}.${type.group}` : type.plural;
+  }
+
+  private details(type: ResourceType, name: string | undefined, kind = type.plural): object {
+    return { ...(name === undefined ? {} : { name }), ...(type.group ? { group: type.group } : {}), kind };
+  }
+
+  private status(code: number, reason: string, message: string, details: object | undefined): object {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      ...(details && Object.keys(details).length ? { details } : {}),
+      code,
+    };
+  }
+
+  private notFound(type: ResourceType, name: string): StatusError {
+    return new StatusError(404, this.status(404, 'NotFound', `${this.qualified(type)} "${name}" not found`, this.details(type, name)));
+  }
+
+  private conflict(type: ResourceType, name: string, reason: 'AlreadyExists' | 'Conflict'): StatusError {
+    const message = reason === 'AlreadyExists'
+      ? `${this.qualified(type)} "${name}" already exists`
+      : `Operation cannot be fulfilled on ${this.qualified(type)} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+    return new StatusError(409, this.status(409, reason, message, this.details(type, name)));
+  }
+
+  private invalid(type: ResourceType, name: string, causes: FieldCause[]): StatusError {
+    const message = `${type.kind} "${name}" is invalid: ${causes.map(c => `${c.field}: ${c.message}`).join(', ')}`;
+    const details = { ...this.details(type, name, type.kind), causes };
+    return new StatusError(422, this.status(422, 'Invalid', message, details));
+  }
+
+  private methodNotAllowed(): StatusError {
+    return new StatusError(405, this.status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  }
+
+  /** The Status of an injected failure, worded as the API server words it. */
+  private errorStatus(code: number, method: string, target: Target | undefined, message?: string): object {
+    const name = target?.name;
+    const what = target ? `${this.qualified(target.type)}${name === undefined ? '' : ` "${name}"`}` : 'the requested resource';
+    const details = target ? this.details(target.type, name) : {};
+    switch (code) {
+      case 401:
+        return this.status(401, 'Unauthorized', message ?? 'Unauthorized', undefined);
+      case 403: {
+        const verb = { GET: name === undefined ? 'list' : 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[method] ?? method.toLowerCase();
+        const where = target?.namespace === undefined ? ' at the cluster scope' : ` in the namespace "${target.namespace}"`;
+        const resource = target ? `resource "${target.type.plural}" in API group "${target.type.group}"` : 'this resource';
+        return this.status(403, 'Forbidden', message ?? `${what} is forbidden: User "${this.user}" cannot ${verb} ${resource}${where}`, details);
+      }
+      case 404:
+        return this.status(404, 'NotFound', message ?? `${what} not found`, details);
+      case 409:
+        return method === 'POST'
+          ? this.status(409, 'AlreadyExists', message ?? `${what} already exists`, details)
+          : this.status(409, 'Conflict', message ?? `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`, details);
+      case 422:
+        return this.status(422, 'Invalid', message ?? `${what} is invalid`, details);
+      case 429:
+        return this.status(429, 'TooManyRequests', message ?? 'the server has received too many requests and has asked us to try again later', details);
+      case 503:
+        return this.status(503, 'ServiceUnavailable', message ?? 'the server is currently unable to handle the request', details);
+      case 504:
+        return this.status(504, 'Timeout', message ?? 'the server was unable to return a response in the time allotted', details);
+      default:
+        return this.status(code, 'InternalError', `Internal error occurred: ${message ?? 'injected failure'}`, { ...details, causes: [{ message: message ?? 'injected failure' }] });
+    }
+  }
+}
+
+/** Options of {@link kubeconfigYaml}. */
+export interface FakeKubeconfigOptions {
+  /** @default the fake's token */
+  readonly token?: string;
+  /** The context's namespace. */
+  readonly namespace?: string;
+}
+
+/**
+ * A kubeconfig file's text for the fake: plain HTTP, which client-node only allows with
+ * `insecure-skip-tls-verify`, and a bearer token.
+ */
+export function kubeconfigYaml(api: FakeKubeApi, options: FakeKubeconfigOptions = {}): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { 'server': api.url, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'fake', user: { token: options.token ?? api.token } }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake', ...(options.namespace ? { namespace: options.namespace } : {}) } }],
+    'current-context': 'fake',
+  });
+}
+
+/** Writes a kubeconfig file for the fake (see {@link kubeconfigYaml}); returns its path. */
+export function writeKubeconfig(api: FakeKubeApi, file: string, options: FakeKubeconfigOptions = {}): string {
+  fs.writeFileSync(file, kubeconfigYaml(api, options));
+  return file;
+}
+
+/** A client-node KubeConfig for the fake, loaded from the kubeconfig text as a file would be. */
+export function kubeConfigFor(api: FakeKubeApi, options: FakeKubeconfigOptions = {}): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfigYaml(api, options));
+  return kubeConfig;
+}

@@ -1,0 +1,418 @@
+import { Size } from 'cdk8s';
+import { Cpu } from 'cdk8s-plus-27';
+import { applyPatch, Operation } from 'fast-json-patch';
+import {
+  BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, defaultFunction, describeViolation, validateFunction,
+} from '../../src/api';
+import {
+  ADMISSION_API_VERSION, AdmissionRequest, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
+} from '../../src/webhook/admission';
+import { ReviewOptions, admissionReviewOf } from '../util/admission';
+import { VALID_FUNCTIONS, brokenFunction, ruleFailureCases, rulesWithoutFailure, validFunction } from '../util/function-rule-cases';
+
+/** The request of an AdmissionReview about `object`, decoded as the server decodes it. */
+function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionRequest {
+  return decodeAdmissionReview(JSON.stringify(admissionReviewOf(object, { uid: 'e911857d-c318-11e8-bbad-025000000001', ...options })));
+}
+
+/** The error decodeAdmissionReview throws for a body. */
+function decodeError(body: string | Buffer): AdmissionRequestError {
+  try {
+    decodeAdmissionReview(body);
+  } catch (e) {
+    if (e instanceof AdmissionRequestError) return e;
+    throw e;
+  }
+  throw new Error('decodeAdmissionReview accepted the body');
+}
+
+/** A review's JSON with its request changed. */
+function reviewWith(change: (review: any) => void): string {
+  const review = admissionReviewOf(validFunction());
+  change(review);
+  return JSON.stringify(review);
+}
+
+/** A Function with nothing but its required fields. */
+function bareFunction(runtime: string, inline: Record<string, unknown>): any {
+  return { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'bare', namespace: 'default' }, spec: { runtime, source: { inline } } };
+}
+
+const NODE_SOURCE = 'module.exports = { main: () => "ok" }';
+const PYTHON_SOURCE = 'def main(event, context):\n    return "ok"\n';
+
+/** Applies a patch to a copy of the document. */
+function patched(document: unknown, patch: readonly Operation[]): any {
+  return applyPatch(structuredClone(document), patch, true, false).newDocument;
+}
+
+describe('decodeAdmissionReview', () => {
+  test('decodes the request of an AdmissionReview about a Function', () => {
+    const fn = validFunction();
+    const request = decodeAdmissionReview(JSON.stringify(admissionReviewOf(fn, { uid: 'abc-123' })));
+    expect(request).toMatchObject({
+      uid: 'abc-123',
+      kind: { group: 'serverless.kyma-project.io', version: 'v1alpha2', kind: 'Function' },
+      operation: 'CREATE',
+      name: 'greeter',
+      namespace: 'default',
+      object: fn,
+    });
+  });
+
+  test('decodes a Buffer, multi-byte characters and all', () => {
+    const fn = validFunction();
+    fn.spec.source.inline.source = 'module.exports = { main: () => "héllo wörld €" }';
+    const request = decodeAdmissionReview(Buffer.from(JSON.stringify(admissionReviewOf(fn)), 'utf8'));
+    expect((request.object as any).spec.source.inline.source).toBe('module.exports = { main: () => "héllo wörld €" }');
+  });
+
+  test.each(['DELETE', 'CONNECT'])('decodes a %s without an object', operation => {
+    const body = reviewWith(r => { r.request.operation = operation; r.request.oldObject = r.request.object; r.request.object = null; });
+    expect(decodeAdmissionReview(body).operation).toBe(operation);
+  });
+
+  test.each<[string, string, string | RegExp]>([
+    ['the body is not JSON', '{"apiVersion": ', /^The request body is not valid JSON: /],
+    ['the body is empty', '', /^The request body is not valid JSON: /],
+    ['the body is a JSON array', '[{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}]', 'Expected an AdmissionReview of admission.k8s.io/v1, got an array'],
+    ['the body is a JSON string', '"AdmissionReview"', 'Expected an AdmissionReview of admission.k8s.io/v1, got string'],
+    ['the body is a JSON number', '42', 'Expected an AdmissionReview of admission.k8s.io/v1, got number'],
+    ['the body is null', 'null', 'Expected an AdmissionReview of admission.k8s.io/v1, got null'],
+    ['the review is of admission.k8s.io/v1beta1', reviewWith(r => { r.apiVersion = 'admission.k8s.io/v1beta1'; }),
+      'Expected an AdmissionReview of admission.k8s.io/v1, got admission.k8s.io/v1beta1 AdmissionReview'],
+    ['the body is a ConversionReview', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u' } }),
+      'Expected an AdmissionReview of admission.k8s.io/v1, got apiextensions.k8s.io/v1 ConversionReview'],
+    ['the body is a Function itself', JSON.stringify(validFunction()),
+      'Expected an AdmissionReview of admission.k8s.io/v1, got serverless.kyma-project.io/v1alpha2 Function'],
+    ['the review has no request', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'The AdmissionReview has no request'],
+    ['the request is a string', reviewWith(r => { r.request = 'CREATE'; }), 'The AdmissionReview has no request'],
+    ['the request has no uid', reviewWith(r => { delete r.request.uid; }), 'The AdmissionReview\'s request has no uid'],
+    ['the uid is empty', reviewWith(r => { r.request.uid = ''; }), 'The AdmissionReview\'s request has no uid'],
+    ['the uid is a number', reviewWith(r => { r.request.uid = 42; }), 'The AdmissionReview\'s request has no uid'],
+    ['the request is about an apps/v1 Deployment', reviewWith(r => { r.request.kind = { group: 'apps', version: 'v1', kind: 'Deployment' }; }),
+      'This webhook admits only serverless.kyma-project.io Functions, got apps/v1 Deployment'],
+    ['the request is about a core v1 Pod', reviewWith(r => { r.request.kind = { group: '', version: 'v1', kind: 'Pod' }; }),
+      'This webhook admits only serverless.kyma-project.io Functions, got v1 Pod'],
+    ['the request has no kind', reviewWith(r => { delete r.request.kind; }), 'This webhook admits only serverless.kyma-project.io Functions, got no kind'],
+    ['the request is about another kind of the group', reviewWith(r => { r.request.kind.kind = 'GitRepository'; }),
+      'This webhook admits only serverless.kyma-project.io Functions, got serverless.kyma-project.io/v1alpha2 GitRepository'],
+    ['the Function is of version v1alpha1', reviewWith(r => { r.request.kind.version = 'v1alpha1'; }),
+      'This webhook admits Functions of version v1alpha2 only, got v1alpha1'],
+    ['the operation is PATCH', reviewWith(r => { r.request.operation = 'PATCH'; }),
+      'Unknown operation "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT'],
+    ['the operation is in lower case', reviewWith(r => { r.request.operation = 'create'; }),
+      'Unknown operation "create"; expected one of CREATE, UPDATE, DELETE, CONNECT'],
+    ['the operation is missing', reviewWith(r => { delete r.request.operation; }),
+      'Unknown operation undefined; expected one of CREATE, UPDATE, DELETE, CONNECT'],
+    ['a CREATE carries no object', reviewWith(r => { r.request.object = null; }), 'A CREATE review must carry the object'],
+    ['a CREATE carries an array as its object', reviewWith(r => { r.request.object = [validFunction()]; }), 'A CREATE review must carry the object'],
+    ['an UPDATE carries no object', reviewWith(r => { r.request.operation = 'UPDATE'; r.request.oldObject = r.request.object; delete r.request.object; }),
+      'An UPDATE review must carry the object'],
+  ])('fails when %s', (_what, body, message) => {
+    const error = decodeError(body);
+    expect(error).toBeInstanceOf(AdmissionRequestError);
+    expect(error.name).toBe('AdmissionRequestError');
+    expect(error.statusCode).toBe(400);
+    if (typeof message === 'string') expect(error.message).toBe(message);
+    else expect(error.message).toMatch(message);
+  });
+});
+
+describe('admissionReview', () => {
+  test('wraps a response into an admission.k8s.io/v1 AdmissionReview', () => {
+    expect(admissionReview({ uid: 'u', allowed: true })).toEqual({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid: 'u', allowed: true } });
+    expect(ADMISSION_API_VERSION).toBe('admission.k8s.io/v1');
+  });
+});
+
+describe('reviewValidation', () => {
+  test.each(VALID_FUNCTIONS.map(fn => [fn.metadata.name, fn]))('allows %s', (_name, fn) => {
+    const request = requestOf(fn, { uid: 'allowed-uid' });
+    expect(reviewValidation(request)).toEqual({ response: { uid: 'allowed-uid', allowed: true }, violations: [] });
+  });
+
+  test('denies a Function with one violation with 422 and the violation on the message\'s line', () => {
+    const fn = validFunction();
+    fn.spec.runtime = 'nodejs18';
+    const violations = validateFunction(fn);
+    expect(violations).toHaveLength(1);
+    const { response } = reviewValidation(requestOf(fn, { uid: 'denied-uid' }));
+    expect(response).toEqual({
+      uid: 'denied-uid',
+      allowed: false,
+      status: {
+        code: 422,
+        reason: 'Invalid',
+        message: 'Function "greeter" is invalid: spec.runtime: Unsupported value: "nodejs18": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values',
+        details: {
+          name: 'greeter',
+          group: FUNCTION_GROUP,
+          kind: 'functions',
+          causes: [{ field: 'spec.runtime', message: violations[0].message, reason: 'openapi.enum' }],
+        },
+      },
+    });
+    expect(response.status!.message).toBe(`Function "greeter" is invalid: ${describeViolation(violations[0])}`);
+  });
+
+  test('denies a Function with several violations, listing each on its own line with one cause each', () => {
+    const fn = validFunction();
+    fn.metadata.name = '1greeter';
+    fn.spec.runtime = 'nodejs18';
+    fn.spec.secretMounts[0].mountPath = '/tmp';
+    const violations = validateFunction(fn);
+    expect(violations.map(v => v.rule).sort()).toEqual(['functionName', 'mountPath', 'openapi.enum']);
+    const result = reviewValidation(requestOf(fn));
+    expect(result.violations).toEqual(violations);
+    expect(result.response.allowed).toBe(false);
+    expect(result.response.status!.code).toBe(422);
+    expect(result.response.status!.message).toBe(`Function "1greeter" is invalid:\n- ${violations.map(describeViolation).join('\n- ')}`);
+    expect(result.response.status!.details!.causes).toEqual(violations.map(v => ({ field: v.path, message: v.message, reason: v.rule })));
+  });
+
+  test('has a failing case for every rule of FUNCTION_RULES', () => {
+    expect(rulesWithoutFailure()).toEqual([]);
+  });
+
+  test.each(ruleFailureCases())('denies a Function when $failsWhen ($id)', ({ id }) => {
+    const fn = brokenFunction(id);
+    const violations = validateFunction(fn);
+    expect(violations.map(v => v.rule)).toContain(id);
+    const { response } = reviewValidation(requestOf(fn, { uid: `uid-${id}` }));
+    expect(response.uid).toBe(`uid-${id}`);
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 422, reason: 'Invalid', details: { name: fn.metadata.name, group: FUNCTION_GROUP, kind: 'functions' } });
+    for (const v of violations) expect(response.status!.message).toContain(describeViolation(v));
+    expect(response.status!.details!.causes).toContainEqual({ field: violations.find(v => v.rule === id)!.path, message: violations.find(v => v.rule === id)!.message, reason: id });
+    expect(response.status!.details!.causes).toHaveLength(violations.length);
+  });
+
+  test('names a Function with only a generateName by the request\'s name', () => {
+    const fn = validFunction();
+    delete fn.metadata.name;
+    fn.metadata.generateName = 'greeter-';
+    fn.spec.runtime = 'nodejs18';
+    const { response } = reviewValidation(requestOf(fn, { name: 'greeter-x7k2p' }));
+    expect(response.status!.message).toMatch(/^Function "greeter-x7k2p" is invalid: spec\.runtime: /);
+    expect(response.status!.details!.name).toBe('greeter-x7k2p');
+  });
+
+  test('denies a Function below the stack\'s minimum requests', () => {
+    const options = { functionMinRequest: { cpu: Cpu.millis(300), memory: Size.mebibytes(300) } };
+    const request = requestOf(validFunction());
+    expect(reviewValidation(request).response.allowed).toBe(true);
+    const { response, violations } = reviewValidation(request, options);
+    expect(response.allowed).toBe(false);
+    expect(violations.map(v => v.rule)).toEqual(['functionMinimum', 'functionMinimum']);
+    expect(response.status!.message).toContain('spec.resourceConfiguration.function.resources.requests.cpu: Invalid value: "250m": must be at least 300m');
+  });
+
+  test('allows a DELETE of an invalid Function', () => {
+    const request = requestOf(null, { operation: 'DELETE', oldObject: brokenFunction('openapi.enum') });
+    expect(reviewValidation(request)).toEqual({ response: { uid: request.uid, allowed: true }, violations: [] });
+  });
+
+  test('allows a CONNECT', () => {
+    const request = requestOf(null, { operation: 'CONNECT', oldObject: validFunction() });
+    expect(reviewValidation(request).response.allowed).toBe(true);
+  });
+
+  test('allows an UPDATE that leaves an invalid spec as it is (labels, finalizers)', () => {
+    const stored = brokenFunction('openapi.enum');
+    const updated = structuredClone(stored);
+    updated.metadata.labels = { ...updated.metadata.labels, team: 'shop' };
+    updated.metadata.finalizers = ['example.com/cleanup'];
+    expect(validateFunction(updated)).not.toEqual([]);
+    expect(reviewValidation(requestOf(updated, { operation: 'UPDATE', oldObject: stored }))).toEqual({
+      response: { uid: 'e911857d-c318-11e8-bbad-025000000001', allowed: true }, violations: [],
+    });
+  });
+
+  test('denies an UPDATE that changes an invalid spec, even if only elsewhere', () => {
+    const stored = brokenFunction('openapi.enum');
+    const updated = structuredClone(stored);
+    updated.spec.scaleConfig = { minReplicas: 1, maxReplicas: 3 };
+    const { response } = reviewValidation(requestOf(updated, { operation: 'UPDATE', oldObject: stored }));
+    expect(response.allowed).toBe(false);
+    expect(response.status!.details!.causes.map(c => c.reason)).toEqual(['openapi.enum']);
+  });
+
+  test('denies an UPDATE that makes a valid Function invalid', () => {
+    const stored = validFunction();
+    const { response } = reviewValidation(requestOf(brokenFunction('reservedEnvs'), { operation: 'UPDATE', oldObject: stored }));
+    expect(response.allowed).toBe(false);
+    expect(response.status!.details!.causes.map(c => c.reason)).toEqual(['reservedEnvs']);
+  });
+
+  test('denies an UPDATE without the stored object when the Function is invalid', () => {
+    const { response } = reviewValidation(requestOf(brokenFunction('openapi.enum'), { operation: 'UPDATE' }));
+    expect(response.allowed).toBe(false);
+  });
+
+  test('allows an UPDATE of a Function being deleted, even when it changes an invalid spec', () => {
+    const stored = brokenFunction('openapi.enum');
+    const updated = structuredClone(stored);
+    updated.spec.replicas = -1;
+    updated.metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
+    updated.metadata.finalizers = [];
+    expect(reviewValidation(requestOf(updated, { operation: 'UPDATE', oldObject: stored })).response.allowed).toBe(true);
+  });
+
+  test('denies a CREATE even when the object claims a deletionTimestamp', () => {
+    const fn = brokenFunction('openapi.enum');
+    fn.metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
+    expect(reviewValidation(requestOf(fn)).response.allowed).toBe(false);
+  });
+});
+
+describe('reviewDefaulting', () => {
+  const defaults = DEFAULT_FUNCTION_DEFAULTS;
+
+  test('adds one replica, the L profile and the normal build profile to a Function that gives neither profiles nor resources', () => {
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patch).toHaveLength(2);
+    expect(patch).toEqual(expect.arrayContaining([
+      { op: 'add', path: '/spec/replicas', value: 1 },
+      { op: 'add', path: '/spec/resourceConfiguration', value: { function: { profile: 'L' }, build: { profile: 'normal' } } },
+    ]));
+  });
+
+  test('writes the configured defaults', () => {
+    const custom: FunctionDefaults = { replicas: 3, functionProfile: FunctionProfile.S, buildProfile: BuildProfile.FAST };
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    const { patch } = reviewDefaulting(requestOf(fn), custom);
+    expect(patched(fn, patch).spec).toMatchObject({ replicas: 3, resourceConfiguration: { function: { profile: 'S' }, build: { profile: 'fast' } } });
+  });
+
+  test('fills in only the build profile when the Function names its own profile', () => {
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    fn.spec.replicas = 2;
+    fn.spec.resourceConfiguration = { function: { profile: 'M' } };
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patched(fn, patch).spec.resourceConfiguration).toEqual({ function: { profile: 'M' }, build: { profile: 'normal' } });
+    expect(patch.map(op => op.path)).not.toContain('/spec/replicas');
+  });
+
+  test('leaves explicit resources alone', () => {
+    const fn = validFunction('greeter');
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patch).toEqual([{ op: 'add', path: '/spec/replicas', value: 1 }]);
+  });
+
+  test('leaves explicit profiles alone', () => {
+    const fn = validFunction('autoscaled');
+    fn.spec.source.inline.dependencies = '{}';
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patch).toEqual([{ op: 'add', path: '/spec/replicas', value: 1 }]);
+  });
+
+  test('leaves zero replicas alone', () => {
+    const { patch } = reviewDefaulting(requestOf(validFunction('externally-scaled')), defaults);
+    expect(patch.map(op => op.path)).toEqual(['/spec/resourceConfiguration']);
+  });
+
+  test.each<[string, Record<string, unknown>, Operation]>([
+    ['absent', { source: NODE_SOURCE }, { op: 'add', path: '/spec/source/inline/dependencies', value: '{}' }],
+    ['empty', { source: NODE_SOURCE, dependencies: '' }, { op: 'replace', path: '/spec/source/inline/dependencies', value: '{}' }],
+    ['blank', { source: NODE_SOURCE, dependencies: ' \n\t\n' }, { op: 'replace', path: '/spec/source/inline/dependencies', value: '{}' }],
+  ])('writes {} for %s inline Node.js dependencies', (_what, inline, op) => {
+    for (const runtime of ['nodejs20', 'nodejs22']) {
+      const { patch } = reviewDefaulting(requestOf(bareFunction(runtime, inline)), defaults);
+      expect(patch).toContainEqual(op);
+    }
+  });
+
+  test('leaves Node.js dependencies that are given alone', () => {
+    const { patch } = reviewDefaulting(requestOf(bareFunction('nodejs22', { source: NODE_SOURCE, dependencies: '{"dependencies":{}}' })), defaults);
+    expect(patch.map(op => op.path)).not.toContain('/spec/source/inline/dependencies');
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ['absent', { source: PYTHON_SOURCE }],
+    ['empty', { source: PYTHON_SOURCE, dependencies: '' }],
+    ['blank', { source: PYTHON_SOURCE, dependencies: '  ' }],
+  ])('leaves %s Python dependencies alone', (_what, inline) => {
+    const fn = bareFunction('python312', inline);
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patch.map(op => op.path)).not.toContain('/spec/source/inline/dependencies');
+    expect(patched(fn, patch).spec.source).toEqual(fn.spec.source);
+  });
+
+  test('adds no dependencies to a Node.js Function from Git', () => {
+    const fn = validFunction('orders');
+    const after = patched(fn, reviewDefaulting(requestOf(fn), defaults).patch);
+    expect(after.spec.source).toEqual(fn.spec.source);
+  });
+
+  test.each([
+    ...VALID_FUNCTIONS.map(fn => [fn.metadata.name, fn]),
+    ['a bare Node.js Function', bareFunction('nodejs20', { source: NODE_SOURCE })],
+    ['a bare Python Function', bareFunction('python312', { source: PYTHON_SOURCE })],
+    ['a Function with an empty resource configuration', (() => {
+      const fn = bareFunction('nodejs22', { source: NODE_SOURCE });
+      fn.spec.resourceConfiguration = {};
+      return fn;
+    })()],
+  ])('patches %s into exactly defaultFunction() of it, leaving the request as it was', (_name, fn) => {
+    const request = requestOf(fn);
+    const before = structuredClone(request.object);
+    const { patch, response } = reviewDefaulting(request, defaults);
+    expect(request.object).toEqual(before);
+    expect(patched(fn, patch)).toEqual(defaultFunction(fn, defaults));
+    expect(response.allowed).toBe(true);
+  });
+
+  test.each(VALID_FUNCTIONS.map(fn => [fn.metadata.name, fn]))('patches %s into a valid Function', (_name, fn) => {
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(validateFunction(patched(fn, patch))).toEqual([]);
+  });
+
+  test('encodes the patch as base64 JSON, with patchType JSONPatch', () => {
+    const { patch, response } = reviewDefaulting(requestOf(validFunction('weather'), { uid: 'patch-uid' }), defaults);
+    expect(patch.length).toBeGreaterThan(0);
+    expect(response).toEqual({ uid: 'patch-uid', allowed: true, patchType: 'JSONPatch', patch: expect.any(String) });
+    expect(JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))).toEqual(patch);
+  });
+
+  test('gives no patch for a Function that is already defaulted', () => {
+    for (const fn of VALID_FUNCTIONS) {
+      const result = reviewDefaulting(requestOf(defaultFunction(fn, defaults), { uid: 'done' }), defaults);
+      expect({ name: fn.metadata.name, ...result }).toEqual({ name: fn.metadata.name, response: { uid: 'done', allowed: true }, patch: [] });
+    }
+  });
+
+  test('defaults on UPDATE too', () => {
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    const { patch } = reviewDefaulting(requestOf(fn, { operation: 'UPDATE', oldObject: defaultFunction(fn) }), defaults);
+    expect(patch.map(op => op.path).sort()).toEqual(['/spec/replicas', '/spec/resourceConfiguration']);
+  });
+
+  test.each(['DELETE', 'CONNECT'])('gives no patch on %s', operation => {
+    const request = requestOf(null, { operation, oldObject: bareFunction('python312', { source: PYTHON_SOURCE }) });
+    expect(reviewDefaulting(request, defaults)).toEqual({ response: { uid: request.uid, allowed: true }, patch: [] });
+  });
+
+  test('gives no patch for a Function being deleted', () => {
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    fn.metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
+    expect(reviewDefaulting(requestOf(fn, { operation: 'UPDATE', oldObject: fn }), defaults).patch).toEqual([]);
+  });
+
+  test('gives no patch for an object that is no v1alpha2 Function, or has no spec', () => {
+    const alpha1 = { ...bareFunction('python312', { source: PYTHON_SOURCE }), apiVersion: 'serverless.kyma-project.io/v1alpha1' };
+    const noSpec = { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'x' } };
+    expect(reviewDefaulting(requestOf(alpha1), defaults).patch).toEqual([]);
+    expect(reviewDefaulting(requestOf(noSpec), defaults).patch).toEqual([]);
+  });
+
+  // `resources: {}` counts as given: a profile beside it would break the CRD's "Use profile or resources".
+  test('keeps a Function with empty resources valid', () => {
+    const fn = bareFunction('python312', { source: PYTHON_SOURCE });
+    fn.spec.resourceConfiguration = { function: { resources: {} }, build: { resources: {} } };
+    expect(validateFunction(fn)).toEqual([]);
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(validateFunction(patched(fn, patch))).toEqual([]);
+  });
+});
