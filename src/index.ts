@@ -5,6 +5,8 @@ export * from './stack/network-policies';
 export * from './stack/registry';
 export * from './stack/runtimes';
 export * from './stack/serverless-stack';
+export * from './stack/webhook';
+export * from './webhook/config';
 export * from './namespace/function-namespace';
 export * from './function/kyma-function';
 export * from './function/resources';

@@ -1,10 +1,30 @@
 /**
  * The container images of the stack, with upstream release 1.11.1's as defaults.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { RuntimeName, RUNTIMES } from '../api';
 
 /** The upstream release whose images and configuration the stack deploys by default. */
 export const SERVERLESS_VERSION = '1.11.1';
+
+/** Where this package's webhook image is published, tagged with the package version. */
+export const WEBHOOK_IMAGE_REPOSITORY = 'ghcr.io/cdk8s-kyma-serverless/webhook';
+
+/**
+ * This package's version, from its package.json: found by walking up from this file, so that
+ * it works from the sources, from the compiled `lib/`, and inside the webhook image alike.
+ */
+function packageVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'cdk8s-kyma-serverless' && pkg.version) return pkg.version;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`Cannot find the package.json of cdk8s-kyma-serverless above ${__dirname}`);
+  }
+}
 
 /** The registry path upstream publishes its images under. */
 export const UPSTREAM_IMAGE_REPOSITORY = 'europe-docker.pkg.dev/kyma-project/prod';
@@ -57,6 +77,13 @@ export interface ServerlessImages {
   readonly credentialsJob?: string;
 
   /**
+   * Our admission webhook, built from this package's `Dockerfile`.
+   *
+   * @default - `ghcr.io/cdk8s-kyma-serverless/webhook:<package version>`
+   */
+  readonly webhook?: string;
+
+  /**
    * Base images of the runtimes, by runtime name (`nodejs22`). They are written into the
    * `dockerfile-<runtime>` ConfigMaps, from which the controller reads them.
    *
@@ -73,6 +100,7 @@ export interface ResolvedImages {
   readonly registry: string;
   readonly registryInit: string;
   readonly credentialsJob: string;
+  readonly webhook: string;
   readonly runtimes: { readonly [runtime in RuntimeName]: string };
 }
 
@@ -90,6 +118,7 @@ export function resolveImages(version: string, overrides: ServerlessImages = {})
     registry: overrides.registry ?? `${UPSTREAM_IMAGE_REPOSITORY}/external/library/registry:3.0.0`,
     registryInit: overrides.registryInit ?? `${UPSTREAM_IMAGE_REPOSITORY}/registry-init:v20240506-57d31b1d`,
     credentialsJob: overrides.credentialsJob ?? 'docker.io/library/node:22.12.0-alpine3.20',
+    webhook: overrides.webhook ?? `${WEBHOOK_IMAGE_REPOSITORY}:${packageVersion()}`,
     runtimes,
   };
   for (const [key, image] of Object.entries({ ...resolved, ...resolved.runtimes })) {

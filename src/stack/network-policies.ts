@@ -4,7 +4,9 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { CONTROLLER_POD_NETWORK_LABELS } from './controller';
+import { WEBHOOK_PORT } from '../webhook/config';
 import { INTERNAL_REGISTRY_PORT } from './registry';
+import { WEBHOOK_SELECTOR } from './webhook';
 
 const MODULE = { 'kyma-project.io/module': 'serverless' };
 
@@ -15,6 +17,16 @@ function tcpUdp(port: number): k8s.NetworkPolicyPort[] {
   ];
 }
 
+/** Props of {@link ServerlessNetworkPolicies}. */
+export interface ServerlessNetworkPoliciesProps {
+  /**
+   * Open the admission webhook's HTTPS port.
+   *
+   * @default false
+   */
+  readonly webhook?: boolean;
+}
+
 /**
  * Five NetworkPolicies, named as upstream names them so they replace rather than duplicate:
  * - the controller may reach anything (Git servers, registries, the API server);
@@ -22,11 +34,13 @@ function tcpUdp(port: number): k8s.NetworkPolicyPort[] {
  * - the registry accepts pushes and pulls on 5000 from anywhere (build Jobs, kubelets via the NodePort);
  * - labelled Pods may reach the API server on 443 and 6443 (upstream allows only 443, which
  *   misses clusters whose CNI sees the endpoint port after DNAT);
- * - every stack Pod may resolve DNS.
+ * - every stack Pod may resolve DNS;
+ * - with the webhook, a sixth: its HTTPS port is open to the API server (whose address no
+ *   selector can name, so to any source).
  * They only restrict traffic where the CNI enforces NetworkPolicy.
  */
 export class ServerlessNetworkPolicies extends Construct {
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: ServerlessNetworkPoliciesProps = {}) {
     super(scope, id);
     const policy = (cid: string, name: string, purpose: string, spec: k8s.NetworkPolicySpec) =>
       new k8s.KubeNetworkPolicy(this, cid, {
@@ -79,5 +93,13 @@ export class ServerlessNetworkPolicies extends Construct {
         { to: [{ ...kubeSystem, podSelector: { matchLabels: { 'k8s-app': 'node-local-dns' } } }], ports: tcpUdp(53) },
       ],
     });
+
+    if (props.webhook) {
+      policy('AllowWebhook', 'allow-webhook', 'webhook', {
+        podSelector: { matchLabels: { ...WEBHOOK_SELECTOR } },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(WEBHOOK_PORT) }] }],
+      });
+    }
   }
 }

@@ -14,6 +14,7 @@ import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } f
 import { ServerlessNetworkPolicies } from './network-policies';
 import { Registry } from './registry';
 import { FunctionRuntimes } from './runtimes';
+import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
 
 /** The namespace upstream installs the stack into. */
 export const DEFAULT_SYSTEM_NAMESPACE = 'kyma-system';
@@ -104,6 +105,13 @@ export interface ServerlessStackProps {
   readonly registry?: Registry;
 
   /**
+   * The admission webhook that fills in defaults and denies invalid Functions at apply time.
+   *
+   * @default - enabled: 2 replicas, self-managed certificates
+   */
+  readonly webhook?: AdmissionWebhookOptions;
+
+  /**
    * Render the stack's NetworkPolicies.
    *
    * @default true
@@ -135,7 +143,7 @@ export interface ServerlessStackProps {
 /**
  * The Kyma Serverless stack, wire-compatible with upstream release 1.11.1: the Function CRD,
  * the Function Controller with its RBAC and configuration, the runtime Dockerfiles, the Docker
- * registry (internal by default) and NetworkPolicies, in their own namespace.
+ * registry (internal by default), our admission webhook and NetworkPolicies, in their own namespace.
  *
  * @example
  * new ServerlessStack(app, 'serverless');
@@ -161,6 +169,8 @@ export class ServerlessStack extends Chart {
   public readonly crd: ApiObject;
   /** The controller. */
   public readonly controller: FunctionController;
+  /** The admission webhook; `undefined` when disabled. */
+  public readonly webhook?: AdmissionWebhook;
 
   constructor(scope: Construct, id: string, props: ServerlessStackProps = {}) {
     const namespace = props.namespace ?? DEFAULT_SYSTEM_NAMESPACE;
@@ -251,8 +261,18 @@ export class ServerlessStack extends Chart {
 
     this.registry._bind(this, { namespace, images: this.images, priorityClassName: PRIORITY_CLASS_NAME });
 
+    if (props.webhook?.enabled ?? true) {
+      this.webhook = new AdmissionWebhook(this, 'Webhook', {
+        ...props.webhook,
+        namespace,
+        image: this.images.webhook,
+        priorityClassName: PRIORITY_CLASS_NAME,
+        defaults: { replicas: 1, functionProfile: this.defaultFunctionPreset, buildProfile: this.defaultBuildPreset },
+      });
+    }
+
     if (props.networkPolicies ?? true) {
-      new ServerlessNetworkPolicies(this, 'NetworkPolicies');
+      new ServerlessNetworkPolicies(this, 'NetworkPolicies', { webhook: this.webhook !== undefined });
     }
   }
 }

@@ -109,7 +109,7 @@ describe('the controller Deployment', () => {
   });
 
   test('has no PodDisruptionBudget with one replica', () => {
-    expect(objects.filter(o => o.kind === 'PodDisruptionBudget')).toEqual([]);
+    expect(objects.filter(o => o.kind === 'PodDisruptionBudget' && o.metadata.name === 'serverless-ctrl-mngr')).toEqual([]);
   });
 });
 
@@ -169,7 +169,7 @@ describe('controller options', () => {
   test('more than one replica adds a PodDisruptionBudget over the controller Pods', () => {
     const objects = synthStack({ controller: { replicas: 2 } });
     expect(controllerOf(objects).spec.replicas).toBe(2);
-    const pdb = find(objects, 'PodDisruptionBudget');
+    const pdb = find(objects, 'PodDisruptionBudget', 'serverless-ctrl-mngr');
     expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: controllerOf(objects).spec.selector.matchLabels } });
   });
 

@@ -4,7 +4,10 @@ import { FunctionProfile, BuildProfile, ServerlessStack, DEFAULT_FUNCTION_PRESET
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { envOf, find, synthStack } from '../util/synth';
 
-const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass',
+  'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
+]);
 
 describe('ServerlessStack with defaults', () => {
   const objects = synthStack();
@@ -39,11 +42,23 @@ describe('ServerlessStack with defaults', () => {
       expect.stringMatching(/^Job\/serverless-registry-credentials-[0-9a-f]{8}$/),
       'Deployment/serverless-docker-registry',
       'Service/serverless-docker-registry',
+      'ServiceAccount/serverless-webhook',
+      'Role/serverless-webhook',
+      'RoleBinding/serverless-webhook',
+      'ClusterRole/serverless-webhook',
+      'ClusterRoleBinding/serverless-webhook',
+      'ConfigMap/serverless-webhook-config',
+      'Deployment/serverless-webhook',
+      'PodDisruptionBudget/serverless-webhook',
+      'Service/serverless-webhook',
+      'MutatingWebhookConfiguration/defaulting.webhook.serverless.kyma-project.io',
+      'ValidatingWebhookConfiguration/validation.webhook.serverless.kyma-project.io',
       'NetworkPolicy/kyma-project.io--serverless-allow-egress',
       'NetworkPolicy/kyma-project.io--serverless-allow-metrics',
       'NetworkPolicy/kyma-project.io--serverless-allow-registry',
       'NetworkPolicy/kyma-project.io--serverless-allow-to-apiserver',
       'NetworkPolicy/kyma-project.io--serverless-to-dns',
+      'NetworkPolicy/kyma-project.io--serverless-allow-webhook',
     ]);
   });
 
@@ -113,7 +128,9 @@ describe('ServerlessStack options', () => {
     const job = find(objects, 'Job');
     expect(envOf(job.spec.template.spec.containers[0]).PUSH_REGISTRY_ADDRESS)
       .toBe('serverless-docker-registry.serverless-system.svc.cluster.local:5000');
-    expect(find(objects, 'ClusterRoleBinding').subjects[0].namespace).toBe('serverless-system');
+    for (const binding of objects.filter(o => o.kind === 'ClusterRoleBinding')) expect(binding.subjects[0].namespace).toBe('serverless-system');
+    const webhooks = [find(objects, 'MutatingWebhookConfiguration'), find(objects, 'ValidatingWebhookConfiguration')];
+    for (const configuration of webhooks) expect(configuration.webhooks[0].clientConfig.service.namespace).toBe('serverless-system');
   });
 
   test('version picks the images of that release', () => {

@@ -1,6 +1,7 @@
 /**
  * Validates synthesized objects against the Kubernetes 1.27 OpenAPI schema
- * (kubernetes-models 4.4, generated from Kubernetes 1.27.1), and Functions against our CRD.
+ * (kubernetes-models 4.4, generated from Kubernetes 1.27.1), cert-manager objects against
+ * cert-manager's CRDs (@kubernetes-models/cert-manager), and Functions against our CRD.
  */
 import { FUNCTION_API_VERSION, FUNCTION_KIND, formatViolations, functionSchemaValidator } from '../../src/api';
 
@@ -9,7 +10,9 @@ type ModelClass = new (data: unknown) => Model;
 
 function modelClass(apiVersion: string, kind: string): ModelClass {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  const modulePath = group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`;
+  const modulePath = group === 'cert-manager.io'
+    ? `@kubernetes-models/cert-manager/${group}/${version}`
+    : group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(modulePath) as Record<string, ModelClass>;
   const model = mod[kind];

@@ -1,0 +1,462 @@
+/**
+ * Our admission webhook in the cluster: the Deployment that runs `kyma-serverless webhook serve`,
+ * its Service, the two webhook configurations, the certificate plumbing and least-privilege RBAC.
+ */
+import { createHash } from 'node:crypto';
+import { ApiObject, Duration, Size } from 'cdk8s';
+import { Cpu, k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import type * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
+import { FUNCTION_GROUP, FUNCTION_VERSION, FunctionDefaults } from '../api';
+import {
+  SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig,
+} from '../webhook/config';
+import { ContainerResources, clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+
+/** The Deployment selector: upstream's webhook labels. */
+export const WEBHOOK_SELECTOR = {
+  'app': 'serverless-webhook',
+  'app.kubernetes.io/name': 'serverless-webhook',
+  'app.kubernetes.io/instance': 'serverless',
+  'role': 'webhook',
+} as const;
+
+/** Where the Deployment mounts the configuration file. */
+export const WEBHOOK_CONFIG_DIR = '/etc/kyma-serverless-webhook';
+
+/** The user the webhook image runs as (distroless `nonroot`). */
+const WEBHOOK_UID = 65532;
+
+/** Kinds of cert-manager issuers. */
+export enum CertManagerIssuerKind {
+  /** An Issuer in the stack's namespace. */
+  ISSUER = 'Issuer',
+  /** A cluster-wide ClusterIssuer. */
+  CLUSTER_ISSUER = 'ClusterIssuer',
+}
+
+/** An existing cert-manager issuer. */
+export interface CertManagerIssuer {
+  /** Its name. */
+  readonly name: string;
+  /**
+   * Its kind.
+   *
+   * @default CertManagerIssuerKind.ISSUER
+   */
+  readonly kind?: CertManagerIssuerKind;
+}
+
+/** Options of {@link WebhookCertificates.selfManaged}. */
+export interface SelfManagedCertificatesOptions {
+  /**
+   * Renew the serving certificate (valid one year) this long before it expires.
+   *
+   * @default Duration.days(30)
+   */
+  readonly renewBefore?: Duration;
+  /**
+   * How often each replica re-checks the Secret and both `caBundle`s.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly checkInterval?: Duration;
+}
+
+/** Options of {@link WebhookCertificates.certManager}. */
+export interface CertManagerCertificatesOptions {
+  /**
+   * The issuer that signs the serving certificate.
+   *
+   * @default - a self-signed Issuer created in the stack's namespace
+   */
+  readonly issuer?: CertManagerIssuer;
+  /**
+   * Renew the certificate this long before it expires.
+   *
+   * @default Duration.days(30)
+   */
+  readonly renewBefore?: Duration;
+}
+
+/** What a certificate mode adds to the webhook. @internal */
+export interface CertificateBinding {
+  readonly selfManagedTls?: SelfManagedTlsConfig;
+  readonly args: string[];
+  readonly volumes: k8s.Volume[];
+  readonly volumeMounts: k8s.VolumeMount[];
+  readonly configurationAnnotations: { [key: string]: string };
+  /** Whether the server talks to the Kubernetes API. */
+  readonly usesApi: boolean;
+}
+
+/** How the webhook gets its serving certificate. */
+export abstract class WebhookCertificates {
+  /**
+   * The webhook manages its own certificates: at start-up it creates a CA and a serving
+   * certificate in the Secret `serverless-webhook` when missing, renews them before they
+   * expire, and writes the CA into both webhook configurations' `caBundle`. Nothing else is needed.
+   */
+  public static selfManaged(options: SelfManagedCertificatesOptions = {}): WebhookCertificates {
+    return new SelfManaged(options);
+  }
+
+  /**
+   * cert-manager issues and renews the certificate (a `Certificate` in the stack's namespace),
+   * and its CA injector writes the `caBundle`s (`cert-manager.io/inject-ca-from`). The webhook
+   * reloads the mounted files when they change. cert-manager must be installed.
+   *
+   * @see https://cert-manager.io/docs/concepts/ca-injector/
+   */
+  public static certManager(options: CertManagerCertificatesOptions = {}): WebhookCertificates {
+    return new CertManager(options);
+  }
+
+  /** @internal */
+  public abstract _bind(scope: Construct, namespace: string): CertificateBinding;
+}
+
+function wholeDays(prop: string, d: Duration): number {
+  const days = d.toDays({ integral: false });
+  requireInteger(prop, days, 1);
+  return days;
+}
+
+class SelfManaged extends WebhookCertificates {
+  constructor(private readonly options: SelfManagedCertificatesOptions) {
+    super();
+  }
+
+  public _bind(_scope: Construct, namespace: string): CertificateBinding {
+    const renewBeforeDays = wholeDays('webhook.certificates.renewBefore (days)', this.options.renewBefore ?? Duration.days(30));
+    if (renewBeforeDays >= 365) throw new Error(`'renewBefore' (${renewBeforeDays} days) must be shorter than the certificate's 365 days`);
+    const checkIntervalSeconds = (this.options.checkInterval ?? Duration.minutes(5)).toSeconds();
+    requireInteger('webhook.certificates.checkInterval (seconds)', checkIntervalSeconds, 10);
+    return {
+      selfManagedTls: {
+        namespace,
+        secretName: WEBHOOK_NAMES.secret,
+        serviceName: WEBHOOK_NAMES.service,
+        mutatingWebhookConfiguration: WEBHOOK_NAMES.mutating,
+        validatingWebhookConfiguration: WEBHOOK_NAMES.validating,
+        renewBeforeDays,
+        checkIntervalSeconds,
+      },
+      args: [],
+      volumes: [],
+      volumeMounts: [],
+      configurationAnnotations: {},
+      usesApi: true,
+    };
+  }
+}
+
+class CertManager extends WebhookCertificates {
+  constructor(private readonly options: CertManagerCertificatesOptions) {
+    super();
+  }
+
+  public _bind(scope: Construct, namespace: string): CertificateBinding {
+    // Loaded only here: stacks without cert-manager do not pay for its models at every synth.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Certificate, Issuer } = require('@kubernetes-models/cert-manager/cert-manager.io/v1') as typeof certManager;
+    const renewBeforeHours = wholeDays('webhook.certificates.renewBefore (days)', this.options.renewBefore ?? Duration.days(30)) * 24;
+    if (renewBeforeHours >= 365 * 24) throw new Error(`'renewBefore' (${renewBeforeHours / 24} days) must be shorter than the certificate's 365 days`);
+    let issuer = this.options.issuer;
+    if (!issuer) {
+      const selfSigned = new Issuer({
+        metadata: { name: `${WEBHOOK_NAMES.service}-selfsigned`, namespace },
+        spec: { selfSigned: {} },
+      });
+      selfSigned.validate();
+      new ApiObject(scope, 'Issuer', selfSigned.toJSON());
+      issuer = { name: selfSigned.metadata!.name!, kind: CertManagerIssuerKind.ISSUER };
+    }
+    const secretName = `${WEBHOOK_NAMES.secret}-tls`;
+    const service = WEBHOOK_NAMES.service;
+    const certificate = new Certificate({
+      metadata: { name: WEBHOOK_NAMES.service, namespace },
+      spec: {
+        secretName,
+        commonName: `${service}.${namespace}.svc`,
+        dnsNames: [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`],
+        duration: '8760h',
+        renewBefore: `${renewBeforeHours}h`,
+        privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+        usages: ['server auth', 'digital signature'],
+        issuerRef: { group: 'cert-manager.io', kind: issuer.kind ?? CertManagerIssuerKind.ISSUER, name: issuer.name },
+      },
+    });
+    certificate.validate();
+    new ApiObject(scope, 'Certificate', certificate.toJSON());
+    const dir = `${WEBHOOK_CONFIG_DIR}/tls`;
+    return {
+      args: ['--tls-cert', `${dir}/tls.crt`, '--tls-key', `${dir}/tls.key`],
+      volumes: [{ name: 'tls', secret: { secretName } }],
+      volumeMounts: [{ name: 'tls', mountPath: dir, readOnly: true }],
+      configurationAnnotations: { 'cert-manager.io/inject-ca-from': `${namespace}/${WEBHOOK_NAMES.service}` },
+      usesApi: false,
+    };
+  }
+}
+
+/** Settings of the webhook that a stack exposes. */
+export interface AdmissionWebhookOptions {
+  /**
+   * Run the webhook. Without it, only the CRD's schema and CEL rules check Functions at apply
+   * time, as upstream 1.11.1 does, and the controller's checks surface later as a failed Function.
+   *
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * Webhook replicas. With `failurePolicy: Fail`, no Function can be written while none is
+   * ready, so keep at least 2.
+   *
+   * @default 2
+   */
+  readonly replicas?: number;
+
+  /**
+   * Where the serving certificate comes from.
+   *
+   * @default WebhookCertificates.selfManaged()
+   */
+  readonly certificates?: WebhookCertificates;
+
+  /**
+   * How long the API server waits for an answer (1 to 30 seconds); the server gives up on a
+   * request a second earlier.
+   *
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+
+  /**
+   * Requests and limits of the webhook container.
+   *
+   * @default - 50m CPU / 96Mi requested, 500m / 256Mi limits
+   */
+  readonly resources?: ContainerResources;
+}
+
+/** Props of {@link AdmissionWebhook}. */
+export interface AdmissionWebhookProps extends AdmissionWebhookOptions {
+  /** The stack's namespace. */
+  readonly namespace: string;
+  /** The webhook image (built from this package's Dockerfile). */
+  readonly image: string;
+  /** The stack's PriorityClass. */
+  readonly priorityClassName: string;
+  /** What defaulting fills in: the stack's default presets. */
+  readonly defaults: FunctionDefaults;
+}
+
+/**
+ * The defaulting and validating admission webhook for Functions, run from this package's
+ * image: `POST /defaulting/functions` fills in the stack's defaults, `POST /validation/function`
+ * denies what breaks a rule of the Function API, with the same messages as synth.
+ */
+export class AdmissionWebhook extends Construct {
+  /** Webhook replicas. */
+  public readonly replicas: number;
+  /** The configuration file the server reads. */
+  public readonly config: WebhookConfig;
+
+  constructor(scope: Construct, id: string, props: AdmissionWebhookProps) {
+    super(scope, id);
+    this.replicas = props.replicas ?? 2;
+    requireInteger('webhook.replicas', this.replicas, 1);
+    const timeoutSeconds = (props.timeout ?? Duration.seconds(10)).toSeconds();
+    requireInteger('webhook.timeout (seconds)', timeoutSeconds, 2, 30);
+    const { namespace } = props;
+    const labels = { 'app.kubernetes.io/name': 'serverless-webhook', 'app.kubernetes.io/component': 'webhook' };
+
+    const tls = (props.certificates ?? WebhookCertificates.selfManaged())._bind(this, namespace);
+    this.config = {
+      defaults: props.defaults,
+      requestTimeoutSeconds: timeoutSeconds - 1,
+      shutdownDelaySeconds: 5,
+      selfManagedTls: tls.selfManagedTls,
+    };
+    const configText = renderWebhookConfig(this.config);
+
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      automountServiceAccountToken: tls.usesApi,
+    });
+    if (tls.usesApi) this.grantCertificateAccess(serviceAccount, namespace, labels);
+
+    const configMap = new k8s.KubeConfigMap(this, 'Config', {
+      metadata: { name: WEBHOOK_NAMES.config, labels },
+      data: { 'config.yaml': configText },
+    });
+
+    const resources = props.resources ?? {
+      requestCpu: Cpu.millis(50), requestMemory: Size.mebibytes(96), limitCpu: Cpu.millis(500), limitMemory: Size.mebibytes(256),
+    };
+    new k8s.KubeDeployment(this, 'Deployment', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      spec: {
+        replicas: this.replicas,
+        selector: { matchLabels: { ...WEBHOOK_SELECTOR } },
+        // One replica at a time, never below the current count: admission must not stop.
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: k8s.IntOrString.fromNumber(1), maxUnavailable: k8s.IntOrString.fromNumber(0) } },
+        template: {
+          metadata: {
+            labels: {
+              ...WEBHOOK_SELECTOR,
+              ...labels,
+              'kyma-project.io/module': 'serverless',
+              ...(tls.usesApi ? { 'networking.serverless.kyma-project.io/to-apiserver': 'allowed' } : {}),
+            },
+            annotations: {
+              'sidecar.istio.io/inject': 'false',
+              // A changed configuration rolls the Pods; the server reads it only at start-up.
+              'checksum/config': createHash('sha256').update(configText).digest('hex'),
+            },
+          },
+          spec: {
+            serviceAccountName: serviceAccount.name,
+            automountServiceAccountToken: tls.usesApi,
+            priorityClassName: props.priorityClassName,
+            terminationGracePeriodSeconds: 30,
+            securityContext: restrictedPod(WEBHOOK_UID),
+            topologySpreadConstraints: [
+              { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { ...WEBHOOK_SELECTOR } } },
+              { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { ...WEBHOOK_SELECTOR } } },
+            ],
+            containers: [{
+              name: 'webhook',
+              image: props.image,
+              imagePullPolicy: 'IfNotPresent',
+              args: [
+                'webhook', 'serve',
+                '--port', String(WEBHOOK_PORT),
+                '--metrics-port', String(WEBHOOK_METRICS_PORT),
+                '--config', `${WEBHOOK_CONFIG_DIR}/config.yaml`,
+                ...tls.args,
+              ],
+              ports: [
+                { name: 'https-webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
+                { name: 'http-metrics', containerPort: WEBHOOK_METRICS_PORT, protocol: 'TCP' },
+              ],
+              // Ready only through the HTTPS listener, so a broken certificate keeps the Pod out of the Service.
+              readinessProbe: {
+                httpGet: { path: '/readyz', port: k8s.IntOrString.fromNumber(WEBHOOK_PORT), scheme: 'HTTPS' },
+                periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 2, successThreshold: 1,
+              },
+              livenessProbe: {
+                httpGet: { path: '/healthz', port: k8s.IntOrString.fromNumber(WEBHOOK_METRICS_PORT), scheme: 'HTTP' },
+                initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3, successThreshold: 1,
+              },
+              resources: resourceRequirements(resources),
+              securityContext: restrictedContainer(),
+              volumeMounts: [{ name: 'config', mountPath: WEBHOOK_CONFIG_DIR, readOnly: true }, ...tls.volumeMounts],
+            }],
+            volumes: [{ name: 'config', configMap: { name: configMap.name } }, ...tls.volumes],
+          },
+        },
+      },
+    });
+
+    new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...WEBHOOK_SELECTOR } } },
+    });
+
+    new k8s.KubeService(this, 'Service', {
+      metadata: {
+        name: WEBHOOK_NAMES.service,
+        labels,
+        annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(WEBHOOK_METRICS_PORT), 'prometheus.io/path': '/metrics' },
+      },
+      spec: {
+        type: 'ClusterIP',
+        selector: { ...WEBHOOK_SELECTOR },
+        ports: [
+          { name: 'https-webhook', port: 443, targetPort: k8s.IntOrString.fromNumber(WEBHOOK_PORT), protocol: 'TCP' },
+          { name: 'http-metrics', port: WEBHOOK_METRICS_PORT, targetPort: k8s.IntOrString.fromNumber(WEBHOOK_METRICS_PORT), protocol: 'TCP' },
+        ],
+      },
+    });
+
+    const webhook = (name: string, path: string) => ({
+      name,
+      clientConfig: { service: { name: WEBHOOK_NAMES.service, namespace, path, port: 443 } },
+      rules: [{
+        apiGroups: [FUNCTION_GROUP],
+        apiVersions: [FUNCTION_VERSION],
+        operations: ['CREATE', 'UPDATE'],
+        // Not functions/status: the controller's status writes must never wait on us.
+        resources: ['functions'],
+        scope: 'Namespaced',
+      }],
+      failurePolicy: 'Fail',
+      matchPolicy: 'Equivalent',
+      sideEffects: 'None',
+      timeoutSeconds,
+      admissionReviewVersions: ['v1'],
+      namespaceSelector: {
+        matchExpressions: [
+          { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+          // Upstream's selector, for Gardener clusters that label the system namespace this way.
+          { key: 'gardener.cloud/purpose', operator: 'NotIn', values: ['kube-system'] },
+        ],
+      },
+    });
+    const metadata = (name: string) => ({ name, labels, annotations: { ...tls.configurationAnnotations } });
+    clusterScoped(new k8s.KubeMutatingWebhookConfiguration(this, 'Defaulting', {
+      metadata: metadata(WEBHOOK_NAMES.mutating),
+      webhooks: [{ ...webhook(WEBHOOK_NAMES.mutating, WEBHOOK_PATHS.defaulting), reinvocationPolicy: 'Never' }],
+    }));
+    clusterScoped(new k8s.KubeValidatingWebhookConfiguration(this, 'Validation', {
+      metadata: metadata(WEBHOOK_NAMES.validating),
+      webhooks: [webhook(WEBHOOK_NAMES.validating, WEBHOOK_PATHS.validation)],
+    }));
+  }
+
+  /** RBAC of self-managed certificates: its Secret and its two configurations, by name. */
+  private grantCertificateAccess(serviceAccount: k8s.KubeServiceAccount, namespace: string, labels: { [key: string]: string }): void {
+    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
+    const role = new k8s.KubeRole(this, 'Role', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      rules: [
+        // The first replica creates the certificate Secret; RBAC cannot restrict create by name,
+        // so this Role (the stack's namespace only) is the limit.
+        { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+        // Reading and renewing the certificate: only this one Secret.
+        { apiGroups: [''], resources: ['secrets'], resourceNames: [WEBHOOK_NAMES.secret], verbs: ['get', 'update'] },
+      ],
+    });
+    new k8s.KubeRoleBinding(this, 'RoleBinding', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
+      subjects,
+    });
+    const clusterRole = clusterScoped(new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      rules: [
+        // Writing the CA into caBundle: only our two configurations.
+        {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['mutatingwebhookconfigurations'],
+          resourceNames: [WEBHOOK_NAMES.mutating],
+          verbs: ['get', 'update'],
+        },
+        {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['validatingwebhookconfigurations'],
+          resourceNames: [WEBHOOK_NAMES.validating],
+          verbs: ['get', 'update'],
+        },
+      ],
+    }));
+    clusterScoped(new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: { name: WEBHOOK_NAMES.workload, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
+      subjects,
+    }));
+  }
+}
