@@ -10,13 +10,9 @@ import {
 } from '../api';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
-/** Log levels the controller understands. */
-export enum LogLevel {
-  DEBUG = 'debug',
-  INFO = 'info',
-  WARN = 'warn',
-  ERROR = 'error',
-}
+import { LogLevel } from './log-level';
+
+export { LogLevel };
 
 /** Log formats the controller understands. */
 export enum LogFormat {

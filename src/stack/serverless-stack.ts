@@ -119,7 +119,7 @@ export interface ServerlessStackProps {
   readonly networkPolicies?: boolean;
 
   /**
-   * Log level of the controller.
+   * Log level of the controller and the webhook.
    *
    * @default LogLevel.INFO
    */
@@ -268,6 +268,7 @@ export class ServerlessStack extends Chart {
         image: this.images.webhook,
         priorityClassName: PRIORITY_CLASS_NAME,
         defaults: { replicas: 1, functionProfile: this.defaultFunctionPreset, buildProfile: this.defaultBuildPreset },
+        logLevel: props.logLevel ?? LogLevel.INFO,
       });
     }
 

@@ -9,8 +9,9 @@ import { Construct } from 'constructs';
 import type * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import { FUNCTION_GROUP, FUNCTION_VERSION, FunctionDefaults } from '../api';
 import {
-  SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig,
+  SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig, serviceDnsNames,
 } from '../webhook/config';
+import { LogLevel } from './log-level';
 import { ContainerResources, clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
 /** The Deployment selector: upstream's webhook labels. */
@@ -179,7 +180,7 @@ class CertManager extends WebhookCertificates {
       spec: {
         secretName,
         commonName: `${service}.${namespace}.svc`,
-        dnsNames: [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`],
+        dnsNames: serviceDnsNames(service, namespace),
         duration: '8760h',
         renewBefore: `${renewBeforeHours}h`,
         privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
@@ -251,6 +252,12 @@ export interface AdmissionWebhookProps extends AdmissionWebhookOptions {
   readonly priorityClassName: string;
   /** What defaulting fills in: the stack's default presets. */
   readonly defaults: FunctionDefaults;
+  /**
+   * The lowest level the server logs.
+   *
+   * @default LogLevel.INFO
+   */
+  readonly logLevel?: LogLevel;
 }
 
 /**
@@ -336,6 +343,7 @@ export class AdmissionWebhook extends Construct {
                 '--port', String(WEBHOOK_PORT),
                 '--metrics-port', String(WEBHOOK_METRICS_PORT),
                 '--config', `${WEBHOOK_CONFIG_DIR}/config.yaml`,
+                '--log-level', props.logLevel ?? LogLevel.INFO,
                 ...tls.args,
               ],
               ports: [

@@ -21,14 +21,6 @@ export const CA_VALIDITY_DAYS = 3650;
 /** How long a new serving certificate is valid. */
 export const SERVING_VALIDITY_DAYS = 365;
 
-/**
- * The DNS names the API server may use for a Service: it calls `<service>.<namespace>.svc`,
- * and the shorter and longer forms cover other clients.
- */
-export function serviceDnsNames(service: string, namespace: string): string[] {
-  return [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`];
-}
-
 function newCertificate(publicKey: forge.pki.PublicKey, now: Date, days: number): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;

@@ -40,6 +40,14 @@ export const WEBHOOK_PORT = 8443;
 /** The plain-HTTP port of `/metrics` (and the probes) in the cluster. */
 export const WEBHOOK_METRICS_PORT = 8080;
 
+/**
+ * The DNS names the serving certificate holds for a Service: the API server calls
+ * `<service>.<namespace>.svc`; the shorter and longer forms cover other clients.
+ */
+export function serviceDnsNames(service: string, namespace: string): string[] {
+  return [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`];
+}
+
 /** The largest request body the server reads: an AdmissionReview holds an object and its old version. */
 export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 

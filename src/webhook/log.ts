@@ -2,17 +2,12 @@
  * JSON logs, one object per line, as log collectors expect them.
  */
 import pino from 'pino';
+import { LogLevel } from '../stack/log-level';
+
+export { LogLevel };
 
 /** The logger the webhook writes with. */
 export type Logger = pino.Logger;
-
-/** Log levels, lowest first. */
-export enum LogLevel {
-  DEBUG = 'debug',
-  INFO = 'info',
-  WARN = 'warn',
-  ERROR = 'error',
-}
 
 /**
  * Creates a logger that writes JSON lines with an ISO time, `level` as a word, and `msg`.

@@ -5,9 +5,9 @@
 import * as fs from 'node:fs';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import {
-  CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, isUnexpired, serviceDnsNames, splitPemBundle,
+  CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, isUnexpired, splitPemBundle,
 } from './certificates';
-import { SelfManagedTlsConfig } from './config';
+import { SelfManagedTlsConfig, serviceDnsNames } from './config';
 import { Logger } from './log';
 
 /** A source of the serving certificate, which may change while the server runs. */

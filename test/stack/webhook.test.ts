@@ -1,7 +1,7 @@
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import {
-  BuildProfile, CertManagerIssuerKind, FunctionProfile, ServerlessStack, WEBHOOK_NAMES, WEBHOOK_PATHS, WebhookCertificates, parseWebhookConfig,
+  BuildProfile, CertManagerIssuerKind, FunctionProfile, LogLevel, ServerlessStack, WEBHOOK_NAMES, WEBHOOK_PATHS, WebhookCertificates, parseWebhookConfig,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { find, synthStack } from '../util/synth';
@@ -51,7 +51,7 @@ describe('the admission webhook with defaults', () => {
   test('runs `webhook serve` with the mounted configuration, on the package\'s image', () => {
     expect(container.image).toBe(`ghcr.io/cdk8s-kyma-serverless/webhook:${require('../../package.json').version}`);
     expect(container.args).toEqual([
-      'webhook', 'serve', '--port', '8443', '--metrics-port', '8080', '--config', '/etc/kyma-serverless-webhook/config.yaml',
+      'webhook', 'serve', '--port', '8443', '--metrics-port', '8080', '--config', '/etc/kyma-serverless-webhook/config.yaml', '--log-level', 'info',
     ]);
     expect(container.volumeMounts).toEqual([{ name: 'config', mountPath: '/etc/kyma-serverless-webhook', readOnly: true }]);
     expect(pod.volumes).toEqual([{ name: 'config', configMap: { name: WEBHOOK_NAMES.config } }]);
@@ -183,6 +183,11 @@ describe('webhook options', () => {
     expect(deployment.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
     for (const configuration of configurations(objects)) expect(configuration.webhooks[0].timeoutSeconds).toBe(5);
     expect(parseWebhookConfig(find(objects, 'ConfigMap', WEBHOOK_NAMES.config).data['config.yaml']).requestTimeoutSeconds).toBe(4);
+  });
+
+  test('the stack\'s log level reaches the server', () => {
+    const args = deploymentOf(synthStack({ logLevel: LogLevel.DEBUG })).spec.template.spec.containers[0].args;
+    expect(args.slice(args.indexOf('--log-level'), args.indexOf('--log-level') + 2)).toEqual(['--log-level', 'debug']);
   });
 
   test('self-managed renewal settings reach the configuration', () => {

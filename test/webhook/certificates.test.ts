@@ -2,8 +2,9 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import * as forge from 'node-forge';
 import {
   CA_VALIDITY_DAYS, CertificatePair, SERVING_VALIDITY_DAYS, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf,
-  serviceDnsNames, splitPemBundle,
+  splitPemBundle,
 } from '../../src/webhook/certificates';
+import { serviceDnsNames } from '../../src/webhook/config';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;

@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import {
-  CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, serviceDnsNames, splitPemBundle,
+  CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, splitPemBundle,
 } from '../../src/webhook/certificates';
-import { SelfManagedTlsConfig, WEBHOOK_NAMES, resolveWebhookConfig } from '../../src/webhook/config';
+import { SelfManagedTlsConfig, WEBHOOK_NAMES, resolveWebhookConfig, serviceDnsNames } from '../../src/webhook/config';
 import { LogLevel, createLogger } from '../../src/webhook/log';
 import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates } from '../../src/webhook/tls';
 import {
