@@ -1,7 +1,8 @@
 /**
  * `npm run synth`: runs `cdk8s synth` into a scratch folder and replaces dist/ only when it
  * succeeds, so a failed synth leaves the previous dist/ exactly as it was (`cdk8s synth` on
- * its own empties the output folder before it runs the app).
+ * its own empties the output folder before it runs the app). Before the swap it checks the
+ * output as `kyma-serverless validate` does, so invalid manifests never reach dist/.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -24,6 +25,19 @@ function main(): number {
     fs.rmSync(scratch, { recursive: true, force: true });
     process.stderr.write('synth failed: dist/ was left unchanged\n');
     return result.status ?? 1;
+  }
+  // The same check as `kyma-serverless validate`: a manifest the cluster would reject never reaches dist/.
+  // Loaded only now: a synth that failed above need not pay for the schemas.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Severity, validateManifests } = require('../src/cli/manifests') as typeof import('../src/cli/manifests');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { formatReport } = require('../src/cli/validate') as typeof import('../src/cli/validate');
+  const report = validateManifests(scratch);
+  if (report.findings.some(f => f.severity === Severity.ERROR)) {
+    process.stderr.write(`${formatReport('synth output', report)}\n`);
+    fs.rmSync(scratch, { recursive: true, force: true });
+    process.stderr.write('synth produced invalid manifests: dist/ was left unchanged\n');
+    return 1;
   }
   if (fs.existsSync(dist)) fs.renameSync(dist, previous);
   fs.renameSync(scratch, dist);

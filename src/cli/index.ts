@@ -1,21 +1,30 @@
 /**
  * The `kyma-serverless` command.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { CliError } from './_kube';
+import { OutputFormat } from './_output';
+import { addValidateCommand } from './validate';
 import { addWebhookCommand } from './webhook-serve';
 
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Cluster-side tools of cdk8s-kyma-serverless')
+    .description('Cluster-side tools of cdk8s-kyma-serverless: check a cluster before you deploy, follow Functions after')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
+    .option('--context <name>', 'kubeconfig context (default: the current context)')
+    .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(Object.values(OutputFormat)).default(OutputFormat.TABLE))
     .showHelpAfterError()
     .configureOutput({ outputError: (message, write) => write(message) });
+  addValidateCommand(cli);
   addWebhookCommand(cli);
   return cli;
 }
 
 /**
- * Runs the command line.
+ * Runs the command line. The exit code is 0 only when everything is well: a failed check, a
+ * failed Function or an error gives 1 (or the command's own code).
  *
  * @param argv the process's arguments, `node` and the script first
  */
@@ -24,6 +33,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     await program().parseAsync([...argv]);
   } catch (e) {
     process.stderr.write(`kyma-serverless: ${(e as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = e instanceof CliError ? e.exitCode : 1;
   }
 }

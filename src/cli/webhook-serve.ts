@@ -16,6 +16,7 @@ export interface ServeOptions {
   readonly tlsCert?: string;
   readonly tlsKey?: string;
   readonly config?: string;
+  /** For self-managed TLS; else `KUBECONFIG`, `~/.kube/config`, or the Pod's ServiceAccount. */
   readonly kubeconfig?: string;
   readonly logLevel: LogLevel;
 }
@@ -77,7 +78,6 @@ export function addWebhookCommand(program: Command): void {
     .option('--tls-cert <file>', 'PEM certificate (chain); reloaded when the file changes')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--config <file>', 'configuration file (defaults, timeouts, self-managed TLS), as the stack mounts it')
-    .option('--kubeconfig <file>', 'kubeconfig for self-managed TLS (default: KUBECONFIG, ~/.kube/config, or the Pod\'s ServiceAccount)')
     .addOption(new Option('--log-level <level>', 'lowest level logged').choices(Object.values(LogLevel)).default(LogLevel.INFO))
     .addHelpText('after', `
 Examples:
@@ -89,7 +89,8 @@ Examples:
   # In the cluster (what the stack's Deployment runs): certificate kept in a Secret
   kyma-serverless webhook serve --port 8443 --metrics-port 8080 --config /etc/kyma-serverless-webhook/config.yaml
 `)
-    .action(async (options: ServeOptions) => {
-      await serve(options);
+    .action(async (_options: ServeOptions, command: Command) => {
+      // --kubeconfig (for self-managed TLS) is the program's global option.
+      await serve(command.optsWithGlobals<ServeOptions>());
     });
 }

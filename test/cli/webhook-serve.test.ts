@@ -8,6 +8,7 @@ import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WEBHOOK_NAMES } from '../../src';
+import { main } from '../../src/cli/index';
 import { createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { FakeKubeApi, writeKubeconfig } from '../util/fake-kube-api';
 import { find, synthStack } from '../util/synth';
@@ -104,7 +105,10 @@ describe('kyma-serverless webhook serve', () => {
       const allowed = await post(server.port, ca.cert, '/validation/function', review('u-3', fn()));
       expect(allowed.body.response).toEqual({ uid: 'u-3', allowed: true });
 
-      expect(server.logs().filter(l => l.uid).map(l => [l.uid, l.msg])).toEqual([['u-1', 'defaulted'], ['u-2', 'denied'], ['u-3', 'allowed']]);
+      // The log lines reach us through a pipe, possibly after the answers.
+      const reviews = () => server.logs().filter(l => l.uid).map(l => [l.uid, l.msg]);
+      for (let waited = 0; reviews().length < 3 && waited < 5000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20));
+      expect(reviews()).toEqual([['u-1', 'defaulted'], ['u-2', 'denied'], ['u-3', 'allowed']]);
     } finally {
       server.child.kill('SIGTERM');
     }
@@ -112,16 +116,34 @@ describe('kyma-serverless webhook serve', () => {
     expect(server.logs().map(l => l.msg)).toEqual(expect.arrayContaining(['received signal', 'shutting down', 'stopped']));
   });
 
+  // In-process: the same main() the bin script calls, without the cost of another process.
+  async function failure(...args: string[]): Promise<{ exitCode: number; stderr: string }> {
+    let stderr = '';
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
+      stderr += String(chunk);
+      return true;
+    });
+    const before = process.exitCode;
+    process.exitCode = undefined;
+    try {
+      await main(['node', 'kyma-serverless', ...args]);
+      return { exitCode: Number(process.exitCode ?? 0), stderr };
+    } finally {
+      write.mockRestore();
+      process.exitCode = before;
+    }
+  }
+
   test('fails with a clear message when the certificate cannot be read', async () => {
-    const process = run(['webhook', 'serve', '--port', '0', '--tls-cert', path.join(dir, 'missing.pem'), '--tls-key', keyFile]);
-    expect(await process.exited).toBe(1);
-    expect(process.stderr()).toContain(`kyma-serverless: Cannot read the TLS certificate ${path.join(dir, 'missing.pem')}`);
+    const result = await failure('webhook', 'serve', '--port', '0', '--tls-cert', path.join(dir, 'missing.pem'), '--tls-key', keyFile);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`kyma-serverless: Cannot read the TLS certificate ${path.join(dir, 'missing.pem')}`);
   });
 
   test('fails when given no certificate and no self-managed TLS', async () => {
-    const process = run(['webhook', 'serve', '--port', '0', '--config', configFile]);
-    expect(await process.exited).toBe(1);
-    expect(process.stderr()).toContain('No certificate: give --tls-cert and --tls-key, or a --config file with selfManagedTls');
+    const result = await failure('webhook', 'serve', '--port', '0', '--config', configFile);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('kyma-serverless: No certificate: give --tls-cert and --tls-key, or a --config file with selfManagedTls');
   });
 
   test('with the stack\'s configuration, keeps its certificate in a Secret and injects the CA into the stack\'s configurations', async () => {
@@ -150,7 +172,9 @@ describe('kyma-serverless webhook serve', () => {
       const ca = Buffer.from(caBundle, 'base64').toString();
       const allowed = await post(server.port, ca, '/validation/function', review('u-4', fn()), 'serverless-webhook.kyma-system.svc');
       expect(allowed.body.response).toEqual({ uid: 'u-4', allowed: true });
-      expect(server.logs().map(l => l.msg)).toEqual(expect.arrayContaining(['created the serving certificate', 'injected the CA bundle']));
+      const messages = () => server!.logs().map(l => l.msg);
+      for (let waited = 0; !messages().includes('injected the CA bundle') && waited < 5000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20));
+      expect(messages()).toEqual(expect.arrayContaining(['created the serving certificate', 'injected the CA bundle']));
     } finally {
       server?.child.kill('SIGTERM');
       if (server) expect(await server.exited).toBe(0);

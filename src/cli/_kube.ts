@@ -1,0 +1,93 @@
+/**
+ * How the commands reach a cluster: kubeconfig, context and namespace chosen like kubectl's.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/** The global options every cluster command takes. */
+export interface ClusterOptions {
+  /** A kubeconfig file; else `KUBECONFIG`, `~/.kube/config`, or the Pod's ServiceAccount. */
+  readonly kubeconfig?: string;
+  /** The kubeconfig context; else its current context. */
+  readonly context?: string;
+  /** The namespace; else the context's, else `default`. */
+  readonly namespace?: string;
+}
+
+/** A loaded kubeconfig and the namespace to work in. */
+export interface Cluster {
+  readonly kubeConfig: KubeConfig;
+  /** The namespace given with `-n`, else the context's, else `default`. */
+  readonly namespace: string;
+  /** The API server's URL, for messages. */
+  readonly server: string;
+}
+
+/** A problem a user can act on: printed as it is, without a stack trace. */
+export class CliError extends Error {
+  constructor(message: string, public readonly exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/**
+ * Loads the kubeconfig the way kubectl does.
+ *
+ * @throws CliError when the file cannot be read or the context does not exist
+ */
+export async function connect(options: ClusterOptions): Promise<Cluster> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kubeConfig = new KubeConfig();
+  try {
+    if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
+    else kubeConfig.loadFromDefault();
+  } catch (e) {
+    throw new CliError(`Cannot load the kubeconfig${options.kubeconfig ? ` ${options.kubeconfig}` : ''}: ${(e as Error).message}`);
+  }
+  if (options.context) {
+    if (!kubeConfig.getContextObject(options.context)) {
+      const known = kubeConfig.getContexts().map(c => c.name);
+      throw new CliError(`No context '${options.context}' in the kubeconfig; it has: ${known.join(', ') || 'none'}`);
+    }
+    kubeConfig.setCurrentContext(options.context);
+  }
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new CliError('The kubeconfig has no current cluster: give --context, or set one with `kubectl config use-context`');
+  const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
+  return { kubeConfig, namespace, server: cluster.server };
+}
+
+/** The HTTP status of a client-node error, if it has one. */
+export function statusOf(e: unknown): number | undefined {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Turns an error of a Kubernetes API call into a message for the user: unreachable servers,
+ * missing permissions and API errors each say what went wrong and where.
+ *
+ * @param e the error client-node threw
+ * @param what what the call was doing, such as `listing Functions`
+ * @param cluster the cluster, for its URL
+ */
+export function describeApiError(e: unknown, what: string, cluster: Cluster): CliError {
+  const status = statusOf(e);
+  const body = (e as { body?: unknown }).body;
+  let message = (e as Error).message ?? String(e);
+  if (typeof body === 'string') {
+    try {
+      const parsed = JSON.parse(body) as { message?: string };
+      if (parsed.message) message = parsed.message;
+    } catch {
+      // Not a Status: keep the error's own message.
+    }
+  }
+  if (status === undefined) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code;
+    return new CliError(`Cannot reach the API server at ${cluster.server} while ${what}: ${cause ? `${cause} ` : ''}${message}`);
+  }
+  if (status === 401) return new CliError(`The API server at ${cluster.server} did not accept the credentials while ${what}: ${message}`);
+  if (status === 403) return new CliError(`Not allowed while ${what}: ${message}`);
+  return new CliError(`The API server answered ${status} while ${what}: ${message}`);
+}

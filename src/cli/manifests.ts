@@ -1,0 +1,180 @@
+/**
+ * Offline checks of synthesized manifests: every object against its schema (Kubernetes 1.27,
+ * cert-manager, Argo CD, Flux), every Function against all rules of the Function API.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, Violation, validateFunction } from '../api';
+
+/** How bad a finding is. */
+export enum Severity {
+  /** The object would be rejected or would fail: `validate` exits 1. */
+  ERROR = 'error',
+  /** Worth a look, but not a failure (an object no schema is known for). */
+  WARNING = 'warning',
+}
+
+/** One problem of one object in one file. */
+export interface Finding {
+  /** The file, relative to the folder checked. */
+  readonly file: string;
+  /** The object, as `Kind namespace/name` (or `document N` when it has none). */
+  readonly object: string;
+  /** The field, such as `spec.env[0].name`; empty for the object as a whole. */
+  readonly path: string;
+  /** The rule: `openapi.<keyword>`, a Function rule id, or a check of this command. */
+  readonly rule: string;
+  /** What is wrong, and how to fix it when the message alone does not say. */
+  readonly message: string;
+  readonly severity: Severity;
+}
+
+/** What {@link validateManifests} found. */
+export interface ManifestReport {
+  /** The files read, relative to the folder. */
+  readonly files: readonly string[];
+  /** How many objects they hold. */
+  readonly objects: number;
+  /** Every finding, by file and document order. */
+  readonly findings: readonly Finding[];
+}
+
+interface Model { validate(): void }
+type ModelClass = new (data: unknown) => Model;
+interface ModelError { errors?: { instancePath: string; keyword: string; message?: string; params?: Record<string, unknown> }[] }
+
+/** Packages of `@kubernetes-models` (schemas of CRDs we emit objects of), by API group. */
+const MODEL_PACKAGES: { readonly [group: string]: string } = {
+  'cert-manager.io': '@kubernetes-models/cert-manager',
+  'argoproj.io': '@kubernetes-models/argo-cd',
+  'source.toolkit.fluxcd.io': '@kubernetes-models/flux-cd',
+  'kustomize.toolkit.fluxcd.io': '@kubernetes-models/flux-cd',
+};
+
+const modelCache = new Map<string, ModelClass | undefined>();
+
+/**
+ * The model class of a kind: `kubernetes-models` for core groups (generated from Kubernetes
+ * 1.27), `@kubernetes-models/*` for the CRDs above; `undefined` when none is known.
+ */
+export function modelOf(apiVersion: string, kind: string): ModelClass | undefined {
+  const key = `${apiVersion}/${kind}`;
+  if (modelCache.has(key)) return modelCache.get(key);
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const packageName = MODEL_PACKAGES[group];
+  const modulePath = packageName ? `${packageName}/${group}/${version}` : group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`;
+  let model: ModelClass | undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    model = (require(modulePath) as Record<string, ModelClass>)[kind];
+  } catch {
+    model = undefined;
+  }
+  modelCache.set(key, model);
+  return model;
+}
+
+function fieldPath(instancePath: string): string {
+  return instancePath.slice(1).split('/').map(p => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+/**
+ * Every violation of one object: Functions by `validateFunction` (our CRD's schema, its CEL rules
+ * and the Function API's other rules), other kinds by their schema.
+ *
+ * @param object a parsed manifest
+ * @returns the violations, and whether a schema was known for it
+ */
+export function validateObject(object: unknown): { readonly violations: Violation[]; readonly known: boolean } {
+  const o = object as { apiVersion?: unknown; kind?: unknown };
+  if (typeof o !== 'object' || o === null || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
+    return { known: true, violations: [{ path: '', message: 'not a Kubernetes object: apiVersion and kind are required', rule: 'manifest.object' }] };
+  }
+  if (o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND) return { known: true, violations: validateFunction(object) };
+  const model = modelOf(o.apiVersion, o.kind);
+  if (!model) return { known: false, violations: [] };
+  try {
+    new model(object).validate();
+    return { known: true, violations: [] };
+  } catch (e) {
+    const errors = (e as ModelError).errors;
+    if (!errors) return { known: true, violations: [{ path: '', message: (e as Error).message, rule: 'openapi' }] };
+    return {
+      known: true,
+      violations: errors.map(err => {
+        const extra = err.keyword === 'additionalProperties' ? ` '${String(err.params?.additionalProperty)}'` : '';
+        const allowed = err.keyword === 'enum' ? `: ${(err.params?.allowedValues as unknown[] ?? []).join(', ')}` : '';
+        return { path: fieldPath(err.instancePath), message: `${err.message ?? err.keyword}${extra}${allowed}`, rule: `openapi.${err.keyword}` };
+      }),
+    };
+  }
+}
+
+function describeObject(object: any, index: number): string {
+  const name = object?.metadata?.name;
+  if (typeof object?.kind !== 'string' || typeof name !== 'string') return `document ${index + 1}`;
+  return `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${name}`;
+}
+
+/** Files a manifest folder holds: `*.yaml` and `*.yml`, sorted, `kustomization.yaml` aside. */
+function manifestFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.ya?ml$/.test(entry.name) && !/^kustomization\.ya?ml$/.test(entry.name)) found.push(full);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/**
+ * Checks every manifest under a folder (recursively; Kustomize's own files are skipped): each
+ * document must parse, be a Kubernetes object, pass its schema (Functions: every rule of the
+ * Function API), and no object may appear twice in one folder.
+ *
+ * @param dir the folder, such as `dist/`
+ * @throws when the folder does not exist
+ */
+export function validateManifests(dir: string): ManifestReport {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
+  const findings: Finding[] = [];
+  const files = manifestFiles(dir);
+  let objects = 0;
+  const seen = new Map<string, string>();
+  for (const full of files) {
+    const file = path.relative(dir, full);
+    const folder = path.dirname(file);
+    const documents = parseAllDocuments(fs.readFileSync(full, 'utf8'));
+    documents.forEach((document, index) => {
+      if (document.errors.length) {
+        findings.push({ file, object: `document ${index + 1}`, path: '', rule: 'manifest.yaml', message: `does not parse: ${document.errors[0].message}`, severity: Severity.ERROR });
+        return;
+      }
+      const object = document.toJS();
+      if (object === null || object === undefined) return;
+      objects++;
+      const where = describeObject(object, index);
+      const { violations, known } = validateObject(object);
+      for (const v of violations) {
+        findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
+      }
+      if (!known) {
+        findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });
+      }
+      // The same object twice in one folder: the second silently replaces the first on apply.
+      const identity = `${folder}|${object.apiVersion?.split('/')[0]}|${object.kind}|${object.metadata?.namespace ?? ''}|${object.metadata?.name}`;
+      const first = seen.get(identity);
+      if (first) {
+        findings.push({ file, object: where, path: '', rule: 'manifest.unique', message: `also defined in ${first}; keep one`, severity: Severity.ERROR });
+      } else if (object.metadata?.name) {
+        seen.set(identity, file);
+      }
+    });
+  }
+  return { files: files.map(f => path.relative(dir, f)), objects, findings };
+}

@@ -1,0 +1,165 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Severity, validateManifests, validateObject } from '../../src/cli/manifests';
+import { program } from '../../src/cli/index';
+
+const ROOT = path.join(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+
+const FUNCTION = `apiVersion: serverless.kyma-project.io/v1alpha2
+kind: Function
+metadata:
+  name: hello
+  namespace: team-a
+spec:
+  runtime: nodejs22
+  source:
+    inline:
+      source: 'module.exports = { main: () => "hi" }'
+`;
+
+/** Runs the real command in-process; returns what it printed and its exit code. */
+async function run(...args: string[]): Promise<{ stdout: string; exitCode: number }> {
+  let stdout = '';
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await program().exitOverride().parseAsync(['node', 'kyma-serverless', ...args]);
+    return { stdout, exitCode: Number(process.exitCode ?? 0) };
+  } finally {
+    write.mockRestore();
+    process.exitCode = before;
+  }
+}
+
+describe('validate', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'validate-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+
+  test('finds nothing wrong in dist/ and its environments', () => {
+    const report = validateManifests(DIST);
+    expect(report.findings).toEqual([]);
+    expect(report.files).toEqual(expect.arrayContaining(['0000-serverless.k8s.yaml', path.join('dev', '0000-serverless.k8s.yaml'), path.join('prod', '0000-serverless.k8s.yaml')]));
+    expect(report.files.some(f => f.endsWith('kustomization.yaml'))).toBe(false);
+    expect(report.objects).toBeGreaterThan(100);
+  });
+
+  test('reports an object that breaks the Kubernetes schema, with its file, object, field and rule', () => {
+    write('apps.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web, namespace: team-a }\nspec: { replicas: two, selector: {}, template: {} }\n');
+    expect(validateManifests(dir).findings).toEqual([
+      { file: 'apps.yaml', object: 'Deployment team-a/web', path: 'spec.replicas', rule: 'openapi.type', message: 'must be integer', severity: Severity.ERROR },
+    ]);
+  });
+
+  test('checks Functions by every rule of the Function API, with the fix', () => {
+    write('functions.yaml', `${FUNCTION}  env:\n    - name: 1X\n      value: v\n  secretMounts:\n    - secretName: SECRET_NAME\n      mountPath: /secrets\n`);
+    const findings = validateManifests(dir).findings;
+    expect(findings.map(f => [f.object, f.path, f.rule])).toEqual([
+      ['Function team-a/hello', 'spec.env[0].name', 'envName'],
+      ['Function team-a/hello', 'spec.secretMounts[0].secretName', 'objectName'],
+    ]);
+    expect(findings[0].message).toMatch(/^Invalid value: "1X": a valid environment variable name .*; rename the variable$/);
+  });
+
+  test('checks Functions against the CRD\'s CEL rules', () => {
+    write('functions.yaml', `${FUNCTION}  scaleConfig: { minReplicas: 3, maxReplicas: 1 }\n`);
+    expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ path: 'spec.scaleConfig', message: expect.stringContaining('minReplicas should be less than or equal maxReplicas') })]);
+  });
+
+  test('checks cert-manager objects against their CRD', () => {
+    write('cert.yaml', 'apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: { name: web, namespace: a }\nspec: { secretName: web-tls }\n');
+    expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ object: 'Certificate a/web', path: 'spec', rule: 'openapi.required', message: 'must have required property issuerRef' })]);
+  });
+
+  test('warns about kinds it knows no schema of, without failing', () => {
+    write('other.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w }\nspec: { size: 3 }\n');
+    expect(validateManifests(dir).findings).toEqual([
+      { file: 'other.yaml', object: 'Widget w', path: '', rule: 'manifest.schema', message: 'no schema is known for example.com/v1 Widget; it was not checked', severity: Severity.WARNING },
+    ]);
+  });
+
+  test('reports YAML that does not parse, documents that are no objects, and duplicates', () => {
+    write('a.yaml', `${FUNCTION}---\nkey: [unclosed\n`);
+    write('b.yaml', `just a string\n---\n${FUNCTION}`);
+    const findings = validateManifests(dir).findings;
+    expect(findings).toEqual([
+      expect.objectContaining({ file: 'a.yaml', object: 'document 2', rule: 'manifest.yaml', message: expect.stringMatching(/^does not parse: /) }),
+      expect.objectContaining({ file: 'b.yaml', object: 'document 1', rule: 'manifest.object', message: 'not a Kubernetes object: apiVersion and kind are required' }),
+      expect.objectContaining({ file: 'b.yaml', object: 'Function team-a/hello', rule: 'manifest.unique', message: 'also defined in a.yaml; keep one' }),
+    ]);
+  });
+
+  test('lets the same object stand in two environment folders', () => {
+    write('dev/functions.yaml', FUNCTION);
+    write('prod/functions.yaml', FUNCTION);
+    expect(validateManifests(dir).findings).toEqual([]);
+  });
+
+  test('skips Kustomize files and reads subfolders', () => {
+    write('kustomization.yaml', 'resources: [a.yaml]\n');
+    write('nested/deeper/fn.yml', FUNCTION);
+    expect(validateManifests(dir)).toEqual({ files: [path.join('nested', 'deeper', 'fn.yml')], objects: 1, findings: [] });
+  });
+
+  test('fails on a folder that does not exist', () => {
+    expect(() => validateManifests(path.join(dir, 'missing'))).toThrow(`No folder ${path.join(dir, 'missing')}: give the folder synth writes to, such as dist/`);
+  });
+
+  test('validateObject tells known kinds from unknown ones', () => {
+    expect(validateObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } })).toEqual({ known: true, violations: [] });
+    expect(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget' }).known).toBe(false);
+    expect(validateObject({ apiVersion: 'v1', kind: 'NoSuchKind' }).known).toBe(false);
+  });
+
+  describe('the command', () => {
+    test('prints a summary and exits 0 on dist/', async () => {
+      const { stdout, exitCode } = await run('validate', DIST);
+      expect(stdout).toMatch(new RegExp(`^${DIST}: \\d+ objects in \\d+ files, 0 errors, 0 warnings\\n$`));
+      expect(exitCode).toBe(0);
+    });
+
+    test('prints a table of findings and exits 1 when an object is invalid', async () => {
+      write('apps.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec: { replicas: two, selector: {}, template: {} }\n');
+      write('other.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w }\n');
+      const { stdout, exitCode } = await run('validate', dir);
+      expect(stdout.split('\n').slice(0, 3)).toEqual([
+        'SEVERITY  FILE        OBJECT          FIELD          PROBLEM',
+        'error     apps.yaml   Deployment web  spec.replicas  must be integer',
+        'warning   other.yaml  Widget w        -              no schema is known for example.com/v1 Widget; it was not checked',
+      ]);
+      expect(stdout).toContain(`${dir}: 2 objects in 2 files, 1 error, 1 warning`);
+      expect(exitCode).toBe(1);
+    });
+
+    test('exits 0 when there are only warnings', async () => {
+      write('other.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w }\n');
+      expect((await run('validate', dir)).exitCode).toBe(0);
+    });
+
+    test('prints JSON for scripts', async () => {
+      write('functions.yaml', `${FUNCTION}  env: [{ name: 1X, value: v }]\n`);
+      const { stdout, exitCode } = await run('validate', dir, '-o', 'json');
+      expect(JSON.parse(stdout)).toEqual({
+        ok: false,
+        dir,
+        files: ['functions.yaml'],
+        objects: 1,
+        findings: [expect.objectContaining({ file: 'functions.yaml', object: 'Function team-a/hello', path: 'spec.env[0].name', rule: 'envName', severity: 'error' })],
+      });
+      expect(exitCode).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * `npm run synth` (scripts/synth.ts) in a scratch copy of the project: same output in another
+ * folder, and a failed synth (a bad function folder, an invalid manifest) leaves dist/ as it was.
+ * Apart from test/main.test.ts so that jest runs the two, both slow, side by side.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ProjectCopy, readTree } from './util/project-copy';
+
+const root = path.resolve(__dirname, '..');
+
+describe('npm run synth', () => {
+  let project: ProjectCopy;
+  beforeAll(() => {
+    project = new ProjectCopy();
+  });
+  afterAll(() => project.remove());
+
+  test('gives the committed dist/ byte for byte, in another checkout folder (run `npm run synth` when this fails)', () => {
+    const result = project.synth();
+    expect(result.status).toBe(0);
+    const written = project.files('dist');
+    expect(written).toEqual(readTree(path.join(root, 'dist')));
+    // Nothing in the output names the folder it was made in.
+    for (const [file, text] of Object.entries(written)) expect(`${file}: ${text.includes(project.dir)}`).toBe(`${file}: false`);
+  });
+
+  test('fails on an invalid function folder, names the file and the key, and leaves dist/ as it was', () => {
+    const before = project.files('dist');
+    project.write('functions/broken/handler.js', 'module.exports = { main: () => 1 }');
+    project.write('functions/broken/function.yaml', 'scale: { minReplicas: 3, maxReplicas: 1 }\nenv: { 9LIVES: x }\n');
+    const result = project.synth();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/\[default-functions\/broken\] functions\/broken\/function\.yaml: 'scale' \(spec\.scaleConfig\): .*minReplicas should be less than or equal maxReplicas/);
+    expect(result.stderr).toMatch(/\[default-functions\/broken\] functions\/broken\/function\.yaml: 'env\.9LIVES' \(spec\.env\[0\]\.name\)/);
+    expect(result.stderr).toContain('synth failed: dist/ was left unchanged');
+    expect(project.files('dist')).toEqual(before);
+    expect(fs.readdirSync(project.dir).filter(f => f.startsWith('.synth-'))).toEqual([]);
+  });
+
+  test('fails on a function.yaml that does not parse, and leaves dist/ as it was', () => {
+    const before = project.files('dist');
+    project.write('functions/broken/function.yaml', 'runtime: [nodejs22\n');
+    const result = project.synth();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/functions\/broken\/function\.yaml: /);
+    expect(project.files('dist')).toEqual(before);
+  });
+
+  test('fails on an object the cluster would reject, names it, and leaves dist/ as it was', () => {
+    fs.rmSync(path.join(project.dir, 'functions', 'broken'), { recursive: true, force: true });
+    const before = project.files('dist');
+    const main = fs.readFileSync(path.join(project.dir, 'src/main.ts'), 'utf8');
+    // A raw ApiObject is typed by nobody: only the check of the output catches it.
+    project.write('src/main.ts', main
+      .replace("import * as path from 'node:path';", "import * as path from 'node:path';\nimport { ApiObject } from 'cdk8s';")
+      .replace('    functionNamespace(DEFAULT_NAMESPACE);', `    functionNamespace(DEFAULT_NAMESPACE);
+    new ApiObject(stack, 'Broken', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'broken' }, spec: { replicas: 'two' } });`));
+    try {
+      const result = project.synth();
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toMatch(/error\s+0000-serverless\.k8s\.yaml\s+Deployment kyma-system\/broken\s+spec\.replicas\s+must be integer/);
+      expect(result.stderr).toContain('synth produced invalid manifests: dist/ was left unchanged');
+      expect(project.files('dist')).toEqual(before);
+      expect(fs.readdirSync(project.dir).filter(f => f.startsWith('.synth-'))).toEqual([]);
+    } finally {
+      project.write('src/main.ts', main);
+    }
+  });
+});
