@@ -2,6 +2,7 @@ export * from './crd';
 export * from './function-defaults';
 export * from './function-rules';
 export * from './function-schema';
+export * from './function-status';
 export * from './function-validator';
 export * from './names';
 export * from './presets';

@@ -4,6 +4,8 @@
 import { Command, Option } from 'commander';
 import { CliError } from './_kube';
 import { OutputFormat } from './_output';
+import { addPreflightCommand } from './preflight';
+import { addStatusCommand } from './status';
 import { addValidateCommand } from './validate';
 import { addWebhookCommand } from './webhook-serve';
 
@@ -18,6 +20,8 @@ export function program(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (message, write) => write(message) });
   addValidateCommand(cli);
+  addPreflightCommand(cli);
+  addStatusCommand(cli);
   addWebhookCommand(cli);
   return cli;
 }

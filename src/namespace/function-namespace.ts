@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import {
   BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FunctionProfile, ResourcePreset, cpuMillis, isDns1123Label, maxCpu, maxSize, sizeBytes,
 } from '../api';
-import { ServerlessStack } from '../stack/serverless-stack';
+import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
 
 /**
  * The resources of the init container that clones Git sources in build Jobs (fixed by the
@@ -122,7 +122,7 @@ export class FunctionNamespace extends Chart {
     const name = props.name ?? id;
     super(scope, id, {
       namespace: name,
-      labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', ...props.labels },
+      labels: { [MANAGED_BY_LABEL.key]: MANAGED_BY_LABEL.value, ...props.labels },
     });
     if (!isDns1123Label(name)) {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);

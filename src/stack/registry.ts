@@ -11,6 +11,9 @@ import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
 
+/** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
+export const DEFAULT_REGISTRY_NODE_PORT = 32137;
+
 /** The name upstream gives the registry credentials Secret, and the controller's default. */
 export const DEFAULT_REGISTRY_SECRET_NAME = 'serverless-registry-config-default';
 
@@ -168,7 +171,7 @@ class InternalRegistryConfig extends Registry {
   public readonly secretName: string;
   constructor(private readonly options: InternalRegistryOptions) {
     super();
-    requireInteger('nodePort', options.nodePort ?? 32137, 30000, 32767);
+    requireInteger('nodePort', options.nodePort ?? DEFAULT_REGISTRY_NODE_PORT, 30000, 32767);
     this.secretName = (options.credentials ?? RegistryCredentials.generateInCluster()).secretName;
   }
 
@@ -193,7 +196,7 @@ class InternalRegistry extends Construct {
   constructor(scope: Construct, id: string, props: InternalRegistryProps) {
     super(scope, id);
     const name = INTERNAL_REGISTRY_NAME;
-    const nodePort = props.nodePort ?? 32137;
+    const nodePort = props.nodePort ?? DEFAULT_REGISTRY_NODE_PORT;
     const credentials = props.credentials ?? RegistryCredentials.generateInCluster();
     const selector = { 'app': 'docker-registry', 'release': 'serverless' };
     const labels = { 'app.kubernetes.io/name': 'docker-registry', 'app.kubernetes.io/component': 'registry' };

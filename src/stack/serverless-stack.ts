@@ -22,6 +22,12 @@ export const DEFAULT_SYSTEM_NAMESPACE = 'kyma-system';
 /** The PriorityClass of the stack's Pods. */
 export const PRIORITY_CLASS_NAME = 'serverless-priority';
 
+/** Its value (upstream's); a PriorityClass's value cannot change once created. */
+export const PRIORITY_CLASS_VALUE = 2000000;
+
+/** The label on every object this package synthesizes. */
+export const MANAGED_BY_LABEL = { key: 'app.kubernetes.io/managed-by', value: 'cdk8s-kyma-serverless' } as const;
+
 /** Props of {@link ServerlessStack}. */
 export interface ServerlessStackProps {
   /**
@@ -179,7 +185,7 @@ export class ServerlessStack extends Chart {
       namespace,
       labels: {
         'app.kubernetes.io/part-of': 'serverless',
-        'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless',
+        [MANAGED_BY_LABEL.key]: MANAGED_BY_LABEL.value,
         'app.kubernetes.io/version': version,
         'kyma-project.io/module': 'serverless',
         ...props.labels,
@@ -234,7 +240,7 @@ export class ServerlessStack extends Chart {
 
     clusterScoped(new k8s.KubePriorityClass(this, 'PriorityClass', {
       metadata: { name: PRIORITY_CLASS_NAME, labels: { 'app.kubernetes.io/name': 'serverless' } },
-      value: 2000000,
+      value: PRIORITY_CLASS_VALUE,
       globalDefault: false,
       description: 'Scheduling priority of Serverless components: they must not wait behind unschedulable user workloads.',
     }));

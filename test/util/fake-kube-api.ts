@@ -12,8 +12,17 @@
  * Extending it: describe a kind with a {@link ResourceType} (group, version, plural, kind, scope,
  * and optionally validate/prepare hooks) and pass it to {@link FakeKubeApi.start} or
  * {@link FakeKubeApi.addResource}; its collection and item paths are routed from then on. Every
- * write emits a `change` event ({@link WatchEvent}) on {@link FakeKubeApi.events}, on which a
- * watch endpoint can be built.
+ * write emits a `change` event ({@link WatchEvent}) on {@link FakeKubeApi.events}.
+ *
+ * Lists take `labelSelector` (`k=v`, `k==v`, `k!=v`, `k`, `!k`, comma-separated) and
+ * `fieldSelector` (`metadata.name`, `metadata.namespace`). A list with `watch=true` (or `1`) is a
+ * watch: a chunked 200 answer with one JSON event per line (`{"type":"ADDED","object":{...}}`)
+ * for the path's kind and namespace and the selectors, from `resourceVersion` on (without one,
+ * or with "0", ADDED for the existing objects first), open until the client aborts,
+ * `timeoutSeconds` pass, {@link FakeKubeApi.closeWatches} or {@link FakeKubeApi.close}. Kinds with
+ * {@link ResourceType.statusSubresource} serve `.../<name>/status`, and their main resource
+ * ignores status as the API server does; {@link FUNCTION_RESOURCES} are the kinds the Function
+ * controller reads and writes.
  *
  * @example
  * const api = await FakeKubeApi.start();
@@ -81,6 +90,21 @@ export interface ResourceType {
   readonly prepare?: (object: KubeObject) => void;
   /** Validation of a create (`old` undefined) or an update: field errors make a 422 Invalid. */
   readonly validate?: (object: KubeObject, old: KubeObject | undefined) => FieldCause[];
+  /**
+   * Whether the kind has a `status` subresource: `PUT .../<name>/status` writes only the status,
+   * and creates and updates of the object itself keep the stored status (none on create).
+   * {@link FakeKubeApi.put} stores the status it is given either way.
+   *
+   * @default false
+   */
+  readonly statusSubresource?: boolean;
+  /**
+   * Whether the API server keeps `metadata.generation`: 1 on create, one more on every write that
+   * changes anything but metadata and status. {@link FakeKubeApi.put} keeps a generation it is given.
+   *
+   * @default false
+   */
+  readonly generation?: boolean;
 }
 
 /** A request as the fake received it. */
@@ -273,6 +297,170 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = {
 /** The kinds served unless {@link FakeKubeApiOptions.resources} says otherwise. */
 export const DEFAULT_RESOURCES: readonly ResourceType[] = [SECRETS, MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS];
 
+/** ConfigMaps: data keys are checked as the API server checks them. */
+export const CONFIG_MAPS: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+  validate: configMap => Object.keys({ ...configMap.data, ...configMap.binaryData })
+    .filter(key => !CONFIG_KEY.test(key) || key === '.' || key === '..' || key.length > 253)
+    .map(key => ({
+      reason: 'FieldValueInvalid',
+      field: `data[${key}]`,
+      message: `Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
+    })),
+};
+
+/** Services (ClusterIP by default); a PUT of a missing Service creates it. */
+export const SERVICES: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'services',
+  kind: 'Service',
+  namespaced: true,
+  allowCreateOnUpdate: true,
+  prepare: service => {
+    service.spec = { type: 'ClusterIP', sessionAffinity: 'None', ...service.spec };
+  },
+};
+
+/** batch/v1 Jobs, such as the Function controller's build Jobs. */
+export const JOBS: ResourceType = {
+  group: 'batch',
+  version: 'v1',
+  plural: 'jobs',
+  kind: 'Job',
+  namespaced: true,
+  statusSubresource: true,
+  generation: true,
+};
+
+/** apps/v1 Deployments. */
+export const DEPLOYMENTS: ResourceType = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+  statusSubresource: true,
+  generation: true,
+};
+
+/**
+ * autoscaling/v2 HorizontalPodAutoscalers. The Function controller writes autoscaling/v1 ones;
+ * the API server serves each HPA in both versions, and the fake serves this one.
+ */
+export const HORIZONTAL_POD_AUTOSCALERS: ResourceType = {
+  group: 'autoscaling',
+  version: 'v2',
+  plural: 'horizontalpodautoscalers',
+  kind: 'HorizontalPodAutoscaler',
+  namespaced: true,
+  statusSubresource: true,
+  generation: true,
+};
+
+/**
+ * Kyma Functions (`serverless.kyma-project.io/v1alpha2`), with the status subresource the CRD
+ * declares. No schema checks: the webhook's and the CRD's rules are tested elsewhere.
+ */
+export const FUNCTIONS: ResourceType = {
+  group: 'serverless.kyma-project.io',
+  version: 'v1alpha2',
+  plural: 'functions',
+  kind: 'Function',
+  namespaced: true,
+  statusSubresource: true,
+  generation: true,
+};
+
+/**
+ * The kinds the Function controller reads and writes per Function: Functions and their ConfigMaps,
+ * Jobs, Deployments, Services and HorizontalPodAutoscalers. Serve them beside the defaults with
+ * `FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] })`.
+ */
+export const FUNCTION_RESOURCES: readonly ResourceType[] = [FUNCTIONS, CONFIG_MAPS, JOBS, DEPLOYMENTS, SERVICES, HORIZONTAL_POD_AUTOSCALERS];
+
+/** One requirement of a label selector. */
+export interface LabelRequirement {
+  readonly key: string;
+  /** `=` (also for `==`), `!=`, `exists` (`k`) or `!exists` (`!k`). */
+  readonly operator: '=' | '!=' | 'exists' | '!exists';
+  /** The value, for `=` and `!=`. */
+  readonly value?: string;
+}
+
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/**
+ * Parses the equality-based label selectors the API server takes: `k=v`, `k==v`, `k!=v`, `k`,
+ * `!k`, comma-separated (set-based ones, `k in (a,b)`, are not supported).
+ *
+ * @throws BadRequest when the selector cannot be parsed, as the API server answers 400
+ */
+export function parseLabelSelector(selector: string): LabelRequirement[] {
+  if (!selector.trim()) return [];
+  return selector.split(',').map(part => {
+    const text = part.trim();
+    const m = /^(!?)\s*([^!=\s]+)\s*(?:(==|=|!=)\s*(\S*))?$/.exec(text);
+    const bad = () => new BadRequest(`unable to parse requirement: found '${text}', expected: key, !key, key=value or key!=value`);
+    if (!m) throw bad();
+    const [, not, key, op, value] = m;
+    if (!LABEL_KEY.test(key)) throw new BadRequest(`unable to parse requirement: invalid label key "${key}"`);
+    if (op === undefined) return { key, operator: not ? '!exists' : 'exists' } as LabelRequirement;
+    if (not) throw bad();
+    if (!LABEL_VALUE.test(value) || value.length > 63) throw new BadRequest(`unable to parse requirement: invalid label value: "${value}"`);
+    return { key, operator: op === '!=' ? '!=' : '=', value } as LabelRequirement;
+  });
+}
+
+/** Whether labels satisfy every requirement of a label selector (see {@link parseLabelSelector}). */
+export function matchesLabelSelector(
+  labels: { readonly [key: string]: string } | undefined,
+  selector: string | readonly LabelRequirement[],
+): boolean {
+  const requirements = typeof selector === 'string' ? parseLabelSelector(selector) : selector;
+  return requirements.every(({ key, operator, value }) => {
+    const actual = labels?.[key];
+    switch (operator) {
+      case '=': return actual === value;
+      case '!=': return actual !== value;
+      case 'exists': return actual !== undefined;
+      case '!exists': return actual === undefined;
+    }
+  });
+}
+
+/** One requirement of a field selector: only `metadata.name` and `metadata.namespace`, as CRDs allow. */
+interface FieldRequirement {
+  readonly field: 'metadata.name' | 'metadata.namespace';
+  readonly equal: boolean;
+  readonly value: string;
+}
+
+function parseFieldSelector(selector: string): FieldRequirement[] {
+  if (!selector.trim()) return [];
+  return selector.split(',').map(part => {
+    const m = /^\s*([^!=\s]+)\s*(==|=|!=)\s*(\S*)\s*$/.exec(part);
+    if (!m) throw new BadRequest(`invalid selector: '${selector}'; can't understand '${part}'`);
+    const [, field, op, value] = m;
+    if (field !== 'metadata.name' && field !== 'metadata.namespace') {
+      throw new BadRequest(`"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    }
+    return { field, equal: op !== '!=', value };
+  });
+}
+
+function matchesFieldSelector(object: KubeObject, requirements: readonly FieldRequirement[]): boolean {
+  return requirements.every(({ field, equal, value }) => {
+    const actual = field === 'metadata.name' ? object.metadata?.name : object.metadata?.namespace ?? '';
+    return (actual === value) === equal;
+  });
+}
+
 /** The `apiVersion` of a kind's objects. */
 export function apiVersionOf(type: ResourceType): string {
   return type.group ? `${type.group}/${type.version}` : type.version;
@@ -314,6 +502,29 @@ class StatusError extends Error {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/** What a watch request asks for. */
+interface WatchSpec {
+  readonly type: ResourceType;
+  readonly namespace?: string;
+  readonly labels: readonly LabelRequirement[];
+  readonly fields: readonly FieldRequirement[];
+  /** The resourceVersion to send changes after; undefined to send the existing objects first. */
+  readonly resourceVersion?: number;
+  readonly timeoutSeconds?: number;
+}
+
+/** An answer of the fake: a body, or (for a watch) the stream to open. */
+interface Answer extends InterceptedResponse {
+  readonly watch?: WatchSpec;
+}
+
+/** An open watch stream. */
+interface Watcher {
+  readonly spec: WatchSpec;
+  readonly send: (event: WatchEvent) => void;
+  readonly end: () => void;
+}
+
 const matches = (pattern: RegExp | string, path: string) => (typeof pattern === 'string' ? path === pattern : pattern.test(path));
 
 /** The fake API server. Create it with {@link FakeKubeApi.start}; always {@link FakeKubeApi.close} it. */
@@ -342,6 +553,11 @@ export class FakeKubeApi {
   private readonly interceptors: { method: string; path: RegExp | string; handler: Interceptor; times: number }[] = [];
   private readonly user: string;
   private resourceVersion = 1000;
+  /** Every change, with the resourceVersion counter when it happened, for watches that start in the past. */
+  private readonly history: { readonly resourceVersion: number; readonly event: WatchEvent }[] = [];
+  /** Watches from a resourceVersion older than this answer 410 Expired. */
+  private oldestWatchable = 0;
+  private readonly watchers = new Set<Watcher>();
 
   private constructor(options: FakeKubeApiOptions) {
     this.token = options.token ?? FAKE_TOKEN;
@@ -380,7 +596,9 @@ export class FakeKubeApi {
    * Stores an object without validation or concurrency checks, as if it had been applied: seeds
    * the store, or changes an object behind the code's back (a GitOps re-sync, another replica).
    * Decodes and defaults it as the API server would (the kind's `prepare`: an empty caBundle is
-   * stored as none); sets uid, creationTimestamp and a new resourceVersion.
+   * stored as none); sets uid, creationTimestamp and a new resourceVersion, and for kinds with
+   * {@link ResourceType.generation} a generation unless the object has one. The status is stored
+   * as given, also for kinds with a status subresource (the controller's writes, in one call).
    *
    * @returns what is stored
    */
@@ -392,7 +610,7 @@ export class FakeKubeApi {
     const old = this.store.get(this.key(type, name, object.metadata?.namespace));
     const stored = clone(object);
     type.prepare?.(stored);
-    return clone(this.write(type, stored, old));
+    return clone(this.write(type, stored, old, true));
   }
 
   /**
@@ -453,8 +671,42 @@ export class FakeKubeApi {
     this.requests.length = 0;
   }
 
-  /** Stops the server and drops its connections. */
+  /** How many watch streams are open. */
+  public get openWatches(): number {
+    return this.watchers.size;
+  }
+
+  /**
+   * Waits until at least `count` watch streams are open (a client has started watching).
+   *
+   * @throws when they are not open within `timeoutMs`
+   */
+  public async waitForWatches(count: number, timeoutMs = 5_000): Promise<void> {
+    for (const start = Date.now(); this.watchers.size < count; await new Promise(resolve => setTimeout(resolve, 10))) {
+      if (Date.now() - start > timeoutMs) throw new Error(`waitForWatches: ${this.watchers.size} of ${count} watches open after ${timeoutMs} ms`);
+    }
+  }
+
+  /**
+   * Ends every open watch stream from the server's side, as the API server does when a watch's
+   * timeout passes: clients are expected to watch again from the last resourceVersion they saw.
+   */
+  public closeWatches(): void {
+    for (const watcher of [...this.watchers]) watcher.end();
+  }
+
+  /**
+   * Forgets the changes made so far, as the API server's watch cache does: a watch from an older
+   * resourceVersion then gets an ERROR event with a 410 Expired Status, and the client must list again.
+   */
+  public expireWatchHistory(): void {
+    this.oldestWatchable = this.resourceVersion;
+    this.history.length = 0;
+  }
+
+  /** Stops the server and drops its connections, open watches included. */
   public async close(): Promise<void> {
+    this.closeWatches();
     this.events.removeAllListeners();
     await new Promise<void>(resolve => {
       this.server.close(() => resolve());
@@ -478,10 +730,13 @@ export class FakeKubeApi {
     return undefined;
   }
 
-  private list(target: Target): KubeObject {
+  private list(target: Target, query: { [key: string]: string } = {}): KubeObject {
     const prefix = `${target.type.group}/${target.type.plural}/${target.namespace === undefined ? '' : `${target.namespace}/`}`;
+    const labels = parseLabelSelector(query.labelSelector ?? '');
+    const fields = parseFieldSelector(query.fieldSelector ?? '');
     const items = [...this.store.entries()]
       .filter(([key]) => key.startsWith(prefix))
+      .filter(([, object]) => matchesLabelSelector(object.metadata?.labels, labels) && matchesFieldSelector(object, fields))
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([, object]) => clone(object));
     return {
@@ -492,7 +747,7 @@ export class FakeKubeApi {
     };
   }
 
-  private write(type: ResourceType, object: KubeObject, old: KubeObject | undefined): KubeObject {
+  private write(type: ResourceType, object: KubeObject, old: KubeObject | undefined, keepGeneration = false): KubeObject {
     this.resourceVersion += 1;
     object.apiVersion = apiVersionOf(type);
     object.kind = type.kind;
@@ -502,6 +757,12 @@ export class FakeKubeApi {
       creationTimestamp: old?.metadata?.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       resourceVersion: String(this.resourceVersion),
     };
+    if (type.generation && !(keepGeneration && typeof object.metadata.generation === 'number')) {
+      const generation = Number(old?.metadata?.generation ?? 0);
+      const { metadata: _m, status: _s, ...desired } = object;
+      const { metadata: _om, status: _os, ...stored } = old ?? {};
+      object.metadata.generation = old && JSON.stringify(desired) === JSON.stringify(stored) ? generation : generation + 1;
+    }
     if (!type.namespaced) delete object.metadata.namespace;
     this.store.set(this.key(type, object.metadata.name!, object.metadata.namespace), object);
     this.emit(old ? 'MODIFIED' : 'ADDED', type, object);
@@ -510,7 +771,58 @@ export class FakeKubeApi {
 
   private emit(type: WatchEvent['type'], resource: ResourceType, object: KubeObject): void {
     const event: WatchEvent = { type, resource: `${resource.group}/${resource.plural}`, object: clone(object) };
+    this.history.push({ resourceVersion: this.resourceVersion, event });
+    for (const watcher of this.watchers) {
+      if (this.watches(watcher.spec, event)) watcher.send(event);
+    }
     this.events.emit('change', event);
+  }
+
+  /** Whether a change is one a watch asked for: its kind, namespace and selectors. */
+  private watches(spec: WatchSpec, event: WatchEvent): boolean {
+    return event.resource === `${spec.type.group}/${spec.type.plural}`
+      && (spec.namespace === undefined || event.object.metadata?.namespace === spec.namespace)
+      && matchesLabelSelector(event.object.metadata?.labels, spec.labels)
+      && matchesFieldSelector(event.object, spec.fields);
+  }
+
+  /** Opens a watch stream: past changes (or the existing objects) first, then live ones. */
+  private stream(spec: WatchSpec, res: http.ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.flushHeaders();
+    const write = (event: { type: string; object: unknown }) => {
+      if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const watcher: Watcher = {
+      spec,
+      send: event => write({ type: event.type, object: clone(event.object) }),
+      end: () => {
+        this.watchers.delete(watcher);
+        clearTimeout(timer);
+        if (!res.writableEnded) res.end();
+      },
+    };
+    if (spec.resourceVersion === undefined) {
+      const target: Target = { type: spec.type, namespace: spec.namespace };
+      for (const object of this.list(target).items) {
+        if (matchesLabelSelector(object.metadata?.labels, spec.labels) && matchesFieldSelector(object, spec.fields)) write({ type: 'ADDED', object });
+      }
+    } else if (spec.resourceVersion < this.oldestWatchable) {
+      const message = `too old resource version: ${spec.resourceVersion} (${this.oldestWatchable})`;
+      write({ type: 'ERROR', object: this.status(410, 'Expired', message, undefined) });
+      res.end();
+      return;
+    } else {
+      // A delete does not count the resourceVersion up here, so one at the watch's own version is sent too.
+      for (const { resourceVersion, event } of this.history) {
+        const after = resourceVersion > spec.resourceVersion || (resourceVersion === spec.resourceVersion && event.type === 'DELETED');
+        if (after && this.watches(spec, event)) watcher.send(event);
+      }
+    }
+    this.watchers.add(watcher);
+    res.on('close', () => watcher.end());
+    if (spec.timeoutSeconds !== undefined) timer = setTimeout(() => watcher.end(), spec.timeoutSeconds * 1000);
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -537,13 +849,17 @@ export class FakeKubeApi {
       void this.answer(request, req.headers.authorization).then(answer => {
         request.status = answer.status;
         if (res.destroyed) return;
+        if (answer.watch) {
+          this.stream(answer.watch, res);
+          return;
+        }
         res.writeHead(answer.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(answer.body));
       });
     });
   }
 
-  private async answer(request: RecordedRequest, authorization: string | undefined): Promise<InterceptedResponse> {
+  private async answer(request: RecordedRequest, authorization: string | undefined): Promise<Answer> {
     try {
       if (authorization !== `Bearer ${this.token}`) return { status: 401, body: this.errorStatus(401, request.method, undefined) };
       const interceptor = this.interceptors.find(i => (i.method === '*' || i.method === request.method) && matches(i.path, request.path));
@@ -561,17 +877,23 @@ export class FakeKubeApi {
     }
   }
 
-  private handleRequest(request: RecordedRequest): InterceptedResponse {
+  private handleRequest(request: RecordedRequest): Answer {
     const target = this.route(request.path);
     if (!target) {
       return { status: 404, body: this.status(404, 'NotFound', 'the server could not find the requested resource', {}) };
     }
     if (target.subresource) {
+      if (target.subresource === 'status' && target.type.statusSubresource && target.name !== undefined) {
+        if (request.method === 'GET') return this.read(target, request.query);
+        if (request.method === 'PUT') return this.updateStatus(target, request.body);
+        throw this.methodNotAllowed();
+      }
       throw new StatusError(404, this.status(404, 'NotFound', 'the server could not find the requested resource', {}));
     }
     switch (request.method) {
       case 'GET':
-        return this.read(target);
+        if (request.query.watch === 'true' || request.query.watch === '1') return this.watch(target, request.query);
+        return this.read(target, request.query);
       case 'POST':
         return this.create(target, request.body);
       case 'PUT':
@@ -583,11 +905,67 @@ export class FakeKubeApi {
     }
   }
 
-  private read(target: Target): InterceptedResponse {
-    if (target.name === undefined) return { status: 200, body: this.list(target) };
+  private read(target: Target, query: { [key: string]: string } = {}): InterceptedResponse {
+    if (target.name === undefined) return { status: 200, body: this.selecting(() => this.list(target, query)) };
     const object = this.store.get(this.key(target.type, target.name, target.namespace));
     if (!object) throw this.notFound(target.type, target.name);
     return { status: 200, body: clone(object) };
+  }
+
+  /** Runs a selector-parsing step, answering 400 BadRequest where a selector cannot be parsed. */
+  private selecting<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (e) {
+      if (e instanceof BadRequest) throw new StatusError(400, this.status(400, 'BadRequest', e.message, {}));
+      throw e;
+    }
+  }
+
+  private watch(target: Target, query: { [key: string]: string }): Answer {
+    const { labels, fields } = this.selecting(() => ({
+      labels: parseLabelSelector(query.labelSelector ?? ''),
+      fields: [
+        ...parseFieldSelector(query.fieldSelector ?? ''),
+        // A watch of one object's path is a watch of its collection for that name.
+        ...(target.name === undefined ? [] : [{ field: 'metadata.name', equal: true, value: target.name } as FieldRequirement]),
+      ],
+    }));
+    const version = query.resourceVersion;
+    if (version !== undefined && version !== '' && !/^\d+$/.test(version)) {
+      throw new StatusError(400, this.status(400, 'BadRequest', `invalid resource version: ${version}`, {}));
+    }
+    const timeoutSeconds = query.timeoutSeconds === undefined ? undefined : Number(query.timeoutSeconds);
+    return {
+      status: 200,
+      body: undefined,
+      watch: {
+        type: target.type,
+        namespace: target.namespace,
+        labels,
+        fields,
+        resourceVersion: version === undefined || version === '' || version === '0' ? undefined : Number(version),
+        timeoutSeconds: Number.isFinite(timeoutSeconds) ? timeoutSeconds : undefined,
+      },
+    };
+  }
+
+  /** `PUT .../<name>/status`: writes the status, and keeps everything else as stored. */
+  private updateStatus(target: Target, body: unknown): InterceptedResponse {
+    const object = this.decode(target, body);
+    if (object.metadata!.name !== target.name) {
+      const message = `the name of the object (${object.metadata!.name ?? ''}) does not match the name on the URL (${target.name})`;
+      throw new StatusError(400, this.status(400, 'BadRequest', message, {}));
+    }
+    const old = this.store.get(this.key(target.type, target.name!, target.namespace));
+    if (!old) throw this.notFound(target.type, target.name!);
+    if (object.metadata!.resourceVersion && object.metadata!.resourceVersion !== old.metadata?.resourceVersion) {
+      throw this.conflict(target.type, target.name!, 'Conflict');
+    }
+    const updated = clone(old);
+    if (object.status === undefined) delete updated.status;
+    else updated.status = object.status;
+    return { status: 200, body: clone(this.write(target.type, updated, old)) };
   }
 
   private create(target: Target, body: unknown): InterceptedResponse {
@@ -603,6 +981,8 @@ export class FakeKubeApi {
       throw new StatusError(500, this.status(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created', {}));
     }
     if (this.store.has(this.key(target.type, metadata.name, target.namespace))) throw this.conflict(target.type, metadata.name, 'AlreadyExists');
+    // With a status subresource, the status is the controller's to write: a create sets none.
+    if (target.type.statusSubresource) delete object.status;
     this.check(target.type, object, undefined);
     return { status: 201, body: clone(this.write(target.type, object, undefined)) };
   }
@@ -618,11 +998,17 @@ export class FakeKubeApi {
     if (!old) {
       if (!target.type.allowCreateOnUpdate) throw this.notFound(target.type, target.name);
       delete metadata.resourceVersion;
+      if (target.type.statusSubresource) delete object.status;
       this.check(target.type, object, undefined);
       return { status: 201, body: clone(this.write(target.type, object, undefined)) };
     }
     if (metadata.resourceVersion && metadata.resourceVersion !== old.metadata?.resourceVersion) {
       throw this.conflict(target.type, target.name, 'Conflict');
+    }
+    // With a status subresource, an update of the object keeps the stored status.
+    if (target.type.statusSubresource) {
+      if (old.status === undefined) delete object.status;
+      else object.status = clone(old.status);
     }
     this.check(target.type, object, old);
     return { status: 200, body: clone(this.write(target.type, object, old)) };

@@ -1,0 +1,1038 @@
+/**
+ * `kyma-serverless status`: where each Function is in the Function controller's pipeline (source
+ * ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its conditions
+ * and from the objects the controller labels with the Function's name; once, or followed live
+ * through the watch API.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Duration } from 'cdk8s';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { FUNCTION_GROUP, FUNCTION_VERSION } from '../api/function-schema';
+import { ConditionStatus, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionConditionReason, FunctionConditionType } from '../api/function-status';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
+import { OutputFormat, table } from './_output';
+
+/** The steps of the pipeline, in order. */
+export enum PipelineStage {
+  /** Inline sources in a ConfigMap, or Git sources fetched. */
+  SOURCE = 'source',
+  /** The build Job. */
+  BUILD = 'build',
+  /** The Function's Deployment. */
+  DEPLOYMENT = 'deployment',
+  /** The Service named after the Function. */
+  SERVICE = 'service',
+  /** The HorizontalPodAutoscaler, only for a `scaleConfig` whose minReplicas and maxReplicas differ. */
+  HPA = 'hpa',
+  /** Every condition True: the Deployment is ready. */
+  READY = 'ready',
+}
+
+/** Where a Function is as a whole. */
+export enum ProgressState {
+  /** Every condition is True. */
+  READY = 'ready',
+  /** On its way (building is not a failure). */
+  PROGRESSING = 'progressing',
+  /** A condition is False, or the build Job failed. */
+  FAILED = 'failed',
+}
+
+/** Where one step of the pipeline is. */
+export enum StepState {
+  DONE = 'done',
+  /** The step the Function is at. */
+  IN_PROGRESS = 'in-progress',
+  PENDING = 'pending',
+  FAILED = 'failed',
+}
+
+/** A condition of a Function (or of a Job or Deployment), as JSON. */
+export interface ResourceCondition {
+  readonly type?: string;
+  readonly status?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+
+/** The metadata fields the status reads. */
+export interface ResourceMetadata {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly generation?: number;
+  readonly creationTimestamp?: string;
+  readonly labels?: { readonly [key: string]: string };
+}
+
+/** A Function as JSON, with the fields the status reads. */
+export interface FunctionResource {
+  readonly metadata?: ResourceMetadata;
+  readonly spec?: {
+    readonly runtime?: string;
+    readonly source?: {
+      readonly inline?: { readonly source?: string; readonly dependencies?: string };
+      readonly gitRepository?: { readonly url?: string; readonly baseDir?: string; readonly reference?: string };
+    };
+    readonly replicas?: number;
+    readonly scaleConfig?: { readonly minReplicas?: number; readonly maxReplicas?: number };
+  };
+  readonly status?: {
+    readonly conditions?: readonly ResourceCondition[];
+    /** Not written by the 1.11.1 controller; honoured when a later one writes it. */
+    readonly observedGeneration?: number;
+    /** The runtime the status is of. */
+    readonly runtime?: string;
+    /** Git Functions: the baseDir and reference the sources were fetched from. */
+    readonly baseDir?: string;
+    readonly reference?: string;
+    readonly replicas?: number;
+  };
+}
+
+/** An object the controller created for a Function (ConfigMap, Job, Deployment, Service, HPA), as JSON. */
+export interface ChildResource {
+  readonly metadata?: ResourceMetadata;
+  /** ConfigMaps: the inline Function's `source` and `dependencies`. */
+  readonly data?: { readonly [key: string]: string };
+  readonly spec?: { readonly replicas?: number };
+  readonly status?: {
+    readonly conditions?: readonly ResourceCondition[];
+    /** Jobs: set when the Job succeeded. */
+    readonly completionTime?: string;
+    readonly active?: number;
+    readonly succeeded?: number;
+    readonly failed?: number;
+    /** Deployments. */
+    readonly replicas?: number;
+    readonly readyReplicas?: number;
+  };
+}
+
+/**
+ * The objects of the controller, per kind. They may include other Functions' objects: each
+ * Function picks its own by the {@link FunctionChildLabel} labels. A kind left out is one that could
+ * not be listed; the progress then comes from the conditions alone.
+ */
+export interface FunctionChildren {
+  /** @default - not known */
+  readonly configMaps?: readonly ChildResource[];
+  /** @default - not known */
+  readonly jobs?: readonly ChildResource[];
+  /** @default - not known */
+  readonly deployments?: readonly ChildResource[];
+  /** @default - not known */
+  readonly services?: readonly ChildResource[];
+  /** @default - not known */
+  readonly horizontalPodAutoscalers?: readonly ChildResource[];
+}
+
+/** One step of the pipeline and where it is. */
+export interface PipelineStep {
+  readonly stage: PipelineStage;
+  readonly state: StepState;
+}
+
+/** Where a Function is in the pipeline, derived by {@link functionProgress}. */
+export interface FunctionProgress {
+  /** The first step not done: the one failed, or in progress; `ready` when ready. */
+  readonly stage: PipelineStage;
+  readonly state: ProgressState;
+  /** The reason of the condition that tells most: the False one, else the newest. */
+  readonly reason?: string;
+  /** Its message, or what the status waits for. */
+  readonly message?: string;
+  /** That condition's lastTransitionTime. */
+  readonly since?: string;
+  /** Every step, in order; `hpa` only when the Function autoscales. */
+  readonly steps: readonly PipelineStep[];
+}
+
+const R = FunctionConditionReason;
+/** Running reasons the controller writes once the Deployment exists. */
+const DEPLOYMENT_EXISTS: ReadonlySet<string> = new Set([
+  R.DEPLOYMENT_CREATED, R.DEPLOYMENT_UPDATED, R.SERVICE_CREATED, R.SERVICE_UPDATED, R.SERVICE_FAILED,
+  R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED, R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+/** Running reasons the controller writes once the Service exists. */
+const SERVICE_EXISTS: ReadonlySet<string> = new Set([
+  R.SERVICE_CREATED, R.SERVICE_UPDATED, R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED,
+  R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+/** Running reasons the controller writes once the HPA (of an autoscaled Function) exists. */
+const HPA_EXISTS: ReadonlySet<string> = new Set([
+  R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED, R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+
+const time = (value: string | undefined): number => (value ? Date.parse(value) || 0 : 0);
+
+/** The condition of a type; the controller keeps one per type. */
+function conditionOf(fn: FunctionResource, type: FunctionConditionType): ResourceCondition | undefined {
+  return fn.status?.conditions?.find(c => c.type === type);
+}
+
+/** The Function's own objects of a kind, oldest first: its name's label, its namespace, and its uid where labelled. */
+function ownChildren(fn: FunctionResource, items: readonly ChildResource[] | undefined): ChildResource[] | undefined {
+  if (!items) return undefined;
+  const { name, namespace, uid } = fn.metadata ?? {};
+  const matches = (actual: string | undefined, expected: string | undefined) => expected === undefined || actual === undefined || actual === expected;
+  return items
+    .filter(child => child.metadata?.labels?.[FunctionChildLabel.FUNCTION_NAME] === name
+      && matches(child.metadata?.namespace, namespace)
+      && matches(child.metadata?.labels?.[FunctionChildLabel.UUID], uid))
+    .sort((a, b) => time(a.metadata?.creationTimestamp) - time(b.metadata?.creationTimestamp)
+      || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}
+
+const newest = (items: readonly ChildResource[] | undefined): ChildResource | undefined => items?.[items.length - 1];
+
+const hasCondition = (object: ChildResource, type: string, status = ConditionStatus.TRUE) =>
+  (object.status?.conditions ?? []).some(c => c.type === type && c.status === status);
+
+/** A build Job's outcome: `Complete` (or a completionTime) for success, `Failed` for failure. */
+function jobOutcome(job: ChildResource): 'succeeded' | 'failed' | 'running' {
+  if (job.status?.completionTime || hasCondition(job, 'Complete')) return 'succeeded';
+  if (hasCondition(job, 'Failed')) return 'failed';
+  return 'running';
+}
+
+/** Whether a Function autoscales: the controller creates an HPA only when minReplicas and maxReplicas differ. */
+export function autoscales(fn: FunctionResource): boolean {
+  const scale = fn.spec?.scaleConfig;
+  return scale?.minReplicas !== undefined && scale.maxReplicas !== undefined && scale.minReplicas !== scale.maxReplicas;
+}
+
+/**
+ * Why the status describes an older spec than the Function's, if it does: the controller has not
+ * processed the current generation (when the status has `observedGeneration`), or the runtime, the
+ * inline ConfigMap's sources or the Git reference differ from the spec (the 1.11.1 status has no
+ * observedGeneration; right after an apply, its conditions still describe the previous version).
+ */
+function behind(fn: FunctionResource, configMap: ChildResource | undefined): string | undefined {
+  const generation = fn.metadata?.generation;
+  const status = fn.status;
+  if (status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation) {
+    return `waiting for the controller to process generation ${generation} (the status is of generation ${status.observedGeneration})`;
+  }
+  if (!status?.conditions?.length) return undefined;
+  if (status.runtime && fn.spec?.runtime && status.runtime !== fn.spec.runtime) {
+    return `waiting for the controller to switch the runtime to ${fn.spec.runtime} (the status is of ${status.runtime})`;
+  }
+  const inline = fn.spec?.source?.inline;
+  // The controller stores blank Node.js dependencies as `{}`: compare dependencies only when given.
+  const data = configMap?.data;
+  if (inline && data && (data.source !== inline.source || (inline.dependencies?.trim() && data.dependencies !== inline.dependencies))) {
+    return `waiting for the controller to update ConfigMap ${configMap.metadata?.name} with the changed sources`;
+  }
+  const git = fn.spec?.source?.gitRepository;
+  if (git && status.reference !== undefined && (status.reference !== git.reference || status.baseDir !== git.baseDir)) {
+    return `waiting for the controller to fetch ${git.reference} ${git.baseDir} (the status is of ${status.reference} ${status.baseDir})`;
+  }
+  return undefined;
+}
+
+/**
+ * Where a Function is in the controller's pipeline: source ConfigMap → build Job → Deployment →
+ * Service → HPA (when it autoscales) → ready.
+ *
+ * The Function is ready when all three conditions are True (as upstream's printer columns and
+ * Busola read them), no newer build Job is running, and the status is of the current spec (see
+ * the `behind` checks: observedGeneration where the controller writes it, the runtime, the inline
+ * sources, the Git reference). Until then, each step is done when the controller's condition
+ * says so or, between condition updates, when its object exists (found by the
+ * {@link FunctionChildLabel} labels, never by name): the inline ConfigMap, a succeeded newest build
+ * Job, the Deployment, the Service, the HPA. A step fails with a False condition
+ * (ConfigurationReady; BuildReady; Running with DeploymentFailed or ServiceFailed) or a failed
+ * newest build Job, unless the status is behind the spec.
+ *
+ * @param fn the Function
+ * @param children the controller's objects; each kind left out is derived from the conditions alone
+ * @returns the stage (the first step not done), the overall state, the condition that explains it and every step
+ */
+export function functionProgress(fn: FunctionResource, children: FunctionChildren = {}): FunctionProgress {
+  const configured = conditionOf(fn, FunctionConditionType.CONFIGURATION_READY);
+  const built = conditionOf(fn, FunctionConditionType.BUILD_READY);
+  const running = conditionOf(fn, FunctionConditionType.RUNNING);
+  const isTrue = (c?: ResourceCondition) => c?.status === ConditionStatus.TRUE;
+  const isFalse = (c?: ResourceCondition) => c?.status === ConditionStatus.FALSE;
+  const runningReason = running?.reason ?? '';
+
+  const configMaps = ownChildren(fn, children.configMaps);
+  const jobs = ownChildren(fn, children.jobs);
+  const job = newest(jobs);
+  const jobState = job && jobOutcome(job);
+  const stale = behind(fn, newest(configMaps));
+  const ready = !stale && isTrue(configured) && isTrue(built) && isTrue(running) && jobState !== 'running';
+  // Known objects say whether they exist; else the Running reasons the controller writes after creating them.
+  const exists = (items: readonly ChildResource[] | undefined, reasons: ReadonlySet<string>) => {
+    const own = ownChildren(fn, items);
+    return ready || (own ? own.length > 0 : isTrue(running) || reasons.has(runningReason));
+  };
+
+  type Step = { stage: PipelineStage; done: boolean; failed?: ResourceCondition };
+  const steps: Step[] = [
+    {
+      stage: PipelineStage.SOURCE,
+      done: ready || (!stale && (isTrue(configured) || (fn.spec?.source?.inline !== undefined && (configMaps?.length ?? 0) > 0))),
+      failed: isFalse(configured) ? configured : undefined,
+    },
+    {
+      stage: PipelineStage.BUILD,
+      // A running newest Job is a (re)build in progress, whatever an older BuildReady says.
+      done: ready || (job ? jobState === 'succeeded' : isTrue(built)),
+      failed: isFalse(built) ? built : jobState === 'failed' ? failedJobCondition(job!) : undefined,
+    },
+    {
+      stage: PipelineStage.DEPLOYMENT,
+      done: exists(children.deployments, DEPLOYMENT_EXISTS),
+      failed: isFalse(running) && runningReason === R.DEPLOYMENT_FAILED ? running : undefined,
+    },
+    {
+      stage: PipelineStage.SERVICE,
+      done: exists(children.services, SERVICE_EXISTS),
+      failed: isFalse(running) && runningReason === R.SERVICE_FAILED ? running : undefined,
+    },
+    ...(autoscales(fn) ? [{ stage: PipelineStage.HPA, done: exists(children.horizontalPodAutoscalers, HPA_EXISTS) }] : []),
+  ];
+  // Running False for a reason of no step above (none at 1.11.1) fails the last step.
+  const unexplained = isFalse(running) && !steps.some(s => s.failed === running) ? running : undefined;
+  steps.push({ stage: PipelineStage.READY, done: ready, failed: unexplained });
+
+  // A failure of an older spec may be gone with the current one: not a failure until the controller says so again.
+  const failedStep = stale ? undefined : steps.find(s => s.failed);
+  const current = failedStep ?? steps.find(s => !s.done);
+  const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
+  const resultSteps = steps.map(s => ({
+    stage: s.stage,
+    state: s.failed && failedStep ? StepState.FAILED
+      : s.done ? StepState.DONE
+        : s === current ? StepState.IN_PROGRESS : StepState.PENDING,
+  }));
+
+  const explain = (condition: ResourceCondition | undefined, message?: string): FunctionProgress => ({
+    stage: current?.stage ?? PipelineStage.READY,
+    state,
+    ...(condition?.reason ? { reason: condition.reason } : {}),
+    ...(message ?? condition?.message ? { message: message ?? condition?.message } : {}),
+    ...(condition?.lastTransitionTime ? { since: condition.lastTransitionTime } : {}),
+    steps: resultSteps,
+  });
+  if (failedStep) return explain(failedStep.failed);
+  if (stale) return explain(undefined, stale);
+  const conditions = fn.status?.conditions ?? [];
+  if (!conditions.length) return explain(undefined, 'waiting for the controller');
+  // The controller puts the condition it wrote last first; a later lastTransitionTime wins all the same.
+  const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
+  return explain(latest);
+}
+
+/** The Failed condition of a failed build Job, worded as a Function condition. */
+function failedJobCondition(job: ChildResource): ResourceCondition {
+  const failed = job.status?.conditions?.find(c => c.type === 'Failed' && c.status === ConditionStatus.TRUE);
+  return {
+    type: 'Failed',
+    status: ConditionStatus.FALSE,
+    reason: failed?.reason ?? R.JOB_FAILED,
+    message: `Job ${job.metadata?.name} failed${failed?.message ? `: ${failed.message}` : ''}`,
+    lastTransitionTime: failed?.lastTransitionTime,
+  };
+}
+
+/** The status of one Function, as `--output json` prints it. */
+export interface FunctionStatusReport extends FunctionProgress {
+  readonly namespace: string;
+  readonly name: string;
+  /** `spec.runtime`. */
+  readonly runtime?: string;
+  /** `metadata.generation`. */
+  readonly generation?: number;
+  /** `metadata.creationTimestamp`. */
+  readonly created?: string;
+  /** The Function's conditions as the controller wrote them. */
+  readonly conditions: readonly ResourceCondition[];
+  /** The names of the Function's newest objects of each kind the controller created. */
+  readonly objects: {
+    readonly configMap?: string;
+    readonly job?: string;
+    readonly deployment?: string;
+    readonly service?: string;
+    readonly horizontalPodAutoscaler?: string;
+  };
+  /** The Deployment's desired and ready replicas, once it exists. */
+  readonly replicas?: { readonly desired: number; readonly ready: number };
+}
+
+/**
+ * A Function's status report: its {@link functionProgress} with its name, runtime, conditions and objects.
+ *
+ * @param fn the Function
+ * @param children the controller's objects (see {@link FunctionChildren})
+ */
+export function statusReport(fn: FunctionResource, children: FunctionChildren = {}): FunctionStatusReport {
+  const name = (items?: readonly ChildResource[]) => newest(ownChildren(fn, items))?.metadata?.name;
+  const deployment = newest(ownChildren(fn, children.deployments));
+  const objects = {
+    configMap: name(children.configMaps),
+    job: name(children.jobs),
+    deployment: deployment?.metadata?.name,
+    service: name(children.services),
+    horizontalPodAutoscaler: name(children.horizontalPodAutoscalers),
+  };
+  return {
+    namespace: fn.metadata?.namespace ?? '',
+    name: fn.metadata?.name ?? '',
+    ...(fn.spec?.runtime ? { runtime: fn.spec.runtime } : {}),
+    ...(fn.metadata?.generation !== undefined ? { generation: fn.metadata.generation } : {}),
+    ...(fn.metadata?.creationTimestamp ? { created: fn.metadata.creationTimestamp } : {}),
+    ...functionProgress(fn, children),
+    conditions: (fn.status?.conditions ?? []).map(c => ({ ...c })),
+    objects: Object.fromEntries(Object.entries(objects).filter(([, v]) => v !== undefined)),
+    ...(deployment ? { replicas: { desired: deployment.spec?.replicas ?? 1, ready: deployment.status?.readyReplicas ?? 0 } } : {}),
+  };
+}
+
+/**
+ * A duration the way kubectl shows ages: `45s`, `3m20s`, `25m`, `2h5m`, `20h`, `3d4h`, `12d`.
+ *
+ * @param ms the duration in milliseconds
+ */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const d = Math.floor(h / 24);
+  if (s < 120) return `${s}s`;
+  if (m < 10) return s % 60 ? `${m}m${s % 60}s` : `${m}m`;
+  if (h < 3) return `${m}m`;
+  if (h < 8) return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
+  if (h < 48) return `${h}h`;
+  if (d < 8) return h % 24 ? `${d}d${h % 24}h` : `${d}d`;
+  return `${d}d`;
+}
+
+/** `Reason: message` on one line (the controller's DeploymentFailed messages span lines). */
+export function explanation(report: FunctionProgress): string {
+  const message = report.message?.replace(/\s+/g, ' ').trim();
+  if (report.reason && message) return `${report.reason}: ${message}`;
+  return report.reason ?? message ?? '';
+}
+
+const SYMBOLS: { readonly [state in StepState]: string } = {
+  [StepState.DONE]: '✓',
+  [StepState.IN_PROGRESS]: '…',
+  [StepState.PENDING]: '·',
+  [StepState.FAILED]: '✗',
+};
+
+const STEP_LABELS: { readonly [stage in PipelineStage]: string } = {
+  [PipelineStage.SOURCE]: 'source',
+  [PipelineStage.BUILD]: 'build',
+  [PipelineStage.DEPLOYMENT]: 'deploy',
+  [PipelineStage.SERVICE]: 'service',
+  [PipelineStage.HPA]: 'hpa',
+  [PipelineStage.READY]: 'ready',
+};
+
+/**
+ * The steps in a few characters each: `source ✓ build … deploy · service · ready ·` (✓ done,
+ * … in progress, · pending, ✗ failed).
+ */
+export function renderSteps(steps: readonly PipelineStep[]): string {
+  return steps.map(s => `${STEP_LABELS[s.stage]} ${SYMBOLS[s.state]}`).join(' ');
+}
+
+/** Options of {@link renderTable} and {@link renderFrame}. */
+export interface RenderOptions {
+  /** The time ages are counted to, in milliseconds since the epoch. */
+  readonly now: number;
+  /**
+   * Whether to show the NAMESPACE column.
+   *
+   * @default false
+   */
+  readonly allNamespaces?: boolean;
+}
+
+const age = (report: FunctionStatusReport, now: number) => (report.created ? humanDuration(now - time(report.created)) : '');
+
+/** The table `status` prints: NAME RUNTIME STAGE STATE AGE REASON, and NAMESPACE first with `-A`. */
+export function renderTable(reports: readonly FunctionStatusReport[], options: RenderOptions): string {
+  const header = ['NAME', 'RUNTIME', 'STAGE', 'STATE', 'AGE', 'REASON'];
+  const rows = reports.map(r => [r.name, r.runtime ?? '', r.stage, r.state, age(r, options.now), explanation(r)]);
+  return options.allNamespaces
+    ? table(['NAMESPACE', ...header], rows.map((row, i) => [reports[i].namespace, ...row]))
+    : table(header, rows);
+}
+
+/** Options of {@link renderFrame}. */
+export interface FrameOptions extends RenderOptions {
+  /**
+   * The terminal's width: longer lines are cut, so that redrawing in place stays in place.
+   *
+   * @default - lines are not cut
+   */
+  readonly columns?: number;
+  /**
+   * The terminal's height: Functions that do not fit are counted in one line, since a frame
+   * taller than the terminal cannot be redrawn in place.
+   *
+   * @default - every Function has a row
+   */
+  readonly rows?: number;
+  /**
+   * When the watch started, for the elapsed time in the last line.
+   *
+   * @default - no elapsed time
+   */
+  readonly startedAt?: number;
+}
+
+/**
+ * One frame of the live display: a row per Function with its steps, and a summary line.
+ *
+ * @returns the frame's lines, without a trailing newline
+ */
+export function renderFrame(reports: readonly FunctionStatusReport[], options: FrameOptions): string {
+  const header = ['NAME', 'PROGRESS', 'STATE', 'AGE', 'REASON'];
+  // Header, rows, blank line, summary, and the line the cursor rests on must fit.
+  const room = options.rows && options.rows > 5 ? options.rows - 4 : Infinity;
+  const shown = reports.length > room ? reports.slice(0, room - 1) : reports;
+  const rows = shown.map(r => [r.name, renderSteps(r.steps), r.state, age(r, options.now), explanation(r)]);
+  const body = (options.allNamespaces
+    ? table(['NAMESPACE', ...header], rows.map((row, i) => [shown[i].namespace, ...row]))
+    : table(header, rows)) + (shown.length < reports.length ? `\n… ${reports.length - shown.length} more` : '');
+  const count = (state: ProgressState) => reports.filter(r => r.state === state).length;
+  const elapsed = options.startedAt === undefined ? '' : ` ${humanDuration(options.now - options.startedAt)}`;
+  const summary = `${reports.length} Function${reports.length === 1 ? '' : 's'}: ${count(ProgressState.READY)} ready, `
+    + `${count(ProgressState.PROGRESSING)} progressing, ${count(ProgressState.FAILED)} failed${elapsed ? ` (watching${elapsed})` : ''}`;
+  const lines = [...body.split('\n'), '', summary];
+  const columns = options.columns;
+  return (columns && columns > 1 ? lines.map(l => (l.length > columns - 1 ? `${l.slice(0, columns - 2)}…` : l)) : lines).join('\n');
+}
+
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A line of the watch on a pipe: `<time> <namespace>/<name> <stage> <state> <reason>: <message>`. */
+export function changeLine(report: FunctionStatusReport, now: number): string {
+  return [isoSeconds(now), `${report.namespace}/${report.name}`, report.stage, report.state, explanation(report)].filter(Boolean).join(' ');
+}
+
+/**
+ * Parses a duration as kubectl takes it: a number and a unit (`ms`, `s`, `m`, `h`), repeated,
+ * such as `90s`, `10m` or `1h30m`.
+ *
+ * @throws InvalidArgumentError when the text is no such duration
+ */
+export function parseDuration(text: string): Duration {
+  const units: { readonly [unit: string]: number } = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (!parts.length || parts.map(p => p[0]).join('') !== text.trim()) {
+    throw new InvalidArgumentError(`'${text}' is not a duration: give a number and a unit, such as 90s, 10m or 1h30m`);
+  }
+  return Duration.millis(Math.round(parts.reduce((sum, [, amount, unit]) => sum + Number(amount) * units[unit], 0)));
+}
+
+/** Options of {@link runStatus}: the global cluster options and the command's own. */
+export interface StatusOptions extends ClusterOptions {
+  /**
+   * One Function's name.
+   *
+   * @default - every Function of the namespace
+   */
+  readonly name?: string;
+  /**
+   * Every namespace's Functions (`-A`).
+   *
+   * @default false
+   */
+  readonly allNamespaces?: boolean;
+  /**
+   * Follow the Functions until every one is ready, or one fails.
+   *
+   * @default false
+   */
+  readonly watch?: boolean;
+  /**
+   * With `watch`: how long to wait for every Function to be ready.
+   *
+   * @default - no limit
+   */
+  readonly timeout?: Duration;
+  /**
+   * The output format.
+   *
+   * @default OutputFormat.TABLE
+   */
+  readonly output?: OutputFormat;
+}
+
+/** A stream the status writes to: stdout, or a test's stand-in. */
+export interface OutputStream {
+  write(text: string): unknown;
+  /** Whether it is a terminal: the watch then redraws a table in place. */
+  readonly isTTY?: boolean;
+  /** The terminal's width. */
+  readonly columns?: number;
+  /** The terminal's height. */
+  readonly rows?: number;
+}
+
+/** Where {@link runStatus} writes, its clock, and the signal that interrupts a watch. */
+export interface StatusIo {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** The time in milliseconds since the epoch. */
+  readonly now: () => number;
+  /**
+   * Aborted on Ctrl-C: a watch ends with exit code 130.
+   *
+   * @default - never interrupted
+   */
+  readonly interrupt?: AbortSignal;
+}
+
+/** The process's own streams and clock. */
+export function processIo(interrupt?: AbortSignal): StatusIo {
+  return { stdout: process.stdout, stderr: process.stderr, now: Date.now, interrupt };
+}
+
+/** A kind the status lists and watches. */
+interface Kind {
+  readonly key: 'functions' | keyof FunctionChildren;
+  /** For messages: `Functions`, `build Jobs`. */
+  readonly noun: string;
+  readonly path: (namespace?: string) => string;
+  readonly list: (namespace: string | undefined, query: Selectors) => Promise<{ items: unknown[]; metadata?: { resourceVersion?: string } }>;
+}
+
+interface Selectors {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+const FUNCTION_PLURAL = 'functions';
+
+function collectionPath(group: string, version: string, plural: string, namespace?: string): string {
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  return `${base}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}`;
+}
+
+/** The Functions and the five kinds of objects the controller creates for them. */
+async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
+  const k8s = await import('@kubernetes/client-node');
+  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
+  const apps = kubeConfig.makeApiClient(k8s.AppsV1Api);
+  const autoscaling = kubeConfig.makeApiClient(k8s.AutoscalingV2Api);
+  const fn = { group: FUNCTION_GROUP, version: FUNCTION_VERSION, plural: FUNCTION_PLURAL };
+  return [
+    {
+      key: 'functions',
+      noun: 'Functions',
+      path: ns => collectionPath(fn.group, fn.version, fn.plural, ns),
+      list: (namespace, query) => (namespace === undefined
+        ? custom.listClusterCustomObject({ ...fn, ...query })
+        : custom.listNamespacedCustomObject({ ...fn, namespace, ...query })),
+    },
+    {
+      key: 'configMaps',
+      noun: 'ConfigMaps',
+      path: ns => collectionPath('', 'v1', 'configmaps', ns),
+      list: (namespace, query) => (namespace === undefined
+        ? core.listConfigMapForAllNamespaces(query)
+        : core.listNamespacedConfigMap({ namespace, ...query })),
+    },
+    {
+      key: 'jobs',
+      noun: 'build Jobs',
+      path: ns => collectionPath('batch', 'v1', 'jobs', ns),
+      list: (namespace, query) => (namespace === undefined ? batch.listJobForAllNamespaces(query) : batch.listNamespacedJob({ namespace, ...query })),
+    },
+    {
+      key: 'deployments',
+      noun: 'Deployments',
+      path: ns => collectionPath('apps', 'v1', 'deployments', ns),
+      list: (namespace, query) => (namespace === undefined
+        ? apps.listDeploymentForAllNamespaces(query)
+        : apps.listNamespacedDeployment({ namespace, ...query })),
+    },
+    {
+      key: 'services',
+      noun: 'Services',
+      path: ns => collectionPath('', 'v1', 'services', ns),
+      list: (namespace, query) => (namespace === undefined
+        ? core.listServiceForAllNamespaces(query)
+        : core.listNamespacedService({ namespace, ...query })),
+    },
+    {
+      key: 'horizontalPodAutoscalers',
+      noun: 'HorizontalPodAutoscalers',
+      path: ns => collectionPath('autoscaling', 'v2', 'horizontalpodautoscalers', ns),
+      list: (namespace, query) => (namespace === undefined
+        ? autoscaling.listHorizontalPodAutoscalerForAllNamespaces(query)
+        : autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace, ...query })),
+    },
+  ];
+}
+
+/** What a kind's list left: its objects by `namespace/name`, and the resourceVersion to watch from. */
+interface Listed {
+  readonly objects: Map<string, any>;
+  resourceVersion?: string;
+}
+
+const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${object?.metadata?.name ?? ''}`;
+
+/**
+ * The Functions and their objects, listed once and (for `--watch`) kept up to date from watches.
+ * Kinds other than Functions that the user may not list (403) or the cluster does not serve (404)
+ * are left out, with a warning: their progress then comes from the conditions.
+ */
+class FunctionStore {
+  /** Listed kinds, by key; a child kind is missing when it could not be listed. */
+  public readonly listed = new Map<Kind['key'], Listed>();
+  private readonly warned = new Set<Kind['key']>();
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly kinds: readonly Kind[],
+    private readonly namespace: string | undefined,
+    private readonly name: string | undefined,
+    private readonly stderr: OutputStream,
+  ) {}
+
+  /** The selectors of a kind: the Function's name, or the controller's labels. */
+  public selectors(kind: Kind): Selectors {
+    if (kind.key === 'functions') return this.name === undefined ? {} : { fieldSelector: `metadata.name=${this.name}` };
+    const byName = this.name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${this.name}`;
+    return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
+  }
+
+  /** Lists every kind: Functions first, then the others at once. */
+  public async listAll(): Promise<void> {
+    await this.list(this.kinds[0]);
+    await Promise.all(this.kinds.slice(1).map(kind => this.list(kind)));
+  }
+
+  /**
+   * Lists one kind, replacing what was known of it.
+   *
+   * @throws CliError for API errors, but 403 and 404 of the controller's kinds, which only warn
+   */
+  public async list(kind: Kind): Promise<void> {
+    try {
+      const list = await kind.list(this.namespace, this.selectors(kind));
+      // client-node turns timestamps of typed lists into Dates: back to the API's JSON.
+      const items = JSON.parse(JSON.stringify(list.items ?? [])) as any[];
+      this.listed.set(kind.key, { objects: new Map(items.map(i => [objectKey(i), i])), resourceVersion: list.metadata?.resourceVersion });
+    } catch (e) {
+      const code = statusOf(e);
+      if (kind.key !== 'functions' && (code === 403 || code === 404)) {
+        this.listed.delete(kind.key);
+        if (!this.warned.has(kind.key)) {
+          this.warned.add(kind.key);
+          const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
+          this.stderr.write(`kyma-serverless: cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): `
+            + 'their progress comes from the Functions\' conditions alone\n');
+        }
+        return;
+      }
+      throw describeApiError(e, `listing ${kind.noun}`, this.cluster);
+    }
+  }
+
+  /** Applies one watch event; returns whether it changed anything. */
+  public apply(kind: Kind, type: string, object: any): boolean {
+    const listed = this.listed.get(kind.key);
+    if (!listed) return false;
+    const version = object?.metadata?.resourceVersion;
+    if (version) listed.resourceVersion = version;
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        listed.objects.set(objectKey(object), object);
+        return true;
+      case 'DELETED':
+        return listed.objects.delete(objectKey(object));
+      default:
+        return false;
+    }
+  }
+
+  /** The Functions, sorted by namespace and name. */
+  public functions(): FunctionResource[] {
+    return [...(this.listed.get('functions')?.objects.values() ?? [])]
+      .sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+  }
+
+  /** The objects of the controller's kinds; a kind not listed is left out. */
+  public children(): FunctionChildren {
+    const of = (key: keyof FunctionChildren) => {
+      const listed = this.listed.get(key);
+      return listed ? [...listed.objects.values()] : undefined;
+    };
+    return {
+      configMaps: of('configMaps'),
+      jobs: of('jobs'),
+      deployments: of('deployments'),
+      services: of('services'),
+      horizontalPodAutoscalers: of('horizontalPodAutoscalers'),
+    };
+  }
+
+  /** Every Function's report. */
+  public reports(): FunctionStatusReport[] {
+    const children = this.children();
+    return this.functions().map(fn => statusReport(fn, children));
+  }
+}
+
+/**
+ * Keeps a {@link FunctionStore} up to date with one watch per kind, from the resourceVersion of
+ * its list. A watch that ends (the API server closes watches after a while) or reports an
+ * ERROR (410 Expired) is replaced after the kind is listed again.
+ */
+class StoreWatch {
+  private readonly aborts = new Map<Kind['key'], AbortController>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly store: FunctionStore,
+    private readonly kinds: readonly Kind[],
+    private readonly namespace: string | undefined,
+    private readonly onChange: () => void,
+    private readonly onError: (e: Error) => void,
+  ) {}
+
+  public async start(): Promise<void> {
+    await Promise.all(this.kinds.filter(k => this.store.listed.has(k.key)).map(kind => this.watch(kind, 0)));
+  }
+
+  public stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const abort of this.aborts.values()) abort.abort();
+    this.aborts.clear();
+  }
+
+  private async watch(kind: Kind, restarts: number): Promise<void> {
+    if (this.stopped || !this.store.listed.has(kind.key)) return;
+    const { Watch } = await import('@kubernetes/client-node');
+    const query = { ...this.store.selectors(kind), resourceVersion: this.store.listed.get(kind.key)?.resourceVersion, allowWatchBookmarks: true };
+    let own: AbortController | undefined;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      own?.abort();
+      if (!this.stopped) this.restart(kind, restarts + 1);
+    };
+    own = await new Watch(this.kubeConfig).watch(kind.path(this.namespace), query, (type: string, object: any) => {
+      if (ended || this.stopped) return;
+      restarts = 0;
+      // An ERROR event (410 Expired: the resourceVersion is too old) ends the watch; listing again recovers.
+      if (type === 'ERROR') end();
+      else if (this.store.apply(kind, type, object)) this.onChange();
+    }, () => end());
+    if (this.stopped || ended) own.abort();
+    else this.aborts.set(kind.key, own);
+  }
+
+  /** Lists the kind again and watches from there, after a pause that grows while watches keep ending at once. */
+  private restart(kind: Kind, restarts: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.stopped) return;
+      this.store.list(kind).then(() => {
+        if (this.stopped) return;
+        this.onChange();
+        return this.watch(kind, restarts);
+      }).catch(e => this.onError(e as Error));
+    }, Math.min(5_000, 100 * 2 ** Math.min(restarts - 1, 6)));
+    this.timers.add(timer);
+  }
+}
+
+/**
+ * Prints the Functions' status, once or (with `watch`) until they are all ready.
+ *
+ * Without `watch`, it prints a table (or a JSON array) and fails when a Function has failed.
+ * With `watch`, it follows the Functions and their objects through the watch API: on a terminal
+ * it redraws the table in place; elsewhere it prints a line (or with JSON output, a JSON object)
+ * per change. It returns once every Function is ready.
+ *
+ * @throws CliError when a Function failed, the named Function does not exist, the watch timed out
+ * (exit code 1) or was interrupted (130), or the API server could not be asked
+ */
+export async function runStatus(options: StatusOptions, io: StatusIo = processIo()): Promise<void> {
+  if (options.name !== undefined && options.allNamespaces) {
+    throw new CliError('A Function name cannot be given with --all-namespaces: give its namespace with -n instead');
+  }
+  if (options.timeout !== undefined && !options.watch) throw new CliError('--timeout applies only with --watch');
+  const cluster = await connect(options);
+  const namespace = options.allNamespaces ? undefined : cluster.namespace;
+  const kinds = await kindsOf(cluster.kubeConfig);
+  const store = new FunctionStore(cluster, kinds, namespace, options.name, io.stderr);
+  await store.listAll();
+  const json = options.output === OutputFormat.JSON;
+  const out = (text: string) => io.stdout.write(`${text}\n`);
+
+  const reports = store.reports();
+  if (!reports.length) {
+    if (options.name !== undefined) throw new CliError(`Function ${options.name} not found in namespace ${namespace}`);
+    if (json) out('[]');
+    io.stderr.write(`No Functions found ${namespace === undefined ? 'in any namespace' : `in namespace ${namespace}`}.\n`);
+    return;
+  }
+  if (!options.watch) {
+    out(json ? JSON.stringify(reports, null, 2) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
+    const failed = reports.filter(r => r.state === ProgressState.FAILED);
+    if (failed.length) {
+      throw new CliError(`${failed.length} of ${reports.length} Function${reports.length === 1 ? '' : 's'} failed: ${failed.map(label).join(', ')}`);
+    }
+    return;
+  }
+  await follow(cluster, kinds, store, namespace, options, io);
+}
+
+const label = (r: FunctionStatusReport) => `${r.namespace}/${r.name}`;
+
+/** The watch: renders every change and settles once the Functions are ready, one failed, time is up, or Ctrl-C. */
+async function follow(
+  cluster: Cluster, kinds: readonly Kind[], store: FunctionStore, namespace: string | undefined, options: StatusOptions, io: StatusIo,
+): Promise<void> {
+  const json = options.output === OutputFormat.JSON;
+  const live = io.stdout.isTTY === true && !json;
+  const startedAt = io.now();
+  const printed = new Map<string, string>();
+  let drawnLines = 0;
+
+  const draw = (reports: FunctionStatusReport[]) => {
+    const { columns, rows } = io.stdout;
+    const frame = renderFrame(reports, { now: io.now(), allNamespaces: options.allNamespaces, columns, rows, startedAt });
+    const lines = frame.split('\n');
+    // Back to the first line of the last frame, then each line cleared and written, then the rest cleared.
+    io.stdout.write(`${drawnLines ? `\x1b[${drawnLines}A` : ''}${lines.map(l => `\r\x1b[2K${l}\n`).join('')}\x1b[J`);
+    drawnLines = lines.length;
+  };
+
+  const print = (reports: FunctionStatusReport[]) => {
+    const now = io.now();
+    const seen = new Set<string>();
+    for (const report of reports) {
+      seen.add(label(report));
+      const text = json ? JSON.stringify({ time: isoSeconds(now), ...report }) : changeLine(report, now);
+      // A change is a change of what the line says, not of the time on it.
+      const key = json ? JSON.stringify(report) : changeLine(report, 0);
+      if (printed.get(label(report)) === key) continue;
+      printed.set(label(report), key);
+      io.stdout.write(`${text}\n`);
+    }
+    for (const gone of [...printed.keys()].filter(k => !seen.has(k))) {
+      printed.delete(gone);
+      const [ns, name] = gone.split('/');
+      const text = json ? JSON.stringify({ time: isoSeconds(now), namespace: ns, name, deleted: true }) : `${isoSeconds(now)} ${gone} deleted`;
+      io.stdout.write(`${text}\n`);
+    }
+  };
+
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    let ticker: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let watch: StoreWatch | undefined;
+    const onInterrupt = () => settle(new CliError(`Interrupted; ${notReady(store.reports())}`, 130));
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      watch?.stop();
+      clearInterval(ticker);
+      clearTimeout(timer);
+      io.interrupt?.removeEventListener('abort', onInterrupt);
+      if (error) reject(error);
+      else resolve();
+    };
+    const update = () => {
+      if (settled) return;
+      const reports = store.reports();
+      if (live) draw(reports);
+      else print(reports);
+      if (options.name !== undefined && !reports.length) {
+        settle(new CliError(`Function ${options.name} was deleted from namespace ${namespace}`));
+        return;
+      }
+      const failed = reports.filter(r => r.state === ProgressState.FAILED);
+      if (failed.length) settle(new CliError(`Function ${failed.map(r => `${label(r)} failed: ${explanation(r)}`).join('; Function ')}`));
+      else if (reports.every(r => r.state === ProgressState.READY)) settle();
+    };
+
+    if (io.interrupt?.aborted) return onInterrupt();
+    io.interrupt?.addEventListener('abort', onInterrupt);
+    if (options.timeout) {
+      const timeout = options.timeout;
+      const ms = timeout.toMilliseconds();
+      const after = ms < 1000 ? `${ms}ms` : humanDuration(ms);
+      timer = setTimeout(() => settle(new CliError(`Timed out after ${after}; ${notReady(store.reports())}`)), ms);
+    }
+    if (live) ticker = setInterval(() => !settled && draw(store.reports()), 1_000);
+    update();
+    if (settled) return;
+    watch = new StoreWatch(cluster.kubeConfig, store, kinds, namespace, update, e => settle(e));
+    watch.start().catch(e => settle(describeApiError(e, 'watching Functions', cluster)));
+  });
+}
+
+/** `not ready: ns/a (build, JobRunning), ns/b (ready, DeploymentWaiting)`. */
+function notReady(reports: readonly FunctionStatusReport[]): string {
+  const waiting = reports.filter(r => r.state !== ProgressState.READY);
+  if (!waiting.length) return 'every Function is ready';
+  return `not ready: ${waiting.map(r => `${label(r)} (${[r.stage, r.reason ?? r.message].filter(Boolean).join(', ')})`).join(', ')}`;
+}
+
+/** Adds `status` to a program whose global options are those of `kyma-serverless`. */
+export function addStatusCommand(program: Command): void {
+  program.command('status')
+    .description('Show where each Function is in the build pipeline: source ConfigMap, build Job, Deployment, Service, HPA, ready')
+    .argument('[name]', 'one Function (default: every Function in the namespace)')
+    .option('-A, --all-namespaces', 'Functions of every namespace')
+    .option('-w, --watch', 'follow the Functions until every one is ready (exit 0) or one fails (exit 1)')
+    .addOption(new Option('--timeout <duration>', 'with --watch: give up after this long (exit 1), e.g. 90s, 10m, 1h30m').argParser(parseDuration))
+    .addHelpText('after', `
+Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (the build Job),
+deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready. They come from
+the Function's conditions and from the objects the controller labels
+serverless.kyma-project.io/function-name=<name>.
+
+Exit code: 0 when no Function failed (without --watch; building is not failing) or every Function is
+ready (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be asked;
+130 when the watch is interrupted.
+
+Examples:
+  # Every Function of the current namespace
+  kyma-serverless status
+
+  # One Function, followed until it is ready; give up after 10 minutes
+  kyma-serverless status hello -n shop --watch --timeout 10m
+
+  # Every namespace, as JSON for scripts
+  kyma-serverless status -A -o json
+
+  # In CI, after applying the manifests: one line per change, fails when a build fails
+  kubectl apply -f dist/ && kyma-serverless status -n shop --watch --timeout 15m
+`)
+    .action(async (name: string | undefined, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<Omit<StatusOptions, 'name'>>();
+      const interrupt = new AbortController();
+      const onSigint = () => interrupt.abort();
+      if (options.watch) process.once('SIGINT', onSigint);
+      try {
+        await runStatus({ ...options, name }, processIo(interrupt.signal));
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    });
+}

@@ -1,0 +1,692 @@
+/**
+ * `kyma-serverless status`: the derivation of each Function's progress (pure), its renderings, and
+ * the command against the fake API server over HTTP with the real client-node, once and watching.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import { Command } from 'commander';
+import { program } from '../../src/cli';
+import { CliError } from '../../src/cli/_kube';
+import { OutputFormat } from '../../src/cli/_output';
+import {
+  FunctionChildren, FunctionResource, FunctionStatusReport, PipelineStage, ProgressState, StatusIo, StatusOptions, StepState,
+  addStatusCommand, explanation, functionProgress, humanDuration, parseDuration, renderFrame, renderSteps, runStatus, statusReport,
+} from '../../src/cli/status';
+import {
+  DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, JOBS, KubeObject, kubeConfigFor, matchesLabelSelector,
+  objectPath, parseLabelSelector, writeKubeconfig,
+} from '../util/fake-kube-api';
+import { fixture, loadYamlDocuments } from '../util/fixtures';
+
+const FIXTURES = [
+  '01-waiting-for-controller', '02-source-configmap-created', '03-build-job-running', '04-build-failed', '05-build-job-finished',
+  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready',
+] as const;
+type FixtureName = typeof FIXTURES[number];
+
+/** A fixture's documents: the Function first, then the controller's objects. */
+function documents(name: FixtureName): KubeObject[] {
+  return loadYamlDocuments(fixture('functions-status', `${name}.yaml`));
+}
+
+/** A fixture as plain objects, for the pure functions: the Function and its children by kind. */
+function recorded(name: FixtureName): { fn: FunctionResource; children: FunctionChildren } {
+  const [fn, ...rest] = documents(name);
+  const of = (kind: string) => rest.filter(o => o.kind === kind);
+  return {
+    fn,
+    children: { configMaps: of('ConfigMap'), jobs: of('Job'), deployments: of('Deployment'), services: of('Service'), horizontalPodAutoscalers: of('HorizontalPodAutoscaler') },
+  };
+}
+
+/** Stores a fixture in the fake: the Function first, then its objects labelled with the uid the fake gave it. */
+function seed(api: FakeKubeApi, name: FixtureName): KubeObject {
+  const [fn, ...children] = documents(name);
+  const stored = api.put(fn);
+  for (const child of children) api.put(JSON.parse(JSON.stringify(child).split(fn.metadata!.uid!).join(stored.metadata!.uid!)));
+  return stored;
+}
+
+/** A stream that keeps what is written; a terminal when asked. */
+function capture(tty = false) {
+  let text = '';
+  return {
+    isTTY: tty,
+    columns: tty ? 160 : undefined,
+    write: (chunk: string) => { text += chunk; return true; },
+    text: () => text,
+    lines: () => text.split('\n').filter(Boolean),
+  };
+}
+
+const NOW = Date.parse('2026-03-20T09:05:00Z');
+
+/** Waits until a condition holds (a line printed, a watch open). */
+async function until(check: () => boolean, what: string, timeoutMs = 4_000): Promise<void> {
+  for (const start = Date.now(); !check(); await new Promise(resolve => setTimeout(resolve, 10))) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+/** A stored object changed as the controller (or Kubernetes) would change it. */
+function change(api: FakeKubeApi, type: typeof FUNCTIONS, namespace: string, name: string, edit: (o: KubeObject) => void): void {
+  const object = api.get(objectPath(type, name, namespace))!;
+  edit(object);
+  api.put(object);
+}
+
+const condition = (type: string, status: string, reason: string, message: string, at = '2026-03-20T09:02:00Z') => ({ type, status, lastTransitionTime: at, reason, message });
+
+describe('functionProgress', () => {
+  const cases: [FixtureName, PipelineStage, ProgressState, string, string | undefined][] = [
+    ['01-waiting-for-controller', PipelineStage.SOURCE, ProgressState.PROGRESSING, 'source … build · deploy · service · ready ·', 'waiting for the controller'],
+    ['02-source-configmap-created', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'ConfigMapCreated: ConfigMap sourced-7xk2p created'],
+    ['03-build-job-running', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'JobRunning: Job building-build-8fz4m is still in progress'],
+    ['04-build-failed', PipelineStage.BUILD, ProgressState.FAILED, 'source ✓ build ✗ deploy · service · ready ·', 'JobFailed: Job broken-build-l6v5t failed, it will be re-run'],
+    ['05-build-job-finished', PipelineStage.DEPLOYMENT, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy … service · ready ·', 'JobFinished: Job built-build-p2k9s finished'],
+    ['06-deployment-created', PipelineStage.SERVICE, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service … ready ·', 'DeploymentCreated: Deployment deploying-9qkzv created'],
+    ['07-service-created', PipelineStage.HPA, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa … ready ·', 'ServiceCreated: Service exposing created'],
+    ['08-hpa-created', PipelineStage.READY, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa ✓ ready …', 'HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created'],
+    ['09-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment hello-x7b2c is ready'],
+    ['10-git-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment orders-api-v6p9s is ready'],
+  ];
+
+  test.each(cases)('%s: stage %s, %s', (name, stage, state, steps, why) => {
+    const { fn, children } = recorded(name);
+    const progress = functionProgress(fn, children);
+    expect(progress).toMatchObject({ stage, state });
+    expect(renderSteps(progress.steps)).toBe(steps);
+    expect(explanation(progress)).toBe(why ?? '');
+  });
+
+  test.each(cases)('%s: the same from the conditions alone, when the objects cannot be listed', (name, stage, state) => {
+    expect(functionProgress(recorded(name).fn)).toMatchObject({ stage, state });
+  });
+
+  test('shows progress between condition updates: a build Job that succeeded before BuildReady says so', () => {
+    const { fn, children } = recorded('03-build-job-running');
+    const job = recorded('05-build-job-finished').children.jobs![0];
+    const succeeded = { ...children.jobs![0], status: job.status };
+    const progress = functionProgress(fn, { ...children, jobs: [succeeded] });
+    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.PROGRESSING, reason: 'JobRunning' });
+  });
+
+  test('fails at build when the newest build Job failed before BuildReady says so', () => {
+    const { fn, children } = recorded('03-build-job-running');
+    const failed = { ...children.jobs![0], status: recorded('04-build-failed').children.jobs![0].status };
+    expect(functionProgress(fn, { ...children, jobs: [failed] })).toMatchObject({
+      stage: PipelineStage.BUILD, state: ProgressState.FAILED, reason: 'BackoffLimitExceeded',
+      message: 'Job building-build-8fz4m failed: Job has reached the specified backoff limit',
+    });
+  });
+
+  test('treats a running newest Job as a rebuild, whatever an older BuildReady says', () => {
+    const { fn, children } = recorded('09-ready');
+    const rebuild = { ...recorded('03-build-job-running').children.jobs![0] };
+    rebuild.metadata = { ...rebuild.metadata, name: 'hello-build-zz9zz', creationTimestamp: '2026-03-20T10:00:00Z', labels: children.jobs![0].metadata!.labels };
+    const progress = functionProgress(fn, { ...children, jobs: [...children.jobs!, rebuild] });
+    expect(progress.state).toBe(ProgressState.PROGRESSING);
+    expect(renderSteps(progress.steps)).toBe('source ✓ build … deploy ✓ service ✓ ready ·');
+  });
+
+  test('ignores objects of another Function of the same name (another uid) and of other Functions', () => {
+    const { fn, children } = recorded('05-build-job-finished');
+    const leftover = recorded('06-deployment-created').children.deployments![0];
+    const other = { ...leftover, metadata: { ...leftover.metadata, labels: { ...leftover.metadata!.labels, 'serverless.kyma-project.io/function-name': 'built' } } };
+    const progress = functionProgress(fn, { ...children, deployments: [leftover, other], services: [] });
+    expect(progress.stage).toBe(PipelineStage.DEPLOYMENT);
+  });
+
+  test('fails at deployment with the controller\'s message on one line', () => {
+    const { fn } = recorded('06-deployment-created');
+    const message = 'Deployment deploying-9qkzv failed with condition: \n- type: Progressing\n  status: "False"\n  reason: ProgressDeadlineExceeded\n';
+    const failed = { ...fn, status: { conditions: [condition('Running', 'False', 'DeploymentFailed', message), ...fn.status!.conditions!.slice(1)] } };
+    const progress = functionProgress(failed);
+    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.FAILED, reason: 'DeploymentFailed', message });
+    expect(explanation(progress)).toBe('DeploymentFailed: Deployment deploying-9qkzv failed with condition: - type: Progressing status: "False" reason: ProgressDeadlineExceeded');
+  });
+
+  test('fails at source with the controller\'s validation errors', () => {
+    const { fn } = recorded('01-waiting-for-controller');
+    const invalid = { ...fn, status: { conditions: [condition('ConfigurationReady', 'False', 'InvalidFunctionSpec', 'invalid runtime value: cannot find runtime: nodejs18')] } };
+    expect(functionProgress(invalid)).toMatchObject({ stage: PipelineStage.SOURCE, state: ProgressState.FAILED, steps: expect.arrayContaining([{ stage: PipelineStage.SOURCE, state: StepState.FAILED }]) });
+  });
+
+  test('waits for the controller when the status is of an older generation', () => {
+    const { fn, children } = recorded('09-ready');
+    const changed = { ...fn, metadata: { ...fn.metadata, generation: 3 }, status: { ...fn.status, observedGeneration: 2 } };
+    expect(functionProgress(changed, children)).toMatchObject({
+      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to process generation 3 (the status is of generation 2)',
+    });
+  });
+
+  test('is not ready while the inline sources in the ConfigMap are not those of the spec (right after an apply)', () => {
+    const { fn, children } = recorded('09-ready');
+    const changed = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'module.exports = { main: () => "Hi" };\n' } } } };
+    expect(functionProgress(changed, children)).toMatchObject({
+      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to update ConfigMap hello-5kq8n with the changed sources',
+    });
+  });
+
+  test('is not ready while the status is of another runtime or Git reference', () => {
+    const { fn, children } = recorded('10-git-ready');
+    const moved = { ...fn, spec: { ...fn.spec, source: { gitRepository: { ...fn.spec!.source!.gitRepository, reference: 'v2' } } } };
+    expect(functionProgress(moved, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to fetch v2 /api (the status is of main /api)' });
+    const switched = { ...fn, spec: { ...fn.spec, runtime: 'nodejs22' } };
+    expect(functionProgress(switched, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to switch the runtime to nodejs22 (the status is of python312)' });
+  });
+
+  test('is ready when all three conditions are True, as upstream reads them, whatever objects were listed', () => {
+    const { fn } = recorded('09-ready');
+    expect(functionProgress(fn, { deployments: [], services: [] })).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.READY });
+  });
+
+  test('reports the Function\'s name, runtime, conditions, objects and replicas', () => {
+    const { fn, children } = recorded('09-ready');
+    expect(statusReport(fn, children)).toEqual({
+      namespace: 'default', name: 'hello', runtime: 'nodejs22', generation: 1, created: '2026-03-20T09:00:00Z',
+      stage: 'ready', state: 'ready', reason: 'DeploymentReady', message: 'Deployment hello-x7b2c is ready', since: '2026-03-20T09:01:32Z',
+      steps: ['source', 'build', 'deployment', 'service', 'ready'].map(stage => ({ stage, state: 'done' })),
+      conditions: fn.status!.conditions,
+      objects: { configMap: 'hello-5kq8n', job: 'hello-build-r9m4z', deployment: 'hello-x7b2c', service: 'hello' },
+      replicas: { desired: 1, ready: 1 },
+    });
+  });
+});
+
+describe('rendering', () => {
+  const reports = (['03-build-job-running', '04-build-failed', '08-hpa-created', '09-ready'] as const).map(n => statusReport(recorded(n).fn, recorded(n).children));
+
+  test('a frame of the live display: a row per Function with its steps, and a summary', () => {
+    const frame = renderFrame(reports, { now: Date.parse('2026-03-20T09:04:10Z'), startedAt: Date.parse('2026-03-20T09:03:55Z') });
+    expect(frame).toBe([
+      'NAME      PROGRESS                                           STATE        AGE    REASON',
+      'building  source ✓ build … deploy · service · ready ·        progressing  4m10s  JobRunning: Job building-build-8fz4m is still in progress',
+      'broken    source ✓ build ✗ deploy · service · ready ·        failed       4m10s  JobFailed: Job broken-build-l6v5t failed, it will be re-run',
+      'scaling   source ✓ build ✓ deploy ✓ service ✓ hpa ✓ ready …  progressing  4m10s  HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created',
+      'hello     source ✓ build ✓ deploy ✓ service ✓ ready ✓        ready        4m10s  DeploymentReady: Deployment hello-x7b2c is ready',
+      '',
+      '4 Functions: 1 ready, 2 progressing, 1 failed (watching 15s)',
+    ].join('\n'));
+  });
+
+  test('cuts lines to the terminal\'s width, so that redrawing stays in place', () => {
+    const frame = renderFrame(reports, { now: NOW, columns: 60, allNamespaces: true });
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(59);
+    expect(frame.split('\n')[1]).toMatch(/^default {4}building {2}source ✓ .*…$/);
+  });
+
+  test('counts the Functions that do not fit the terminal\'s height in one line', () => {
+    const frame = renderFrame(reports, { now: NOW, rows: 7 });
+    expect(frame.split('\n')).toEqual([
+      expect.stringMatching(/^NAME {6}PROGRESS/),
+      expect.stringMatching(/^building {2}source ✓ build …/),
+      expect.stringMatching(/^broken {4}source ✓ build ✗/),
+      '… 2 more',
+      '',
+      '4 Functions: 1 ready, 2 progressing, 1 failed',
+    ]);
+  });
+
+  test('ages the way kubectl shows them', () => {
+    expect([45, 200, 1500, 7500, 30_000, 200_000, 900_000].map(s => humanDuration(s * 1000))).toEqual(['45s', '3m20s', '25m', '125m', '8h', '2d7h', '10d']);
+  });
+
+  test('parses durations with units, and refuses others', () => {
+    expect(parseDuration('10m').toMilliseconds()).toBe(600_000);
+    expect(parseDuration('1h30m').toMilliseconds()).toBe(5_400_000);
+    expect(parseDuration('250ms').toMilliseconds()).toBe(250);
+    for (const bad of ['10', 'ten minutes', '5d', '']) expect(() => parseDuration(bad)).toThrow(/is not a duration: give a number and a unit, such as 90s, 10m or 1h30m/);
+  });
+});
+
+describe('the fake API server\'s selectors, watches and Function kinds', () => {
+  let api: FakeKubeApi;
+  const cm = (name: string, namespace: string, labels: { [k: string]: string }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels } });
+  const get = (urlPath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> => new Promise((resolve, reject) => {
+    http.get(`${api.url}${urlPath}`, { headers: { authorization: `Bearer ${api.token}` } }, res => {
+      let body = '';
+      res.on('data', chunk => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+
+  beforeEach(async () => {
+    api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] });
+    api.put(cm('a', 'one', { app: 'x', tier: 'web' }));
+    api.put(cm('b', 'one', { app: 'y' }));
+    api.put(cm('c', 'two', { app: 'x' }));
+  });
+  afterEach(() => api.close());
+
+  test('parses equality label selectors and matches labels with them', () => {
+    expect(parseLabelSelector('a=b, c==d,e!=f,g,!h')).toEqual([
+      { key: 'a', operator: '=', value: 'b' }, { key: 'c', operator: '=', value: 'd' }, { key: 'e', operator: '!=', value: 'f' },
+      { key: 'g', operator: 'exists' }, { key: 'h', operator: '!exists' },
+    ]);
+    expect(matchesLabelSelector({ g: '', e: 'x', a: 'b', c: 'd' }, 'a=b,c==d,e!=f,g,!h')).toBe(true);
+    expect(matchesLabelSelector({ a: 'b', h: '1' }, 'a=b,!h')).toBe(false);
+  });
+
+  test('filters lists by label selector and field selector, in a namespace and across namespaces', async () => {
+    const names = async (query: string) => JSON.parse((await get(`/api/v1/${query}`)).body).items.map((i: KubeObject) => i.metadata!.name);
+    expect(await names('configmaps?labelSelector=app%3Dx')).toEqual(['a', 'c']);
+    expect(await names('namespaces/one/configmaps?labelSelector=app%21%3Dx')).toEqual(['b']);
+    expect(await names('configmaps?labelSelector=tier')).toEqual(['a']);
+    expect(await names('configmaps?labelSelector=!tier,app')).toEqual(['b', 'c']);
+    expect(await names('configmaps?fieldSelector=metadata.name%3Dc')).toEqual(['c']);
+    const bad = await get('/api/v1/configmaps?labelSelector=a%3D%3D%3Db');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ reason: 'BadRequest', message: expect.stringContaining('unable to parse requirement') });
+  });
+
+  test('streams a watch: existing objects first without a resourceVersion, then changes, by namespace and selector, until closed', async () => {
+    const events: string[] = [];
+    const ended: unknown[] = [];
+    const watch = new Watch(kubeConfigFor(api));
+    const abort = await watch.watch('/api/v1/namespaces/one/configmaps', { labelSelector: 'app=x' }, (type, object) => events.push(`${type} ${object.metadata.name}`), e => ended.push(e));
+    await api.waitForWatches(1);
+    api.put(cm('d', 'one', { app: 'x' }));
+    api.put(cm('e', 'two', { app: 'x' }));
+    api.put(cm('f', 'one', { app: 'y' }));
+    api.remove('/api/v1/namespaces/one/configmaps/a');
+    await until(() => events.length === 3, 'three events');
+    expect(events).toEqual(['ADDED a', 'ADDED d', 'DELETED a']);
+    api.closeWatches();
+    await until(() => ended.length === 1, 'the watch to end');
+    expect(ended).toEqual([null]);
+    expect(api.openWatches).toBe(0);
+    abort.abort();
+  });
+
+  test('answers a watch in chunks, and sends what changed after its resourceVersion, deletes included', async () => {
+    const list = JSON.parse((await get('/api/v1/namespaces/one/configmaps')).body);
+    api.put(cm('d', 'one', {}));
+    api.remove('/api/v1/namespaces/one/configmaps/b');
+    const watchRequest = new Promise<{ headers: http.IncomingHttpHeaders; body: string }>(resolve => {
+      http.get(`${api.url}/api/v1/namespaces/one/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=0.2`,
+        { headers: { authorization: `Bearer ${api.token}` } }, res => {
+          let body = '';
+          res.on('data', chunk => { body += chunk; });
+          res.on('end', () => resolve({ headers: res.headers, body }));
+        });
+    });
+    const { headers, body } = await watchRequest;
+    expect(headers['transfer-encoding']).toBe('chunked');
+    expect(body.trim().split('\n').map(line => JSON.parse(line)).map(e => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED d', 'DELETED b']);
+  });
+
+  test('answers a watch from a forgotten resourceVersion with a 410 Expired ERROR event', async () => {
+    const list = JSON.parse((await get('/api/v1/configmaps')).body);
+    api.put(cm('d', 'one', {}));
+    api.expireWatchHistory();
+    const { body } = await get(`/api/v1/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`);
+    expect(JSON.parse(body)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+  });
+
+  test('serves Functions with a status subresource and a generation', async () => {
+    const custom = kubeConfigFor(api).makeApiClient(CustomObjectsApi);
+    const group = { group: 'serverless.kyma-project.io', version: 'v1alpha2', namespace: 'one', plural: 'functions' };
+    const body = { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'f' }, spec: { runtime: 'nodejs22' }, status: { x: 1 } };
+    const created = await custom.createNamespacedCustomObject({ ...group, body });
+    expect(created).toMatchObject({ metadata: { generation: 1 } });
+    expect(created.status).toBeUndefined();
+    const withStatus = await custom.replaceNamespacedCustomObjectStatus({ ...group, name: 'f', body: { ...created, spec: { runtime: 'python312' }, status: { conditions: [] } } });
+    expect(withStatus).toMatchObject({ metadata: { generation: 1 }, spec: { runtime: 'nodejs22' }, status: { conditions: [] } });
+    const updated = await custom.replaceNamespacedCustomObject({ ...group, name: 'f', body: { ...withStatus, spec: { runtime: 'python312' }, status: {} } });
+    expect(updated).toMatchObject({ metadata: { generation: 2 }, spec: { runtime: 'python312' }, status: { conditions: [] } });
+    expect(api.get(objectPath(JOBS, undefined, 'one'))).toMatchObject({ kind: 'JobList', items: [] });
+  });
+});
+
+describe('kyma-serverless status', () => {
+  let api: FakeKubeApi;
+  let dir: string;
+  let kubeconfig: string;
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'status-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] });
+    kubeconfig = writeKubeconfig(api, path.join(dir, 'config'), { namespace: 'default' });
+  });
+  afterEach(() => api.close());
+
+  /** Runs the status with captured streams; ages count to three days after now. */
+  async function status(options: Partial<StatusOptions> = {}, tty = false) {
+    const stdout = capture(tty);
+    const stderr = capture();
+    const later = Date.now() + (3 * 24 * 60 + 30) * 60_000;
+    const io: StatusIo = { stdout, stderr, now: () => later, interrupt: (options as { interrupt?: AbortSignal }).interrupt };
+    const error = await runStatus({ kubeconfig, output: OutputFormat.TABLE, ...options }, io).then(() => undefined, e => e);
+    return { stdout: stdout.text(), stderr: stderr.text(), error };
+  }
+
+  test('shows a Function at each stage as a table', async () => {
+    for (const name of FIXTURES.slice(0, 9)) seed(api, name);
+    const { stdout, error } = await status();
+    expect(stdout).toBe(`${[
+      'NAME       RUNTIME    STAGE       STATE        AGE  REASON',
+      'broken     nodejs22   build       failed       3d   JobFailed: Job broken-build-l6v5t failed, it will be re-run',
+      'building   nodejs22   build       progressing  3d   JobRunning: Job building-build-8fz4m is still in progress',
+      'built      nodejs20   deployment  progressing  3d   JobFinished: Job built-build-p2k9s finished',
+      'deploying  nodejs22   service     progressing  3d   DeploymentCreated: Deployment deploying-9qkzv created',
+      'exposing   python312  hpa         progressing  3d   ServiceCreated: Service exposing created',
+      'hello      nodejs22   ready       ready        3d   DeploymentReady: Deployment hello-x7b2c is ready',
+      'scaling    nodejs22   ready       progressing  3d   HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created',
+      'sourced    nodejs22   build       progressing  3d   ConfigMapCreated: ConfigMap sourced-7xk2p created',
+      'waiting    nodejs22   source      progressing  3d   waiting for the controller',
+    ].join('\n')}\n`);
+    expect(error).toMatchObject({ name: 'CliError', exitCode: 1, message: '1 of 9 Functions failed: default/broken' });
+    // Each kind listed once, by the controller's labels.
+    expect(api.requestsOf('GET', '/apis/batch/v1/namespaces/default/jobs').map(r => r.query.labelSelector))
+      .toEqual(['serverless.kyma-project.io/managed-by=function-controller,serverless.kyma-project.io/function-name']);
+  });
+
+  test('shows a Function at each stage as JSON', async () => {
+    for (const name of FIXTURES.slice(0, 9)) seed(api, name);
+    const { stdout } = await status({ output: OutputFormat.JSON });
+    const reports: FunctionStatusReport[] = JSON.parse(stdout);
+    expect(reports.map(r => [r.name, r.stage, r.state, r.reason])).toEqual([
+      ['broken', 'build', 'failed', 'JobFailed'],
+      ['building', 'build', 'progressing', 'JobRunning'],
+      ['built', 'deployment', 'progressing', 'JobFinished'],
+      ['deploying', 'service', 'progressing', 'DeploymentCreated'],
+      ['exposing', 'hpa', 'progressing', 'ServiceCreated'],
+      ['hello', 'ready', 'ready', 'DeploymentReady'],
+      ['scaling', 'ready', 'progressing', 'HorizontalPodAutoscalerCreated'],
+      ['sourced', 'build', 'progressing', 'ConfigMapCreated'],
+      ['waiting', 'source', 'progressing', undefined],
+    ]);
+    expect(reports.find(r => r.name === 'scaling')).toMatchObject({
+      steps: [
+        { stage: 'source', state: 'done' }, { stage: 'build', state: 'done' }, { stage: 'deployment', state: 'done' },
+        { stage: 'service', state: 'done' }, { stage: 'hpa', state: 'done' }, { stage: 'ready', state: 'in-progress' },
+      ],
+      objects: { configMap: 'scaling-f6g9h', job: 'scaling-build-x4r8p', deployment: 'scaling-c2v5n', service: 'scaling', horizontalPodAutoscaler: 'scaling-j8t3k' },
+      replicas: { desired: 1, ready: 0 },
+    });
+    expect(reports.find(r => r.name === 'waiting')).toMatchObject({ message: 'waiting for the controller', conditions: [], objects: {} });
+  });
+
+  test('done when: a building, a ready and a failed Function, as a table and as JSON, exit code 1 for the failed one', async () => {
+    for (const name of ['03-build-job-running', '09-ready', '04-build-failed'] as const) seed(api, name);
+    const asTable = await status();
+    expect(asTable.stdout).toBe(`${[
+      'NAME      RUNTIME   STAGE  STATE        AGE  REASON',
+      'broken    nodejs22  build  failed       3d   JobFailed: Job broken-build-l6v5t failed, it will be re-run',
+      'building  nodejs22  build  progressing  3d   JobRunning: Job building-build-8fz4m is still in progress',
+      'hello     nodejs22  ready  ready        3d   DeploymentReady: Deployment hello-x7b2c is ready',
+    ].join('\n')}\n`);
+    expect(asTable.error).toBeInstanceOf(CliError);
+    expect(asTable.error).toMatchObject({ exitCode: 1, message: '1 of 3 Functions failed: default/broken' });
+
+    const asJson = await status({ output: OutputFormat.JSON });
+    expect(JSON.parse(asJson.stdout).map((r: FunctionStatusReport) => ({ name: r.name, stage: r.stage, state: r.state, reason: r.reason, message: r.message }))).toEqual([
+      { name: 'broken', stage: 'build', state: 'failed', reason: 'JobFailed', message: 'Job broken-build-l6v5t failed, it will be re-run' },
+      { name: 'building', stage: 'build', state: 'progressing', reason: 'JobRunning', message: 'Job building-build-8fz4m is still in progress' },
+      { name: 'hello', stage: 'ready', state: 'ready', reason: 'DeploymentReady', message: 'Deployment hello-x7b2c is ready' },
+    ]);
+    expect(asJson.error).toMatchObject({ exitCode: 1 });
+  });
+
+  test('exits 0 while Functions are only building', async () => {
+    seed(api, '03-build-job-running');
+    seed(api, '09-ready');
+    expect((await status()).error).toBeUndefined();
+  });
+
+  test('shows every namespace with -A, and one Function by name', async () => {
+    seed(api, '09-ready');
+    seed(api, '10-git-ready');
+    const all = await status({ allNamespaces: true });
+    expect(all.stdout).toBe(`${[
+      'NAMESPACE  NAME        RUNTIME    STAGE  STATE  AGE  REASON',
+      'default    hello       nodejs22   ready  ready  3d   DeploymentReady: Deployment hello-x7b2c is ready',
+      'shop       orders-api  python312  ready  ready  3d   DeploymentReady: Deployment orders-api-v6p9s is ready',
+    ].join('\n')}\n`);
+    const one = await status({ name: 'orders-api', namespace: 'shop' });
+    expect(one.stdout).toMatch(/^NAME {8}RUNTIME {4}STAGE.*\norders-api {2}python312 {2}ready/);
+    expect(api.requestsOf('GET', '/apis/serverless.kyma-project.io/v1alpha2/namespaces/shop/functions').map(r => r.query.fieldSelector)).toEqual(['metadata.name=orders-api']);
+    expect(api.requestsOf('GET', '/api/v1/namespaces/shop/services').map(r => r.query.labelSelector))
+      .toEqual(['serverless.kyma-project.io/managed-by=function-controller,serverless.kyma-project.io/function-name=orders-api']);
+  });
+
+  test('fails when the named Function does not exist', async () => {
+    seed(api, '09-ready');
+    const { error } = await status({ name: 'nope' });
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toBe('Function nope not found in namespace default');
+  });
+
+  test('says so when there are no Functions, and exits 0', async () => {
+    expect(await status()).toEqual({ stdout: '', stderr: 'No Functions found in namespace default.\n', error: undefined });
+    expect(await status({ output: OutputFormat.JSON, allNamespaces: true })).toEqual({ stdout: '[]\n', stderr: 'No Functions found in any namespace.\n', error: undefined });
+  });
+
+  test('fails with a clear message when the API server cannot be reached', async () => {
+    const url = api.url;
+    await api.close();
+    const { error } = await status();
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toMatch(new RegExp(`^Cannot reach the API server at ${url} while listing Functions: ECONNREFUSED`));
+  });
+
+  test('names the API error when Functions cannot be listed', async () => {
+    api.failNext('GET', /\/functions$/, 403);
+    const { error } = await status();
+    expect(error.message).toBe('Not allowed while listing Functions: functions.serverless.kyma-project.io is forbidden: '
+      + 'User "system:serviceaccount:kyma-system:serverless-webhook" cannot list resource "functions" in API group "serverless.kyma-project.io" in the namespace "default"');
+  });
+
+  test('goes on from the conditions alone when a kind of the controller\'s objects may not be listed', async () => {
+    seed(api, '05-build-job-finished');
+    api.failNext('GET', /\/jobs$/, 403);
+    const { stdout, stderr, error } = await status();
+    expect(stderr).toBe('kyma-serverless: cannot list build Jobs in namespace default (forbidden): their progress comes from the Functions\' conditions alone\n');
+    expect(stdout).toContain('built  nodejs20  deployment  progressing');
+    expect(error).toBeUndefined();
+  });
+
+  test('refuses a name with -A, and --timeout without --watch', async () => {
+    expect((await status({ name: 'x', allNamespaces: true })).error.message).toBe('A Function name cannot be given with --all-namespaces: give its namespace with -n instead');
+    expect((await status({ timeout: parseDuration('1m') })).error.message).toBe('--timeout applies only with --watch');
+  });
+
+  describe('--watch', () => {
+    /** Starts a watch with captured streams and a fixed clock; resolves to its error, if any. */
+    function watch(options: Partial<StatusOptions> = {}, tty = false, interrupt?: AbortSignal) {
+      const stdout = capture(tty);
+      const stderr = capture();
+      const io: StatusIo = { stdout, stderr, now: () => NOW, interrupt };
+      const done = runStatus({ kubeconfig, output: OutputFormat.TABLE, watch: true, ...options }, io).then(() => undefined, e => e as CliError);
+      return { stdout, stderr, done };
+    }
+
+    const job = (name: string) => api.get(objectPath(JOBS, undefined, 'default'))!.items.find((j: KubeObject) => j.metadata!.labels!['serverless.kyma-project.io/function-name'] === name);
+    const completeJob = (name: string) => {
+      const finished = documents('05-build-job-finished').find(o => o.kind === 'Job')!;
+      change(api, JOBS, 'default', job(name).metadata.name, o => { o.status = finished.status; });
+    };
+    const setConditions = (name: string, conditions: object[]) => change(api, FUNCTIONS, 'default', name, o => { o.status = { ...o.status, conditions }; });
+
+    test('follows a building Function through the watch API until it is ready (exit 0), a line per change', async () => {
+      const fn = seed(api, '03-build-job-running');
+      const { stdout, done } = watch({ name: 'building' });
+      await api.waitForWatches(6);
+      await until(() => stdout.lines().length === 1, 'the first line');
+
+      completeJob('building');
+      await until(() => stdout.lines().length === 2, 'the Job\'s success');
+      const configured = fn.status.conditions[1];
+      const built = condition('BuildReady', 'True', 'JobFinished', 'Job building-build-8fz4m finished', '2026-03-20T09:01:15Z');
+      setConditions('building', [built, configured]);
+      await until(() => stdout.lines().length === 3, 'BuildReady True');
+
+      const deployment = documents('09-ready').find(o => o.kind === 'Deployment')!;
+      const labels = job('building').metadata.labels;
+      api.put({ ...deployment, metadata: { name: 'building-6tq2x', namespace: 'default', labels }, status: documents('06-deployment-created').find(o => o.kind === 'Deployment')!.status });
+      setConditions('building', [condition('Running', 'Unknown', 'DeploymentCreated', 'Deployment building-6tq2x created', '2026-03-20T09:01:16Z'), built, configured]);
+      await until(() => stdout.lines().length === 5, 'the Deployment');
+
+      api.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'building', namespace: 'default', labels }, spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });
+      await until(() => stdout.lines().length === 6, 'the Service');
+      change(api, DEPLOYMENTS, 'default', 'building-6tq2x', o => { o.status = deployment.status; });
+      setConditions('building', [condition('Running', 'True', 'DeploymentReady', 'Deployment building-6tq2x is ready', '2026-03-20T09:01:40Z'), built, configured]);
+
+      expect(await done).toBeUndefined();
+      expect(stdout.lines()).toEqual([
+        '2026-03-20T09:05:00Z default/building build progressing JobRunning: Job building-build-8fz4m is still in progress',
+        '2026-03-20T09:05:00Z default/building deployment progressing JobRunning: Job building-build-8fz4m is still in progress',
+        '2026-03-20T09:05:00Z default/building deployment progressing JobFinished: Job building-build-8fz4m finished',
+        // The Deployment and its condition arrive over two watches, in either order.
+        expect.stringMatching(/^2026-03-20T09:05:00Z default\/building (deployment|service) progressing (JobFinished: Job building-build-8fz4m finished|DeploymentCreated: Deployment building-6tq2x created)$/),
+        '2026-03-20T09:05:00Z default/building service progressing DeploymentCreated: Deployment building-6tq2x created',
+        '2026-03-20T09:05:00Z default/building ready progressing DeploymentCreated: Deployment building-6tq2x created',
+        '2026-03-20T09:05:00Z default/building ready ready DeploymentReady: Deployment building-6tq2x is ready',
+      ]);
+      await until(() => api.openWatches === 0, 'the watches to be closed');
+    });
+
+    test('ends with exit code 1 when the build fails, naming the Function and the reason', async () => {
+      seed(api, '03-build-job-running');
+      seed(api, '09-ready');
+      const { stdout, done } = watch();
+      await api.waitForWatches(6);
+      setConditions('building', [condition('BuildReady', 'False', 'JobFailed', 'Job building-build-8fz4m failed, it will be re-run'), condition('ConfigurationReady', 'True', 'ConfigMapCreated', 'x')]);
+      const error = await done;
+      expect(error).toMatchObject({ name: 'CliError', exitCode: 1, message: 'Function default/building failed: JobFailed: Job building-build-8fz4m failed, it will be re-run' });
+      expect(stdout.lines()).toEqual([
+        '2026-03-20T09:05:00Z default/building build progressing JobRunning: Job building-build-8fz4m is still in progress',
+        '2026-03-20T09:05:00Z default/hello ready ready DeploymentReady: Deployment hello-x7b2c is ready',
+        '2026-03-20T09:05:00Z default/building build failed JobFailed: Job building-build-8fz4m failed, it will be re-run',
+      ]);
+    });
+
+    test('ends at once when every Function is ready, or one failed, already', async () => {
+      seed(api, '09-ready');
+      expect(await watch().done).toBeUndefined();
+      seed(api, '04-build-failed');
+      expect(await watch().done).toMatchObject({ exitCode: 1 });
+      await until(() => api.openWatches === 0, 'the watches to be closed');
+    });
+
+    test('prints a JSON object per change with -o json', async () => {
+      seed(api, '08-hpa-created');
+      const { stdout, done } = watch({ output: OutputFormat.JSON });
+      await api.waitForWatches(6);
+      setConditions('scaling', [condition('Running', 'True', 'DeploymentReady', 'Deployment scaling-c2v5n is ready'), ...documents('08-hpa-created')[0].status.conditions.slice(1)]);
+      expect(await done).toBeUndefined();
+      const lines = stdout.lines().map(l => JSON.parse(l));
+      expect(lines.map(l => [l.time, l.name, l.stage, l.state, l.reason])).toEqual([
+        ['2026-03-20T09:05:00Z', 'scaling', 'ready', 'progressing', 'HorizontalPodAutoscalerCreated'],
+        ['2026-03-20T09:05:00Z', 'scaling', 'ready', 'ready', 'DeploymentReady'],
+      ]);
+      expect(lines[1].steps.every((s: { state: string }) => s.state === 'done')).toBe(true);
+    });
+
+    test('gives up after --timeout with exit code 1, saying which Functions are not ready', async () => {
+      seed(api, '03-build-job-running');
+      seed(api, '08-hpa-created');
+      seed(api, '09-ready');
+      const started = Date.now();
+      const error = await watch({ timeout: parseDuration('300ms') }).done;
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(error).toMatchObject({
+        exitCode: 1,
+        message: 'Timed out after 300ms; not ready: default/building (build, JobRunning), default/scaling (ready, HorizontalPodAutoscalerCreated)',
+      });
+    });
+
+    test('ends with exit code 130 when interrupted', async () => {
+      seed(api, '03-build-job-running');
+      const interrupt = new AbortController();
+      const { done } = watch({}, false, interrupt.signal);
+      await api.waitForWatches(6);
+      interrupt.abort();
+      expect(await done).toMatchObject({ exitCode: 130, message: 'Interrupted; not ready: default/building (build, JobRunning)' });
+      await until(() => api.openWatches === 0, 'the watches to be closed');
+    });
+
+    test('watches again when the API server ends a watch, and lists again when its resourceVersion expired', async () => {
+      seed(api, '03-build-job-running');
+      const { stdout, done } = watch({ name: 'building' });
+      await api.waitForWatches(6);
+      api.closeWatches();
+      completeJob('building');
+      await until(() => stdout.lines().length === 2, 'the Job\'s success after the watch ended');
+      await api.waitForWatches(6);
+      api.expireWatchHistory();
+      api.closeWatches();
+      change(api, FUNCTIONS, 'default', 'building', o => { o.status.conditions = [condition('Running', 'True', 'DeploymentReady', 'ok'), condition('BuildReady', 'True', 'JobFinished', 'ok'), o.status.conditions[1]]; });
+      expect(await done).toBeUndefined();
+      expect(stdout.lines().at(-1)).toBe('2026-03-20T09:05:00Z default/building ready ready DeploymentReady: ok');
+    });
+
+    test('fails when the watched Function is deleted', async () => {
+      seed(api, '03-build-job-running');
+      const { done } = watch({ name: 'building' });
+      await api.waitForWatches(6);
+      api.remove(objectPath(FUNCTIONS, 'building', 'default'));
+      expect(await done).toMatchObject({ exitCode: 1, message: 'Function building was deleted from namespace default' });
+    });
+
+    test('redraws a table in place on a terminal', async () => {
+      seed(api, '03-build-job-running');
+      const { stdout, done } = watch({ name: 'building' }, true);
+      await api.waitForWatches(6);
+      completeJob('building');
+      await until(() => stdout.text().includes('build ✓'), 'a second frame');
+      setConditions('building', [condition('Running', 'True', 'DeploymentReady', 'ok'), condition('BuildReady', 'True', 'JobFinished', 'ok'), documents('03-build-job-running')[0].status.conditions[1]]);
+      expect(await done).toBeUndefined();
+      const frames = stdout.text().split('\x1b[J').filter(Boolean);
+      expect(frames.length).toBeGreaterThanOrEqual(3);
+      expect(frames[0]).toBe([
+        'NAME      PROGRESS                                     STATE        AGE  REASON',
+        'building  source ✓ build … deploy · service · ready ·  progressing  0s   JobRunning: Job building-build-8fz4m is still in progress',
+        '',
+        '1 Function: 0 ready, 1 progressing, 0 failed (watching 0s)',
+      ].map(l => `\r\x1b[2K${l}\n`).join(''));
+      // Each later frame moves back up over the four lines of the one before.
+      for (const frame of frames.slice(1)) expect(frame.startsWith('\x1b[4A\r\x1b[2K')).toBe(true);
+      expect(frames.at(-1)).toContain('building  source ✓ build ✓ deploy ✓ service ✓ ready ✓  ready');
+    });
+  });
+
+  describe('as a command', () => {
+    function cli(): Command {
+      const cmd = program();
+      // Until src/cli/index.ts adds the command itself.
+      if (!cmd.commands.some(c => c.name() === 'status')) addStatusCommand(cmd);
+      for (const c of [cmd, ...cmd.commands]) c.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+      return cmd;
+    }
+
+    test('prints help with examples', () => {
+      const status = cli().commands.find(c => c.name() === 'status')!;
+      let help = '';
+      status.configureOutput({ writeOut: text => { help += text; } }).outputHelp();
+      expect(help).toContain('Usage: kyma-serverless status [options] [name]');
+      expect(help).toContain('--timeout <duration>');
+      expect(help).toContain('kyma-serverless status hello -n shop --watch --timeout 10m');
+    });
+
+    test('takes the global options after the command, and a duration for --timeout', async () => {
+      seed(api, '10-git-ready');
+      const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        await cli().parseAsync(['node', 'kyma-serverless', 'status', 'orders-api', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json', '--watch', '--timeout', '5s']);
+        const printed = write.mock.calls.map(c => String(c[0])).join('');
+        expect(JSON.parse(printed)).toMatchObject({ namespace: 'shop', name: 'orders-api', state: 'ready' });
+      } finally {
+        write.mockRestore();
+      }
+      await expect(cli().parseAsync(['node', 'kyma-serverless', 'status', '--watch', '--timeout', '5'])).rejects.toThrow(/'5' is not a duration/);
+    });
+  });
+});
