@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, Violation, validateFunction } from '../api';
+import { PolicyViolation, checkPolicies } from '../policy/policy';
 
 /** How bad a finding is. */
 export enum Severity {
@@ -30,6 +31,16 @@ export interface Finding {
   readonly severity: Severity;
 }
 
+/** A policy rule an object is excepted from, with the reason recorded on it. */
+export interface PolicyExceptionUse {
+  readonly file: string;
+  readonly object: string;
+  readonly path: string;
+  readonly rule: string;
+  /** The reason, from the object's annotation. */
+  readonly reason: string;
+}
+
 /** What {@link validateManifests} found. */
 export interface ManifestReport {
   /** The files read, relative to the folder. */
@@ -38,6 +49,8 @@ export interface ManifestReport {
   readonly objects: number;
   /** Every finding, by file and document order. */
   readonly findings: readonly Finding[];
+  /** The documented policy exceptions used: not failures, listed so they stay visible. */
+  readonly exceptions: readonly PolicyExceptionUse[];
 }
 
 interface Model { validate(): void }
@@ -135,7 +148,8 @@ function manifestFiles(dir: string): string[] {
 /**
  * Checks every manifest under a folder (recursively; Kustomize's own files are skipped): each
  * document must parse, be a Kubernetes object, pass its schema (Functions: every rule of the
- * Function API), and no object may appear twice in one folder.
+ * Function API) and the security baseline (`src/policy/`), and no object may appear twice in one
+ * folder. Policies that relate objects (budgets to workloads) look within one folder.
  *
  * @param dir the folder, such as `dist/`
  * @throws when the folder does not exist
@@ -143,9 +157,11 @@ function manifestFiles(dir: string): string[] {
 export function validateManifests(dir: string): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
   const findings: Finding[] = [];
+  const exceptions: PolicyExceptionUse[] = [];
   const files = manifestFiles(dir);
   let objects = 0;
   const seen = new Map<string, string>();
+  const byFolder = new Map<string, { object: unknown; file: string; where: string }[]>();
   for (const full of files) {
     const file = path.relative(dir, full);
     const folder = path.dirname(file);
@@ -159,6 +175,9 @@ export function validateManifests(dir: string): ManifestReport {
       if (object === null || object === undefined) return;
       objects++;
       const where = describeObject(object, index);
+      const inFolder = byFolder.get(folder) ?? [];
+      inFolder.push({ object, file, where });
+      byFolder.set(folder, inFolder);
       const { violations, known } = validateObject(object);
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
@@ -176,5 +195,25 @@ export function validateManifests(dir: string): ManifestReport {
       }
     });
   }
-  return { files: files.map(f => path.relative(dir, f)), objects, findings };
+  for (const entries of byFolder.values()) {
+    for (const violation of checkPolicies(entries.map(e => e.object))) {
+      const { file, where } = entries[violation.index];
+      if (violation.excepted !== undefined) {
+        exceptions.push({ file, object: where, path: violation.path, rule: `policy.${violation.rule}`, reason: violation.excepted });
+      } else {
+        findings.push(policyFinding(file, where, violation));
+      }
+    }
+  }
+  return { files: files.map(f => path.relative(dir, f)), objects, findings: sortFindings(findings, files.map(f => path.relative(dir, f))), exceptions };
+}
+
+function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {
+  return { file, object, path: violation.path, rule: `policy.${violation.rule}`, message: `${violation.message}; ${violation.fix}`, severity: Severity.ERROR };
+}
+
+/** Findings by file, in the order the files were read; within a file, in the order found. */
+function sortFindings(findings: Finding[], files: readonly string[]): Finding[] {
+  const order = new Map(files.map((f, i) => [f, i]));
+  return findings.map((f, i) => ({ f, i })).sort((a, b) => (order.get(a.f.file)! - order.get(b.f.file)!) || a.i - b.i).map(x => x.f);
 }

@@ -15,7 +15,10 @@ export function formatReport(dir: string, report: ManifestReport): string {
   const errors = report.findings.filter(f => f.severity === Severity.ERROR).length;
   const warnings = report.findings.length - errors;
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const summary = `${dir}: ${count(report.objects, 'object')} in ${count(report.files.length, 'file')}, ${count(errors, 'error')}, ${count(warnings, 'warning')}`;
+  // One line per object and rule excepted, however many fields the exception covers.
+  const excepted = [...new Set(report.exceptions.map(e => `  ${e.file}: ${e.object}: ${e.rule}`))];
+  const summary = `${dir}: ${count(report.objects, 'object')} in ${count(report.files.length, 'file')}, ${count(errors, 'error')}, ${count(warnings, 'warning')}`
+    + (excepted.length ? `, ${count(excepted.length, 'documented policy exception')} (reasons with -o json):\n${excepted.join('\n')}` : '');
   if (!report.findings.length) return summary;
   const rows = report.findings.map(f => [f.severity, f.file, f.object, f.path || '-', f.message]);
   return `${table(['SEVERITY', 'FILE', 'OBJECT', 'FIELD', 'PROBLEM'], rows)}\n\n${summary}`;

@@ -28,7 +28,8 @@ export interface ServerlessNetworkPoliciesProps {
 }
 
 /**
- * Five NetworkPolicies, named as upstream names them so they replace rather than duplicate:
+ * A default deny for every Pod of the stack's namespace, then five NetworkPolicies that allow what
+ * the stack needs, named as upstream names them so they replace rather than duplicate:
  * - the controller may reach anything (Git servers, registries, the API server);
  * - metrics ports are open to scrapers labelled `networking.kyma-project.io/metrics-scraping: allowed`;
  * - the registry accepts pushes and pulls on 5000 from anywhere (build Jobs, kubelets via the NodePort);
@@ -47,6 +48,12 @@ export class ServerlessNetworkPolicies extends Construct {
         metadata: { name: `kyma-project.io--serverless-${name}`, labels: { purpose } },
         spec,
       });
+
+    // Everything not allowed below is denied, in and out, for every Pod of the namespace.
+    policy('DefaultDeny', 'default-deny', 'default-deny', {
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+    });
 
     policy('AllowEgress', 'allow-egress', 'fn-code-fetching', {
       podSelector: { matchLabels: { ...MODULE, 'networking.serverless.kyma-project.io/from-serverless': CONTROLLER_POD_NETWORK_LABELS['networking.serverless.kyma-project.io/from-serverless'] } },

@@ -7,6 +7,7 @@ import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import { isDns1123Subdomain } from '../api';
+import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
@@ -231,7 +232,8 @@ class InternalRegistry extends Construct {
       requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(300), limitCpu: Cpu.millis(400), limitMemory: Size.mebibytes(800),
     };
     const initContainers: k8s.Container[] = [];
-    if (props.fixStorageOwnership ?? true) {
+    const fixStorageOwnership = props.fixStorageOwnership ?? true;
+    if (fixStorageOwnership) {
       initContainers.push({
         name: 'fix-storage-ownership',
         image: props.images.registryInit,
@@ -265,7 +267,17 @@ class InternalRegistry extends Construct {
     });
 
     const deployment = new k8s.KubeDeployment(this, 'Deployment', {
-      metadata: { name, labels },
+      metadata: {
+        name,
+        labels,
+        // The one exception of the stack from PSS restricted, recorded where `validate` reads it.
+        annotations: fixStorageOwnership ? policyExceptions([{
+          rule: PolicyRuleId.PSS_RESTRICTED,
+          container: 'fix-storage-ownership',
+          reason: 'volumes that ignore fsGroup (hostPath, local-path) come up owned by root; only root with CHOWN can hand them to the '
+            + 'registry\'s user 1000. Registry.internal({ fixStorageOwnership: false }) drops this container on volumes that honour fsGroup.',
+        }]) : undefined,
+      },
       spec: {
         replicas: 1,
         // One registry on a ReadWriteOnce volume: the old Pod must let go of it first.

@@ -446,13 +446,14 @@ export class AdmissionWebhook extends Construct {
     const clusterRole = clusterScoped(new k8s.KubeClusterRole(this, 'ClusterRole', {
       metadata: { name: WEBHOOK_NAMES.workload, labels },
       rules: [
-        // Writing the CA into caBundle: only our two configurations.
+        // Writing the CA into caBundle of the defaulting webhook: only our configuration.
         {
           apiGroups: ['admissionregistration.k8s.io'],
           resources: ['mutatingwebhookconfigurations'],
           resourceNames: [WEBHOOK_NAMES.mutating],
           verbs: ['get', 'update'],
         },
+        // The same for the validating webhook.
         {
           apiGroups: ['admissionregistration.k8s.io'],
           resources: ['validatingwebhookconfigurations'],

@@ -111,7 +111,7 @@ describe('validate', () => {
   test('skips Kustomize files and reads subfolders', () => {
     write('kustomization.yaml', 'resources: [a.yaml]\n');
     write('nested/deeper/fn.yml', FUNCTION);
-    expect(validateManifests(dir)).toEqual({ files: [path.join('nested', 'deeper', 'fn.yml')], objects: 1, findings: [] });
+    expect(validateManifests(dir)).toEqual({ files: [path.join('nested', 'deeper', 'fn.yml')], objects: 1, findings: [], exceptions: [] });
   });
 
   test('fails on a folder that does not exist', () => {
@@ -127,7 +127,12 @@ describe('validate', () => {
   describe('the command', () => {
     test('prints a summary and exits 0 on dist/', async () => {
       const { stdout, exitCode } = await run('validate', DIST);
-      expect(stdout).toMatch(new RegExp(`^${DIST}: \\d+ objects in \\d+ files, 0 errors, 0 warnings\\n$`));
+      expect(stdout.split('\n')[0]).toMatch(new RegExp(`^${DIST}: \\d+ objects in \\d+ files, 0 errors, 0 warnings, 2 documented policy exceptions \\(reasons with -o json\\):$`));
+      expect(stdout.split('\n').slice(1)).toEqual([
+        '  0000-serverless.k8s.yaml: Deployment kyma-system/serverless-docker-registry: policy.pss-restricted',
+        `  ${path.join('dev', '0000-serverless.k8s.yaml')}: Deployment kyma-system/serverless-docker-registry: policy.pss-restricted`,
+        '',
+      ]);
       expect(exitCode).toBe(0);
     });
 
@@ -155,6 +160,7 @@ describe('validate', () => {
       expect(JSON.parse(stdout)).toEqual({
         ok: false,
         dir,
+        exceptions: [],
         files: ['functions.yaml'],
         objects: 1,
         findings: [expect.objectContaining({ file: 'functions.yaml', object: 'Function team-a/hello', path: 'spec.env[0].name', rule: 'envName', severity: 'error' })],

@@ -12,11 +12,49 @@ describe('NetworkPolicies', () => {
   const jobLabels = find(objects, 'Job').spec.template.metadata.labels;
   const applying = (labels: Record<string, string>) => policies.filter(p => selects(p, labels)).map(p => p.metadata.name).sort();
 
+  test('denies everything, in and out, to every Pod of the namespace unless allowed', () => {
+    const deny = find(objects, 'NetworkPolicy', 'kyma-project.io--serverless-default-deny');
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    expect(deny.metadata.namespace).toBe('kyma-system');
+  });
+
+  /** The policies that allow something: ingress rules for Ingress policies, egress rules for Egress ones. */
+  const allowing = (labels: Record<string, string>, type: 'Ingress' | 'Egress') => policies
+    .filter(p => p.spec.policyTypes.includes(type) && (p.spec[type.toLowerCase()] ?? []).length && selects(p, labels));
+  const ports = (list: any[], type: 'Ingress' | 'Egress') => list.flatMap(p => p.spec[type.toLowerCase()].flatMap((r: any) => (r.ports ?? [{ port: 'any' }]).map((x: any) => x.port)));
+
+  test('what each Pod may receive and send, and nothing else', () => {
+    const webhook = podLabels('serverless-webhook');
+    expect({
+      controllerIn: ports(allowing(podLabels('serverless-ctrl-mngr'), 'Ingress'), 'Ingress'),
+      controllerOut: ports(allowing(podLabels('serverless-ctrl-mngr'), 'Egress'), 'Egress'),
+      registryIn: ports(allowing(podLabels('serverless-docker-registry'), 'Ingress'), 'Ingress').sort(),
+      registryOut: ports(allowing(podLabels('serverless-docker-registry'), 'Egress'), 'Egress'),
+      webhookIn: ports(allowing(webhook, 'Ingress'), 'Ingress').sort(),
+      webhookOut: ports(allowing(webhook, 'Egress'), 'Egress'),
+      jobIn: ports(allowing(jobLabels, 'Ingress'), 'Ingress'),
+      jobOut: ports(allowing(jobLabels, 'Egress'), 'Egress'),
+    }).toEqual({
+      // Git servers, registries and the API server: anywhere.
+      controllerIn: [8080],
+      controllerOut: ['any', 443, 6443, 53, 53, 8053, 8053, 53, 53],
+      // Pushes from build Jobs, pulls by kubelets through the NodePort, metrics.
+      registryIn: [5000, 8080],
+      registryOut: [53, 53, 8053, 8053, 53, 53],
+      // The API server calls 8443; metrics and the liveness probe on 8080.
+      webhookIn: [8080, 8443],
+      webhookOut: [443, 6443, 53, 53, 8053, 8053, 53, 53],
+      jobIn: [8080],
+      jobOut: [443, 6443, 53, 53, 8053, 8053, 53, 53],
+    });
+  });
+
   test('the controller may reach anything, the API server, DNS, and be scraped', () => {
     expect(applying(podLabels('serverless-ctrl-mngr'))).toEqual([
       'kyma-project.io--serverless-allow-egress',
       'kyma-project.io--serverless-allow-metrics',
       'kyma-project.io--serverless-allow-to-apiserver',
+      'kyma-project.io--serverless-default-deny',
       'kyma-project.io--serverless-to-dns',
     ]);
   });

@@ -53,6 +53,7 @@ describe('ServerlessStack with defaults', () => {
       'Service/serverless-webhook',
       'MutatingWebhookConfiguration/defaulting.webhook.serverless.kyma-project.io',
       'ValidatingWebhookConfiguration/validation.webhook.serverless.kyma-project.io',
+      'NetworkPolicy/kyma-project.io--serverless-default-deny',
       'NetworkPolicy/kyma-project.io--serverless-allow-egress',
       'NetworkPolicy/kyma-project.io--serverless-allow-metrics',
       'NetworkPolicy/kyma-project.io--serverless-allow-registry',
