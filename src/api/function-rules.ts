@@ -15,6 +15,7 @@ import { functionSchemaValidator } from './function-validator';
 import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
 } from './names';
+import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from './presets';
 import { cpuMillis, parseQuantity, sizeBytes } from './quantity';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
@@ -121,7 +122,7 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'secretMountUnique', field: 'spec.secretMounts[].secretName', requires: 'each Secret mounted once', hint: 'remove the second mount of the Secret', upstream: CONTROLLER },
   { id: 'mountPath', field: 'spec.secretMounts[].mountPath', requires: `an absolute path without ':', unique, and not ${FUNCTION_TMP_DIR}`, hint: 'mount each Secret at its own absolute path', upstream: NOBODY },
   { id: 'nodeDependencies', field: 'spec.source.inline.dependencies (Node.js)', requires: 'blank, or a package.json: a JSON object', hint: 'write the dependencies as package.json, such as {"dependencies": {"lodash": "^4.17.21"}}', upstream: CONTROLLER },
-  { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB (they are stored in a 1 MiB ConfigMap)`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
+  { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB (they are stored in a 1 MiB ConfigMap; blank Node.js dependencies are stored as {})`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
   { id: 'gitUrl', field: 'spec.source.gitRepository.url', requires: 'an absolute URL (https://, http://, ssh://, git://) or git@host:path', hint: 'give the URL you would clone the repository with', upstream: CONTROLLER },
   { id: 'labelSyntax', field: 'spec.labels', requires: 'valid label keys and values (values at most 63 characters)', hint: 'fix the key or value', upstream: CONTROLLER },
   { id: 'annotationSyntax', field: 'spec.annotations', requires: `valid annotation keys, at most ${ANNOTATIONS_MAX_BYTES / 1024} KiB in all`, hint: 'fix the key or shorten the values', upstream: CONTROLLER },
@@ -281,7 +282,10 @@ function checkSource(source: unknown, runtime: unknown, report: Report): void {
         report.add('nodeDependencies', 'spec.source.inline.dependencies', `Invalid value: ${text(abbreviate(dependencies))}: Node.js dependencies must be a package.json (a JSON object): ${problem}`);
       }
     }
-    const bytes = utf8Bytes(inline.source) + utf8Bytes(dependencies);
+    // What the controller stores: blank Node.js dependencies become `{}` (and defaulting writes that).
+    const blankNodeDependencies = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
+      && (dependencies === undefined || dependencies === null || (typeof dependencies === 'string' && dependencies.trim() === ''));
+    const bytes = utf8Bytes(inline.source) + (blankNodeDependencies ? utf8Bytes(EMPTY_NODE_DEPENDENCIES) : utf8Bytes(dependencies));
     if (bytes > INLINE_SOURCE_MAX_BYTES) {
       report.add('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${bytes} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`);
     }

@@ -7,6 +7,7 @@ import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { showJson } from './_json';
 import { JsonSchemaProps, ValidationRule } from './schema';
 
 /** One reason an object is invalid. */
@@ -54,16 +55,22 @@ export function compileRule(rule: string): CelProgram {
   return program;
 }
 
+/** How deep {@link toCel} converts: far below any schema's depth. */
+const MAX_CEL_DEPTH = 64;
+
 /**
  * Converts a JSON value into the CEL value the API server would bind to `self`: objects become
  * maps, and numbers of `integer` fields become CEL ints (everything else would compare as doubles).
  */
-function toCel(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items));
+function toCel(value: unknown, schema: JsonSchemaProps | undefined, depth = 0): unknown {
+  // Below the schema's deepest level no rule can look, and a hostile object may nest thousands of
+  // levels deep: the OpenAPI part reports its wrong types, and CEL sees null there.
+  if (depth > MAX_CEL_DEPTH) return null;
+  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items, depth + 1));
   if (value !== null && typeof value === 'object') {
     const map = new Map<string, unknown>();
     for (const [key, v] of Object.entries(value)) {
-      map.set(key, toCel(v, schema?.properties?.[key] ?? schema?.additionalProperties));
+      map.set(key, toCel(v, schema?.properties?.[key] ?? schema?.additionalProperties, depth + 1));
     }
     return map;
   }
@@ -134,23 +141,23 @@ function describeAjvError(error: ErrorObject): Violation {
     case 'enum':
       return {
         path,
-        message: `Unsupported value: ${JSON.stringify(error.data)}: supported values: ${(params.allowedValues as string[])
+        message: `Unsupported value: ${showJson(error.data)}: supported values: ${(params.allowedValues as string[])
           .map(v => JSON.stringify(v)).join(', ')}`,
       };
     case 'type':
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: must be of type ${String(params.type)}` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: must be of type ${String(params.type)}` };
     case 'anyOf':
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: must be of type ${describeTypes(error)}` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: must be of type ${describeTypes(error)}` };
     case 'minimum':
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should be greater than or equal to ${String(params.limit)}` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: should be greater than or equal to ${String(params.limit)}` };
     case 'minLength':
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should be at least ${String(params.limit)} chars long` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: should be at least ${String(params.limit)} chars long` };
     case 'maxLength':
       return { path, message: `Too long: may not be more than ${String(params.limit)} bytes` };
     case 'pattern':
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: should match '${String(params.pattern)}'` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: should match '${String(params.pattern)}'` };
     default:
-      return { path, message: `Invalid value: ${JSON.stringify(error.data)}: ${error.message ?? error.keyword}` };
+      return { path, message: `Invalid value: ${showJson(error.data)}: ${error.message ?? error.keyword}` };
   }
 }
 

@@ -12,6 +12,7 @@ import { parseDocument } from 'yaml';
 import {
   BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, parseQuantity,
 } from '../api';
+import { showJson } from '../api/_json';
 import { displayPath } from './_paths';
 import { DECLARED_IN_METADATA, KymaFunction, SecretMount } from './kyma-function';
 import { BuildResources, FunctionResources } from './resources';
@@ -55,7 +56,8 @@ export interface FunctionFolderSettings {
 
 // Without anyOf, so that errors point at the wrong part rather than at "no branch matched":
 // `pattern` applies to strings only, `minimum` to numbers only, the object keywords to objects only.
-const quantity = { type: ['string', 'number'], pattern: QUANTITY_PATTERN, minimum: 0 };
+// Amounts are never negative: the pattern without its leading sign, and minimum 0 for numbers.
+const quantity = { type: ['string', 'number'], pattern: QUANTITY_PATTERN.replace('^(\\+|-)?', '^\\+?'), minimum: 0 };
 const amounts = { type: 'object', additionalProperties: false, properties: { cpu: quantity, memory: quantity } };
 const resources = (profiles: readonly string[]) => ({
   type: 'object',
@@ -120,11 +122,18 @@ const SETTINGS_SCHEMA = {
 
 const checkSettings = new Ajv({ allErrors: true, strict: false, verbose: true }).compile<FunctionFolderSettings>(SETTINGS_SCHEMA);
 
+/** The lists of function.yaml: a number after one of these is an index, anywhere else a key (`labels.8080`). */
+const LISTS = new Set(['secretMounts']);
+
+function isIndex(parents: readonly string[]): boolean {
+  return parents.length > 0 && LISTS.has(parents[parents.length - 1]);
+}
+
 /** `a.b[0].c` from an ajv instance path. */
 function keyOf(instancePath: string, extra?: string): string {
   const key = instancePath.split('/').slice(1)
     .map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((k, s) => (/^\d+$/.test(s) ? `${k}[${s}]` : k ? `${k}.${s}` : s), '');
+    .reduce((k, s, i, all) => (/^\d+$/.test(s) && isIndex(all.slice(0, i)) ? `${k}[${s}]` : k ? `${k}.${s}` : s), '');
   return extra ? (key ? `${key}.${extra}` : extra) : key;
 }
 
@@ -136,14 +145,14 @@ function describeSettingsError(error: ErrorObject): string {
     case 'required':
       return `'${keyOf(error.instancePath, params.missingProperty)}': required`;
     case 'enum':
-      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): must be one of ${(params.allowedValues as string[]).join(', ')}`;
+      return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be one of ${(params.allowedValues as string[]).join(', ')}`;
     case 'pattern':
-      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): must be a quantity such as 100m, 0.5, 128Mi or 1Gi`;
+      return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be a quantity such as 100m, 0.5, 128Mi or 1Gi`;
     case 'minProperties':
     case 'maxProperties':
       return `'${keyOf(error.instancePath)}': give a plain value, or exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef`;
     default:
-      return `'${keyOf(error.instancePath)}' (${JSON.stringify(error.data)}): ${error.message}`;
+      return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): ${error.message}`;
   }
 }
 
@@ -153,6 +162,7 @@ function toCpu(amount: Quantity): Cpu {
 
 function toSize(amount: Quantity, key: string): Size {
   const bytes = parseQuantity(amount)!;
+  if (bytes < 0) throw new Error(`'${key}' (${amount}): must not be negative`);
   if (bytes % 2 ** 20 === 0) return Size.mebibytes(bytes / 2 ** 20);
   if (bytes % 1024 === 0) return Size.kibibytes(bytes / 1024);
   throw new Error(`'${key}' (${amount}): must be a whole number of KiB, such as 128Mi or 1Gi`);
@@ -240,9 +250,25 @@ export class FunctionFolder {
     };
     let settings: FunctionFolderSettings = {};
     if (fs.existsSync(file)) {
-      const document = parseDocument(fs.readFileSync(file, 'utf8'), { prettyErrors: true });
+      let text = '';
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (e) {
+        fail(file, [`cannot be read: ${(e as Error).message}`]);
+      }
+      const document = parseDocument(text, { prettyErrors: true });
       if (document.errors.length) fail(file, document.errors.map(e => e.message.split('\n')[0]));
-      const data = document.toJS() ?? {};
+      let data: unknown;
+      try {
+        // Aliases resolve here: an unknown one, or too many, throw.
+        data = document.toJS() ?? {};
+      } catch (e) {
+        fail(file, [(e as Error).message]);
+      }
+      // A tagged root (!!omap, !!set, !!binary...) parses to a Map, Set or bytes, not to settings.
+      if (typeof data !== 'object' || data === null || Array.isArray(data) || ![Object.prototype, null].includes(Object.getPrototypeOf(data))) {
+        fail(file, ['must be a mapping of settings, such as `runtime: nodejs22`']);
+      }
       if (!checkSettings(data)) fail(file, (checkSettings.errors ?? []).map(describeSettingsError));
       settings = data as FunctionFolderSettings;
       const problems = [...resourcesProblems(settings.resources, 'resources'), ...resourcesProblems(settings.buildResources, 'buildResources')];

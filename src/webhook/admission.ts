@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { compare, Operation } from 'fast-json-patch';
+import { showValue } from '../api/_json';
 import {
   FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION, FunctionDefaults, FunctionRuleOptions, Violation,
   defaultFunction, describeViolation, validateFunction,
@@ -87,7 +88,7 @@ function isObject(value: unknown): value is { [key: string]: unknown } {
 function describeGvk(kind: unknown): string {
   if (!isObject(kind)) return 'no kind';
   const group = typeof kind.group === 'string' && kind.group ? `${kind.group}/` : '';
-  return `${group}${String(kind.version)} ${String(kind.kind)}`;
+  return `${group}${showValue(kind.version)} ${showValue(kind.kind)}`;
 }
 
 /**
@@ -107,7 +108,7 @@ export function decodeAdmissionReview(body: string | Buffer): AdmissionRequest {
     throw new AdmissionRequestError(`The request body is not valid JSON: ${(e as Error).message}`);
   }
   if (!isObject(review) || review.kind !== 'AdmissionReview' || review.apiVersion !== ADMISSION_API_VERSION) {
-    const got = isObject(review) ? `${String(review.apiVersion)} ${String(review.kind)}` : Array.isArray(review) ? 'an array' : review === null ? 'null' : typeof review;
+    const got = isObject(review) ? `${showValue(review.apiVersion)} ${showValue(review.kind)}` : Array.isArray(review) ? 'an array' : review === null ? 'null' : typeof review;
     throw new AdmissionRequestError(`Expected an AdmissionReview of ${ADMISSION_API_VERSION}, got ${got}`);
   }
   const request = review.request;
@@ -118,7 +119,7 @@ export function decodeAdmissionReview(body: string | Buffer): AdmissionRequest {
     throw new AdmissionRequestError(`This webhook admits only ${FUNCTION_GROUP} ${FUNCTION_KIND}s, got ${describeGvk(kind)}`);
   }
   if (kind.version !== FUNCTION_VERSION) {
-    throw new AdmissionRequestError(`This webhook admits ${FUNCTION_KIND}s of version ${FUNCTION_VERSION} only, got ${String(kind.version)}`);
+    throw new AdmissionRequestError(`This webhook admits ${FUNCTION_KIND}s of version ${FUNCTION_VERSION} only, got ${showValue(kind.version)}`);
   }
   if (typeof request.operation !== 'string' || !OPERATIONS.includes(request.operation)) {
     throw new AdmissionRequestError(`Unknown operation ${JSON.stringify(request.operation)}; expected one of ${OPERATIONS.join(', ')}`);

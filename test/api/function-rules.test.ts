@@ -103,13 +103,20 @@ describe('inline source size', () => {
   });
 
   test('accepts multi-byte source exactly at the limit in UTF-8 bytes', () => {
-    expect(validateFunction(withInline('é'.repeat(INLINE_SOURCE_MAX_BYTES / 2)))).toEqual([]);
+    expect(validateFunction(withInline('é'.repeat(INLINE_SOURCE_MAX_BYTES / 2 - 1), '{}'))).toEqual([]);
   });
 
   test('fails when multi-byte source is over the limit in UTF-8 bytes, though not in characters', () => {
     const source = `${'€'.repeat(INLINE_SOURCE_MAX_BYTES / 3)}x`;
     expect(source.length).toBeLessThan(INLINE_SOURCE_MAX_BYTES);
-    expect(validateFunction(withInline(source))).toEqual([violation('inlineSourceSize', 'spec.source.inline', /take 921601 bytes/)]);
+    expect(validateFunction(withInline(source, '{}'))).toEqual([violation('inlineSourceSize', 'spec.source.inline', /take 921603 bytes/)]);
+  });
+
+  test('counts blank Node.js dependencies as the `{}` the controller stores, and Python\'s as nothing', () => {
+    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 1), ' \n')).map(v => v.message))
+      .toEqual([expect.stringContaining(`take ${INLINE_SOURCE_MAX_BYTES + 1} bytes`)]);
+    const python = changed(fn => { fn.spec.runtime = 'python312'; fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES) }; });
+    expect(validateFunction(python).filter(v => v.rule === 'inlineSourceSize')).toEqual([]);
   });
 });
 

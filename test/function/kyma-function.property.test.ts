@@ -120,9 +120,11 @@ const dependencies = fc.oneof(
 const dependenciesValid = (family: RuntimeFamily, deps: string | undefined) =>
   family === RuntimeFamily.PYTHON || deps === undefined || deps.trim() === '' || isJsonObject(deps);
 
-/** Whether source and dependencies fit in the ConfigMap the controller stores them in. */
-const fitsInConfigMap = (source: string, deps: string | undefined) =>
-  Buffer.byteLength(source, 'utf8') + Buffer.byteLength(deps ?? '', 'utf8') <= INLINE_SOURCE_MAX_BYTES;
+/** Whether source and dependencies fit in the ConfigMap the controller stores them in; blank Node.js dependencies are stored as `{}`. */
+const fitsInConfigMap = (family: RuntimeFamily, source: string, deps: string | undefined) => {
+  const stored = family === RuntimeFamily.NODEJS && (deps === undefined || deps.trim() === '') ? '{}' : deps ?? '';
+  return Buffer.byteLength(source, 'utf8') + Buffer.byteLength(stored, 'utf8') <= INLINE_SOURCE_MAX_BYTES;
+};
 
 const HANDLERS = {
   [RuntimeFamily.NODEJS]: 'module.exports = { main: () => "hi" };\n',
@@ -140,11 +142,11 @@ function inlineSource(family: RuntimeFamily, validOnly: boolean): fc.Arbitrary<C
     ...(validOnly ? [] : [{ arbitrary: fc.constant(''), weight: 1 }]),
   );
   return fc.tuple(code, dependencies)
-    .filter(([source, deps]) => !validOnly || (dependenciesValid(family, deps) && fitsInConfigMap(source, deps)))
+    .filter(([source, deps]) => !validOnly || (dependenciesValid(family, deps) && fitsInConfigMap(family, source, deps)))
     .map(([source, deps]) => ({
       value: FunctionSource.fromInline(source, deps),
       code: `FunctionSource.fromInline(${q(source)}${deps === undefined ? '' : `, ${q(deps)}`})`,
-      valid: source !== '' && dependenciesValid(family, deps) && fitsInConfigMap(source, deps),
+      valid: source !== '' && dependenciesValid(family, deps) && fitsInConfigMap(family, source, deps),
     }));
 }
 
