@@ -8,7 +8,7 @@ const root = path.join(__dirname, '..');
 const sources = path.join(root, 'src', 'cli', 'index.ts');
 let cli;
 if (fs.existsSync(sources)) {
-  require('ts-node').register({ transpileOnly: true, project: path.join(root, 'tsconfig.json') });
+  require('ts-node').register({ swc: true, project: path.join(root, 'tsconfig.json') });
   cli = require(sources);
 } else {
   cli = require(path.join(root, 'lib', 'src', 'cli', 'index.js'));

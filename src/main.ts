@@ -21,10 +21,9 @@ try {
     const functionNamespace = (name: string) => {
       let namespace = namespaces.get(name);
       if (!namespace) {
+        // Given the stack, the namespace's file comes after the stack's (0000-, 0001-), so the
+        // files list the CRD and the stack's namespace before anything that uses them.
         namespace = new FunctionNamespace(app, name, { stack, quota: environment.functionNamespaceQuota });
-        // Charts that depend on others get an index prefix (0000-, 0001-), so the files list
-        // the CRD and the stack's namespace before anything that uses them.
-        namespace.addDependency(stack);
         namespaces.set(name, namespace);
       }
       return namespace;

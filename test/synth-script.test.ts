@@ -51,7 +51,7 @@ describe('npm run synth', () => {
     fs.rmSync(path.join(project.dir, 'functions', 'broken'), { recursive: true, force: true });
     const before = project.files('dist');
     const main = fs.readFileSync(path.join(project.dir, 'src/main.ts'), 'utf8');
-    // A raw ApiObject is typed by nobody: only the check of the output catches it.
+    // A raw ApiObject is typed by nobody: only the check of the output catches it, in the GitOpsApp.
     project.write('src/main.ts', main
       .replace("import * as path from 'node:path';", "import * as path from 'node:path';\nimport { ApiObject } from 'cdk8s';")
       .replace('    functionNamespace(DEFAULT_NAMESPACE);', `    functionNamespace(DEFAULT_NAMESPACE);
@@ -59,12 +59,28 @@ describe('npm run synth', () => {
     try {
       const result = project.synth();
       expect(result.status).not.toBe(0);
-      expect(result.stderr).toMatch(/error\s+0000-serverless\.k8s\.yaml\s+Deployment kyma-system\/broken\s+spec\.replicas\s+must be integer/);
-      expect(result.stderr).toContain('synth produced invalid manifests: dist/ was left unchanged');
+      expect(result.stderr).toMatch(/The output in .* is invalid:\n {2}0000-serverless\.k8s\.yaml: Deployment kyma-system\/broken \(spec\): must have required property selector \[openapi\.required\]/);
+      expect(result.stderr).toContain('0000-serverless.k8s.yaml: Deployment kyma-system/broken (spec.replicas): must be integer [openapi.type]');
+      expect(result.stderr).toContain('synth failed: dist/ was left unchanged');
       expect(project.files('dist')).toEqual(before);
       expect(fs.readdirSync(project.dir).filter(f => f.startsWith('.synth-'))).toEqual([]);
     } finally {
       project.write('src/main.ts', main);
     }
+  });
+
+  test('checks the output of an app that is no GitOpsApp itself, and leaves dist/ as it was', () => {
+    const before = project.files('dist');
+    project.write('src/plain.ts', `import { App, ApiObject, Chart } from 'cdk8s';
+const app = new App();
+new ApiObject(new Chart(app, 'plain'), 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'hunter2' } });
+app.synth();
+`);
+    const result = project.synth(['--app', 'npx ts-node --swc src/plain.ts']);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/error\s+plain\.k8s\.yaml\s+Secret token\s+stringData\s+holds token; create the Secret in the cluster/);
+    expect(result.stderr).toContain('synth produced invalid manifests: dist/ was left unchanged');
+    expect(project.files('dist')).toEqual(before);
+    expect(fs.readdirSync(project.dir).filter(f => f.startsWith('.synth-'))).toEqual([]);
   });
 });

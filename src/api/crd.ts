@@ -44,6 +44,14 @@ function conditionColumn(name: string, type: string) {
  * HPA, KEDA or `kubectl scale` drive `spec.replicas`).
  */
 export function functionCrdSpec(): FunctionCrdSpec {
+  // A fresh copy each time (callers may change it); built once, since every stack needs it.
+  crdSpec ??= buildFunctionCrdSpec();
+  return structuredClone(crdSpec);
+}
+
+let crdSpec: FunctionCrdSpec | undefined;
+
+function buildFunctionCrdSpec(): FunctionCrdSpec {
   return {
     group: FUNCTION_GROUP,
     names: {

@@ -3,7 +3,7 @@
  */
 import { Command } from 'commander';
 import { OutputFormat, print, printJson, table } from './_output';
-import { ManifestReport, Severity, validateManifests } from './manifests';
+import { ManifestReport, Severity, validateManifests } from '../policy/manifests';
 
 /** Options of `validate`. */
 export interface ValidateOptions {

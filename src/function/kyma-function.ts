@@ -15,6 +15,7 @@ import {
   FunctionSpecResourceConfigurationFunctionResourcesRequests,
   FunctionSpecRuntime,
   FunctionSpecSourceGitRepositoryAuthType,
+  toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import { Violation, cpuMillis, parseQuantity, sizeBytes, validateFunction } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
@@ -332,7 +333,15 @@ export class KymaFunction extends Construct {
   /** Every problem of the Function, as `'prop' (field): message; how to fix it`. */
   private validateFunction(): string[] {
     const problems = [...this.problems];
-    const object = this.apiObject.toJson();
+    // The Function as synth renders it, built without cdk8s's token resolution (the spec holds
+    // no tokens): resolving every Function twice per synth costs seconds with thousands of them.
+    // JSON patches added to the ApiObject are applied at synth only, after this check.
+    const object = JSON.parse(JSON.stringify({
+      apiVersion: this.apiObject.apiVersion,
+      kind: this.apiObject.kind,
+      metadata: this.apiObject.metadata.toJson(),
+      spec: toJson_FunctionSpec(this._toKube()),
+    }));
     for (const violation of validateFunction(object)) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;

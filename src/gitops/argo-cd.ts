@@ -4,7 +4,7 @@
  */
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Application, ApplicationSet, IApplication } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
+import type * as argo from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
 import { FUNCTION_GROUP, FUNCTION_KIND } from '../api';
 import { addModel } from './_model';
 
@@ -14,7 +14,13 @@ export const ARGO_CD_NAMESPACE = 'argocd';
 /** The in-cluster API server address, as Argo CD names the cluster it runs in. */
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 
-type ApplicationSpec = IApplication['spec'];
+type ApplicationSpec = argo.IApplication['spec'];
+
+/** The Argo CD models, loaded on first use: apps that emit no Argo CD object do not pay for them at synth. */
+function argoModels(): typeof argo {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@kubernetes-models/argo-cd/argoproj.io/v1alpha1');
+}
 type IgnoreDifference = NonNullable<ApplicationSpec['ignoreDifferences']>[number];
 
 /**
@@ -144,7 +150,7 @@ export class ArgoCdApplication extends Construct {
 
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
-    const model = new Application({
+    const model = new (argoModels().Application)({
       metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? ARGO_CD_NAMESPACE },
       spec: applicationSpec(props, props.server ?? IN_CLUSTER_SERVER, props.path ?? 'dist'),
     });
@@ -196,7 +202,7 @@ export class ArgoCdApplicationSet extends Construct {
     if (props.clusters.length === 0) throw new Error('\'clusters\' is empty: give at least one cluster');
     const name = props.name ?? 'kyma-serverless';
     const sorted = [...props.clusters].sort((a, b) => a.name.localeCompare(b.name));
-    const model = new ApplicationSet({
+    const model = new (argoModels().ApplicationSet)({
       metadata: { name, namespace: Chart.of(this).namespace ?? ARGO_CD_NAMESPACE },
       spec: {
         goTemplate: true,

@@ -3,8 +3,8 @@
  */
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
-import { GitRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
+import type * as kustomize from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
+import type * as source from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { addModel } from './_model';
 
@@ -26,6 +26,16 @@ export const FLUX_FUNCTION_HEALTH_CHECK = {
   current: `has(status.conditions) && status.conditions.filter(c, c.type in ${FUNCTION_CONDITIONS} && c.status == 'True').size() == 3`,
   failed: 'has(status.conditions) && status.conditions.exists(c, c.status == \'False\')',
 } as const;
+
+/** The Flux models, loaded on first use: apps that emit no Flux object do not pay for them at synth. */
+function fluxModels(): typeof kustomize & typeof source {
+  return {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ...require('@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1'),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ...require('@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1'),
+  };
+}
 
 /** Props of {@link FluxGitRepository}. */
 export interface FluxGitRepositoryProps {
@@ -75,7 +85,7 @@ export class FluxGitRepository extends Construct {
   constructor(scope: Construct, id: string, props: FluxGitRepositoryProps) {
     super(scope, id);
     this.name = props.name ?? 'kyma-serverless';
-    const model = new GitRepository({
+    const model = new (fluxModels().GitRepository)({
       metadata: { name: this.name, namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
       spec: {
         url: props.url,
@@ -133,7 +143,7 @@ export class FluxKustomization extends Construct {
 
   constructor(scope: Construct, id: string, props: FluxKustomizationProps) {
     super(scope, id);
-    const model = new Kustomization({
+    const model = new (fluxModels().Kustomization)({
       metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
       spec: {
         sourceRef: { kind: 'GitRepository', name: props.source.name },

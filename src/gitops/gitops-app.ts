@@ -3,8 +3,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, YamlOutputType } from 'cdk8s';
+import { App, Chart, Names, YamlOutputType } from 'cdk8s';
 import { stringify } from 'yaml';
+import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
 import { addSyncAnnotations } from './sync-waves';
 
 /** The name of the generated kustomization. */
@@ -18,6 +19,22 @@ export interface GitOpsAppProps {
    * @default - `CDK8S_OUTDIR` (which `cdk8s synth --output` sets), else `dist`
    */
   readonly outdir?: string;
+}
+
+/**
+ * A chart that must be applied after other charts. `FunctionNamespace` is one (after its stack).
+ *
+ * `chart.addDependency(other)` orders files too, but cdk8s then makes every object of one chart
+ * depend on every object of the other, which costs time and memory quadratic in the objects;
+ * {@link GitOpsApp} orders the files by this instead.
+ */
+export interface IAppliedAfter {
+  /** The charts whose files must come first. */
+  readonly appliedAfter: readonly Chart[];
+}
+
+function appliedAfter(chart: Chart): readonly Chart[] {
+  return (chart as Partial<IAppliedAfter>).appliedAfter ?? [];
 }
 
 /**
@@ -35,10 +52,11 @@ export function kustomization(files: readonly string[]): string {
 }
 
 /**
- * An App that writes one file per chart, in apply order (charts that others depend on first:
- * `0000-…`, `0001-…`), annotates every object with its Argo CD sync wave and options, and
- * writes a `kustomization.yaml` that lists the files, so that `kubectl kustomize`, a Flux
- * Kustomization and an Argo CD Application all take the folder as it is.
+ * An App that writes one file per chart, in apply order (charts that others depend on or are
+ * applied after first: `0000-…`, `0001-…`; see {@link IAppliedAfter}), annotates every object
+ * with its Argo CD sync wave and options, writes a `kustomization.yaml` that lists the files, so
+ * that `kubectl kustomize`, a Flux Kustomization and an Argo CD Application all take the folder
+ * as it is, and checks its output as `kyma-serverless validate` does.
  *
  * @example
  * const app = new GitOpsApp();
@@ -50,11 +68,54 @@ export class GitOpsApp extends App {
     super({ outdir: props.outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });
   }
 
-  /** Annotates the objects, synthesizes the charts, then writes `kustomization.yaml`. */
+  /**
+   * Annotates the objects, synthesizes the charts, names the files in apply order, writes
+   * `kustomization.yaml`, then checks the output as `kyma-serverless validate` does.
+   *
+   * @throws when an object breaks its schema, a rule of the Function API or the security
+   * baseline, naming the file, the object, the field and the rule
+   */
   public override synth(): void {
     addSyncAnnotations(this);
     super.synth();
+    this.nameFilesInApplyOrder();
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
     fs.writeFileSync(path.join(this.outdir, KUSTOMIZATION_FILE), kustomization(files));
+    this.validateOutput();
+  }
+
+  /** Every `cdk8s synth` fails on a manifest the cluster would reject or the baseline forbids. */
+  private validateOutput(): void {
+    // In this process the Function API's validators are compiled already: checking here costs less than in another.
+    const report = validateManifests(this.outdir, { recursive: false });
+    const errors = report.findings.filter(f => f.severity === Severity.ERROR);
+    if (errors.length) {
+      const lines = errors.map(f => `${f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]`);
+      throw new Error(`The output in ${this.outdir} is invalid:\n  ${lines.join('\n  ')}`);
+    }
+    const record = process.env[VALIDATED_FOLDERS_ENV];
+    if (record) fs.appendFileSync(record, `${path.resolve(this.outdir)}\n`);
+  }
+
+  /**
+   * Without chart dependencies cdk8s names files after their charts only; this prefixes them with
+   * their place in apply order, charts in construct order except that a chart comes after those
+   * it is applied after. With chart dependencies cdk8s has numbered them already.
+   */
+  private nameFilesInApplyOrder(): void {
+    const charts = this.node.children.filter(Chart.isChart);
+    const named = (chart: Chart) => path.join(this.outdir, `${Names.toDnsLabel(chart)}${this.outputFileExtension}`);
+    if (!charts.some(c => appliedAfter(c).length) || !charts.every(c => fs.existsSync(named(c)))) return;
+    const ordered: Chart[] = [];
+    const visit = (chart: Chart, path: readonly Chart[]) => {
+      if (ordered.includes(chart)) return;
+      if (path.includes(chart)) throw new Error(`Charts are applied after each other in a cycle: ${[...path, chart].map(c => c.node.path).join(' -> ')}`);
+      for (const before of appliedAfter(chart)) visit(before, [...path, chart]);
+      ordered.push(chart);
+    };
+    for (const chart of charts) visit(chart, []);
+    ordered.forEach((chart, index) => {
+      fs.renameSync(named(chart), path.join(this.outdir, `${String(index).padStart(4, '0')}-${Names.toDnsLabel(chart)}${this.outputFileExtension}`));
+    });
   }
 }

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import {
   BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FunctionProfile, ResourcePreset, cpuMillis, isDns1123Label, maxCpu, maxSize, sizeBytes,
 } from '../api';
+import type { IAppliedAfter } from '../gitops/gitops-app';
 import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
 
 /**
@@ -104,7 +105,7 @@ const q = (amount: string) => k8s.Quantity.fromString(amount);
  * @example
  * const team = new FunctionNamespace(app, 'team-a');
  */
-export class FunctionNamespace extends Chart {
+export class FunctionNamespace extends Chart implements IAppliedAfter {
   /**
    * Whether a construct is a FunctionNamespace. (`instanceof` cannot tell: `Chart` answers it
    * for every chart.)
@@ -115,6 +116,8 @@ export class FunctionNamespace extends Chart {
 
   /** Name of the namespace. */
   public readonly name: string;
+  /** The charts a GitOpsApp writes before this one: the stack, when given. */
+  public readonly appliedAfter: readonly Chart[];
   /** The per-container maximum of the LimitRange. */
   public readonly maxContainerResources: { readonly cpu: Cpu; readonly memory: Size };
 
@@ -128,6 +131,7 @@ export class FunctionNamespace extends Chart {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
     this.name = name;
+    this.appliedAfter = props.stack ? [props.stack] : [];
     Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 
     const functionPresets: { readonly [P in FunctionProfile]: ResourcePreset } = props.stack?.functionPresets ?? DEFAULT_FUNCTION_PRESETS;

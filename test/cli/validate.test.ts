@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Severity, validateManifests, validateObject } from '../../src/cli/manifests';
+import { Severity, validateManifests, validateObject } from '../../src/policy/manifests';
 import { program } from '../../src/cli/index';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -5,6 +5,7 @@ import {
   KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
+import * as rules from '../../src/api/function-rules';
 
 const HELLO = 'module.exports = { main: () => "hi" }';
 
@@ -249,5 +250,30 @@ describe('KymaFunction validation at synth', () => {
   test('fails when a folder does not fit the runtime, naming the folder', () => {
     expect(synthError({ runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromDirectory('functions/hello-python') }))
       .toMatch(/\[test\/hello\] 'source': folder 'functions\/hello-python' holds handler\.py, a python handler, but the runtime is nodejs22/);
+  });
+});
+
+describe('validation at synth', () => {
+  test('judges exactly the object synth writes', () => {
+    const spy = jest.spyOn(rules, 'validateFunction');
+    try {
+      const chart = Testing.chart();
+      const fn = new KymaFunction(chart, 'orders', {
+        namespace: 'shop',
+        runtime: FunctionRuntime.NODEJS_22,
+        source: FunctionSource.fromInline('module.exports = { main: () => 1 }', '{"dependencies":{}}'),
+        env: { A: EnvValue.fromValue('1'), B: EnvValue.fromSecretValue({ secret: Secret.fromSecretName(chart, 'S', 'creds'), key: 'token' }) },
+        resources: FunctionResources.custom({ cpu: { request: Cpu.millis(100), limit: Cpu.millis(200) }, memory: { request: Size.mebibytes(64), limit: Size.mebibytes(128) } }),
+        scale: { minReplicas: 1, maxReplicas: 3 },
+        labels: { team: 'shop' },
+        annotations: { 'example.com/owner': 'shop' },
+      });
+      fn.addSecretMount({ secretName: 'tls', mountPath: '/tls' });
+      const written = Testing.synth(chart).find(o => o.kind === 'Function');
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(spy.mock.calls[0][0]).toEqual(written);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ApiObject, Chart } from 'cdk8s';
 import { parse } from 'yaml';
 import {
   FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
@@ -13,7 +14,6 @@ function synthApp(): { dir: string; objects: any[] } {
   const app = new GitOpsApp({ outdir: dir });
   const stack = new ServerlessStack(app, 'serverless');
   const team = new FunctionNamespace(app, 'team-a', { stack });
-  team.addDependency(stack);
   new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}') });
   app.synth();
   const objects = fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort().flatMap(f => loadYamlDocuments(path.join(dir, f)));
@@ -67,5 +67,62 @@ describe('environmentOutdir', () => {
 
   test('throws when the name is not a plain folder name', () => {
     expect(() => environmentOutdir('dist', { name: '../prod' })).toThrow('environment name \'../prod\' must be lower-case letters, digits and \'-\'');
+  });
+});
+
+describe('GitOpsApp apply order and checks', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const files = () => fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort();
+
+  test('a chart comes after the charts it is applied after, even when declared first', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const late = new Chart(app, 'late');
+    new ApiObject(late, 'Settings', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' } });
+    const stack = new ServerlessStack(app, 'serverless');
+    Object.defineProperty(late, 'appliedAfter', { value: [stack] });
+    const team = new FunctionNamespace(app, 'team-b', { stack });
+    expect(team.appliedAfter).toEqual([stack]);
+    app.synth();
+    expect(files()).toEqual(['0000-serverless.k8s.yaml', '0001-late.k8s.yaml', '0002-team-b.k8s.yaml']);
+  });
+
+  test('without any ordering, files keep the names cdk8s gives them', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    new ServerlessStack(app, 'serverless');
+    app.synth();
+    expect(files()).toEqual(['serverless.k8s.yaml']);
+  });
+
+  test('fails on a chart cycle', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const a = new Chart(app, 'a');
+    const b = new Chart(app, 'b');
+    Object.defineProperty(a, 'appliedAfter', { value: [b] });
+    Object.defineProperty(b, 'appliedAfter', { value: [a] });
+    expect(() => app.synth()).toThrow(/Charts are applied after each other in a cycle: a -> b -> a/);
+  });
+
+  test('fails synth on an object the checks reject, naming the file, object, field and rule', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    new ApiObject(new Chart(app, 'raw'), 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'x' } });
+    expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}raw\.k8s\.yaml: Secret token \(stringData\): holds token; create the Secret in the cluster .* \[policy\.secret-data-in-git\]$/);
+  });
+
+  test('records the folders it checked when asked to (the synth script then skips them)', () => {
+    const record = path.join(dir, '..', `${path.basename(dir)}-validated`);
+    process.env.KYMA_SERVERLESS_VALIDATED_FOLDERS = record;
+    try {
+      const app = new GitOpsApp({ outdir: dir });
+      new ServerlessStack(app, 'serverless');
+      app.synth();
+      expect(fs.readFileSync(record, 'utf8')).toBe(`${path.resolve(dir)}\n`);
+    } finally {
+      delete process.env.KYMA_SERVERLESS_VALIDATED_FOLDERS;
+      fs.rmSync(record, { force: true });
+    }
   });
 });

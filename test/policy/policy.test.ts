@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Registry, WebhookCertificates } from '../../src';
-import { validateManifests } from '../../src/cli/manifests';
+import { validateManifests } from '../../src/policy/manifests';
 import { POLICY_EXCEPTIONS_ANNOTATION, POLICY_RULES, PolicyRuleId, checkPolicies, isPinnedImage, policyExceptions } from '../../src/policy/policy';
 import { loadYamlDocuments } from '../util/fixtures';
 import { synthStack } from '../util/synth';

@@ -5,7 +5,7 @@
  * the Function API. A kind without a known schema is a failure here: tests know what they emit.
  */
 import { formatViolations } from '../../src/api';
-import { validateObject } from '../../src/cli/manifests';
+import { validateObject } from '../../src/policy/manifests';
 
 /** Returns the reasons an object is invalid. */
 export function kubernetesViolations(object: any): string[] {

@@ -27,9 +27,13 @@ export class ProjectCopy {
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(this.dir, 'node_modules'), 'dir');
   }
 
-  /** Runs `npm run synth`'s script (without npm, which adds nothing but start-up time). */
-  public synth(): RunResult {
-    const result = spawnSync(path.join(this.dir, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'scripts/synth.ts'], {
+  /**
+   * Runs `npm run synth`'s script (without npm, which adds nothing but start-up time).
+   *
+   * @param args passed on to `cdk8s synth`, such as `['--app', '...']`
+   */
+  public synth(args: readonly string[] = []): RunResult {
+    const result = spawnSync(path.join(this.dir, 'node_modules', '.bin', 'ts-node'), ['--swc', 'scripts/synth.ts', ...args], {
       cwd: this.dir,
       env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
       encoding: 'utf8',
