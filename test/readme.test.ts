@@ -15,4 +15,12 @@ describe('README', () => {
     const table = TABLE_BLOCK.exec(readme)?.[2];
     expect(table).toBe(rulesTable());
   });
+
+  test('shows the benchmark table bench/RESULTS.md holds (copy it when `npm run bench` changes it)', () => {
+    const results = fs.readFileSync(path.join(__dirname, '..', 'bench', 'RESULTS.md'), 'utf8');
+    const tableOf = (text: string) => /(\| case [\s\S]*?)\n\n/.exec(text)?.[1];
+    const performance = readme.slice(readme.indexOf('## Performance'));
+    expect(tableOf(performance)).toBeDefined();
+    expect(tableOf(performance)).toBe(tableOf(results));
+  });
 });
