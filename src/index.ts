@@ -18,3 +18,5 @@ export * from './gitops/gitops-app';
 export * from './gitops/sync-waves';
 export * from './gitops/argo-cd';
 export * from './gitops/flux';
+export * from './policy/policy';
+export * from './policy/manifests';
