@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { VALIDATED_FOLDERS_ENV } from '../src/policy/manifests';
 import { ProjectCopy, readTree } from './util/project-copy';
 
 const root = path.resolve(__dirname, '..');
@@ -82,5 +83,9 @@ app.synth();
     expect(result.stderr).toContain('synth produced invalid manifests: dist/ was left unchanged');
     expect(project.files('dist')).toEqual(before);
     expect(fs.readdirSync(project.dir).filter(f => f.startsWith('.synth-'))).toEqual([]);
+  });
+
+  test('hands the app the variable GitOpsApp records its checked folders in (the script names it without importing it)', () => {
+    expect(fs.readFileSync(path.join(root, 'scripts', 'synth.ts'), 'utf8')).toContain(`${VALIDATED_FOLDERS_ENV}: record`);
   });
 });

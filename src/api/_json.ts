@@ -1,6 +1,12 @@
 /**
- * Showing any value in a message, whatever it is: deep, circular, or without a string form.
+ * Helpers for JSON of unknown shape: telling objects apart, and showing any value in a message,
+ * whatever it is (deep, circular, or without a string form).
  */
+
+/** Whether a value is a JSON object: not null, not an array. */
+export function isObject<V = unknown>(value: unknown): value is { [key: string]: V } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * The JSON of a value for an error message; `"object"` or `"array"` (as the API server writes

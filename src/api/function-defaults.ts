@@ -4,6 +4,7 @@
  * The defaulting webhook applies these; they live here, beside the rules, so that every
  * program that defaults a Function does it the same way.
  */
+import { isObject } from './_json';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from './function-schema';
 import { BuildProfile, FunctionProfile } from './presets';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
@@ -29,10 +30,6 @@ export const DEFAULT_FUNCTION_DEFAULTS: FunctionDefaults = {
 export const EMPTY_NODE_DEPENDENCIES = '{}';
 
 type Json = { [key: string]: unknown };
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (isObject(value) && Object.keys(value).length === 0);

@@ -15,6 +15,7 @@ import { functionSchemaValidator } from './function-validator';
 import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
 } from './names';
+import { isObject } from './_json';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from './presets';
 import { cpuMillis, parseQuantity, sizeBytes } from './quantity';
@@ -144,11 +145,6 @@ function celRuleId(violation: Violation): string | undefined {
   return (candidates.find(([, rule]) => violation.message.endsWith(rule.message)) ?? candidates[0])?.[0];
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function text(value: unknown): string {
   return JSON.stringify(value);

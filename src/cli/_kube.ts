@@ -2,6 +2,9 @@
  * How the commands reach a cluster: kubeconfig, context and namespace chosen like kubectl's.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { statusOf } from '../_api-errors';
+
+export { statusOf };
 
 /** The global options every cluster command takes. */
 export interface ClusterOptions {
@@ -55,12 +58,6 @@ export async function connect(options: ClusterOptions): Promise<Cluster> {
   if (!cluster) throw new CliError('The kubeconfig has no current cluster: give --context, or set one with `kubectl config use-context`');
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
   return { kubeConfig, namespace, server: cluster.server };
-}
-
-/** The HTTP status of a client-node error, if it has one. */
-export function statusOf(e: unknown): number | undefined {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === 'number' ? code : undefined;
 }
 
 /**

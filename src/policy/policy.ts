@@ -7,6 +7,7 @@
  * annotation {@link POLICY_EXCEPTIONS_ANNOTATION}, per container and with the reason, so the
  * exception is as small as possible and visible in Git and in the cluster.
  */
+import { isObject as isJsonObject } from '../api/_json';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { isImageReference } from '../api/names';
 
@@ -191,8 +192,9 @@ const ADMIN_ROLES = new Set(['cluster-admin', 'admin', 'edit']);
 const ENFORCED_LEVELS = new Set(['baseline', 'restricted']);
 const STACK_LABEL = { key: 'app.kubernetes.io/part-of', value: 'serverless' } as const;
 
+/** Whether a value is a JSON object, whose fields the checks read freely. */
 function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject<any>(value);
 }
 
 function at(object: Json, path: readonly string[]): unknown {

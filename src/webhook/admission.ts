@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { compare, Operation } from 'fast-json-patch';
-import { showValue } from '../api/_json';
+import { isObject, showValue } from '../api/_json';
 import {
   FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION, FunctionDefaults, FunctionRuleOptions, Violation,
   defaultFunction, describeViolation, validateFunction,
@@ -80,10 +80,6 @@ export class AdmissionRequestError extends Error {
 }
 
 const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
-
-function isObject(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describeGvk(kind: unknown): string {
   if (!isObject(kind)) return 'no kind';

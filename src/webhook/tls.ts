@@ -7,6 +7,7 @@ import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import {
   CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, isUnexpired, splitPemBundle,
 } from './certificates';
+import { statusOf } from '../_api-errors';
 import { SelfManagedTlsConfig, serviceDnsNames } from './config';
 import { Logger } from './log';
 
@@ -111,11 +112,6 @@ interface SecretContents {
 function decode(data: { [key: string]: string } | undefined, key: string): string | undefined {
   const value = data?.[key];
   return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
-}
-
-function statusOf(e: unknown): number | undefined {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
 }
 
 /** Rejects when `promise` takes longer than `ms`; the work itself goes on, its result is dropped. */
