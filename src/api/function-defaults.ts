@@ -6,7 +6,7 @@
  */
 import { isObject } from './_json';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from './function-schema';
-import { BuildProfile, FunctionProfile } from './presets';
+import { BuildProfile, FunctionProfile } from './profiles';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
 
 /** The values {@link defaultFunction} fills in. */

@@ -8,8 +8,6 @@
  * Function fail later (its Service name, its ConfigMap size). `KymaFunction` runs it at synth,
  * the webhook at admission and `kyma-serverless validate` on files, so all three agree.
  */
-import { Size } from 'cdk8s';
-import { Cpu } from 'cdk8s-plus-27';
 import { FunctionRules } from './function-schema';
 import { functionSchemaValidator } from './function-validator';
 import {
@@ -17,8 +15,8 @@ import {
 } from './names';
 import { isObject } from './_json';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
-import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from './presets';
-import { cpuMillis, parseQuantity, sizeBytes } from './quantity';
+import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
+import { parseQuantity } from './quantity';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
 import { Violation } from './validator';
 
@@ -30,14 +28,6 @@ export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
 /** Where a mount path is taken: the controller mounts an emptyDir there in every Function Pod. */
 export const FUNCTION_TMP_DIR = '/tmp';
-
-/** The smallest requests a container may ask for. */
-export interface MinimumRequest {
-  /** The smallest CPU request. */
-  readonly cpu: Cpu;
-  /** The smallest memory request. */
-  readonly memory: Size;
-}
 
 /** Settings of {@link validateFunction}: the stack's configuration the rules depend on. */
 export interface FunctionRuleOptions {
@@ -354,14 +344,13 @@ function checkResources(block: unknown, path: string, what: 'Function' | 'build'
     }
   }
   const minimumRule = what === 'Function' ? 'functionMinimum' : 'buildMinimum';
-  const least = { cpu: cpuMillis(minimum.cpu) / 1000, memory: sizeBytes(minimum.memory) };
-  const shown = { cpu: minimum.cpu.amount, memory: minimum.memory.asString() };
+  const least = { cpu: parseQuantity(minimum.cpu)!, memory: parseQuantity(minimum.memory)! };
   for (const resource of ['cpu', 'memory'] as const) {
     for (const [kind, map] of [['requests', requests], ['limits', limits]] as const) {
       const amount = amountOf(map[resource]);
       // With a little slack, so that 0.01 and 10m compare equal despite floating point.
       if (amount !== undefined && amount < least[resource] * (1 - 1e-9)) {
-        report.add(minimumRule, `${path}.resources.${kind}.${resource}`, `Invalid value: ${text(map[resource])}: must be at least ${shown[resource]}, the smallest ${resource} the Function Controller accepts for a ${what} container`);
+        report.add(minimumRule, `${path}.resources.${kind}.${resource}`, `Invalid value: ${text(map[resource])}: must be at least ${minimum[resource]}, the smallest ${resource} the Function Controller accepts for a ${what} container`);
       }
     }
   }

@@ -6,7 +6,7 @@
  * compiles it. Field paths, types, enums, bounds, defaults and CEL rules are those of the
  * Function CRD that Kyma Serverless release 1.11.1 ships; the descriptions are ours.
  */
-import { FUNCTION_PROFILES, BUILD_PROFILES } from './presets';
+import { FUNCTION_PROFILES, BUILD_PROFILES } from './profiles';
 import { RESERVED_ENV_NAMES, RUNTIMES } from './runtimes';
 import {
   JsonSchemaProps, ValidationRule, array, boolean, integer, mapOf, object, opaqueObject, quantity, string,

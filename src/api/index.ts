@@ -6,6 +6,7 @@ export * from './function-status';
 export * from './function-validator';
 export * from './names';
 export * from './presets';
+export * from './profiles';
 export * from './quantity';
 export * from './runtimes';
 export * from './schema';

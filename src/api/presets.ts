@@ -1,39 +1,13 @@
 /**
  * Resource presets: the named sets of requests and limits a Function or its build Job can use.
  *
- * The names are part of the Function API (the CRD's CEL rules accept only these); the values
- * are stack configuration, handed to the controller, and the defaults below are upstream 1.11.1's.
+ * The names are part of the Function API (`profiles.ts`); the values are stack configuration,
+ * handed to the controller, and the defaults below are upstream 1.11.1's.
  */
 import { Size } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
-import { cpuMillis, sizeBytes } from './quantity';
-
-/** Presets of the Function's own Pods (`spec.resourceConfiguration.function.profile`). */
-export enum FunctionProfile {
-  XS = 'XS',
-  S = 'S',
-  M = 'M',
-  L = 'L',
-  XL = 'XL',
-}
-
-/** Presets of the build Job's Pod (`spec.resourceConfiguration.build.profile`). */
-export enum BuildProfile {
-  LOCAL_DEV = 'local-dev',
-  SLOW = 'slow',
-  NORMAL = 'normal',
-  FAST = 'fast',
-}
-
-/** The Function profile names in the CRD's order. */
-export const FUNCTION_PROFILES: readonly string[] = [
-  FunctionProfile.XS, FunctionProfile.S, FunctionProfile.M, FunctionProfile.L, FunctionProfile.XL,
-];
-
-/** The build profile names in the CRD's order. */
-export const BUILD_PROFILES: readonly string[] = [
-  BuildProfile.LOCAL_DEV, BuildProfile.SLOW, BuildProfile.NORMAL, BuildProfile.FAST,
-];
+import { BuildProfile, FunctionProfile, MinimumRequest } from './profiles';
+import { cpuMillis, parseQuantity, sizeBytes } from './quantity';
 
 /** Requests and limits of one preset. */
 export interface ResourcePreset {
@@ -73,12 +47,6 @@ export const DEFAULT_BUILD_PRESETS: { readonly [P in BuildProfile]: ResourcePres
   [BuildProfile.FAST]: preset(900, 1100, 1700, 1100),
 };
 
-/** The smallest request the controller should accept for a Function container. */
-export const FUNCTION_MIN_REQUEST = { cpu: Cpu.millis(10), memory: Size.mebibytes(16) } as const;
-
-/** The smallest request the controller should accept for a build Job container. */
-export const BUILD_MIN_REQUEST = { cpu: Cpu.millis(200), memory: Size.mebibytes(200) } as const;
-
 /**
  * The problems of a preset: requests above limits, or requests below the minimum the
  * controller accepts for that kind of container.
@@ -88,7 +56,7 @@ export const BUILD_MIN_REQUEST = { cpu: Cpu.millis(200), memory: Size.mebibytes(
  * @param minimum the smallest acceptable requests
  * @returns one message per problem; empty when the preset is fine
  */
-export function presetProblems(what: string, preset: ResourcePreset, minimum: { readonly cpu: Cpu; readonly memory: Size }): string[] {
+export function presetProblems(what: string, preset: ResourcePreset, minimum: MinimumRequest): string[] {
   const problems: string[] = [];
   if (cpuMillis(preset.requestCpu) > cpuMillis(preset.limitCpu)) {
     problems.push(`'${what}.requestCpu' (${preset.requestCpu.amount}) must be less than or equal to 'limitCpu' (${preset.limitCpu.amount})`);
@@ -96,11 +64,11 @@ export function presetProblems(what: string, preset: ResourcePreset, minimum: { 
   if (sizeBytes(preset.requestMemory) > sizeBytes(preset.limitMemory)) {
     problems.push(`'${what}.requestMemory' (${preset.requestMemory.asString()}) must be less than or equal to 'limitMemory' (${preset.limitMemory.asString()})`);
   }
-  if (cpuMillis(preset.requestCpu) < cpuMillis(minimum.cpu)) {
-    problems.push(`'${what}.requestCpu' (${preset.requestCpu.amount}) must be at least ${minimum.cpu.amount}`);
+  if (cpuMillis(preset.requestCpu) < Math.round(parseQuantity(minimum.cpu)! * 1000)) {
+    problems.push(`'${what}.requestCpu' (${preset.requestCpu.amount}) must be at least ${minimum.cpu}`);
   }
-  if (sizeBytes(preset.requestMemory) < sizeBytes(minimum.memory)) {
-    problems.push(`'${what}.requestMemory' (${preset.requestMemory.asString()}) must be at least ${minimum.memory.asString()}`);
+  if (sizeBytes(preset.requestMemory) < parseQuantity(minimum.memory)!) {
+    problems.push(`'${what}.requestMemory' (${preset.requestMemory.asString()}) must be at least ${minimum.memory}`);
   }
   return problems;
 }

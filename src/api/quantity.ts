@@ -1,8 +1,10 @@
 /**
  * Arithmetic on CPU and memory amounts, for the rules that compare resources.
+ *
+ * cdk8s types are imported as types only: the webhook server uses this module without cdk8s.
  */
-import { Size } from 'cdk8s';
-import { Cpu } from 'cdk8s-plus-27';
+import type { Size } from 'cdk8s';
+import type { Cpu } from 'cdk8s-plus-27';
 
 const DECIMAL_SUFFIX: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
 const BINARY_SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };

@@ -10,7 +10,7 @@ import {
 } from '../api';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
-import { LogLevel } from './log-level';
+import { LogLevel } from '../log-level';
 
 export { LogLevel };
 
@@ -142,16 +142,16 @@ export function resourceConfigYaml(props: Pick<FunctionControllerProps,
   return stringify({
     function: {
       resources: {
-        minRequestedCPU: FUNCTION_MIN_REQUEST.cpu.amount,
-        minRequestedMemory: FUNCTION_MIN_REQUEST.memory.asString(),
+        minRequestedCPU: FUNCTION_MIN_REQUEST.cpu,
+        minRequestedMemory: FUNCTION_MIN_REQUEST.memory,
         defaultPreset: props.defaultFunctionPreset,
         presets: presetTable(props.functionPresets),
       },
     },
     buildJob: {
       resources: {
-        minRequestedCPU: BUILD_MIN_REQUEST.cpu.amount,
-        minRequestedMemory: BUILD_MIN_REQUEST.memory.asString(),
+        minRequestedCPU: BUILD_MIN_REQUEST.cpu,
+        minRequestedMemory: BUILD_MIN_REQUEST.memory,
         defaultPreset: props.defaultBuildPreset,
         presets: presetTable(props.buildPresets),
       },

@@ -11,7 +11,7 @@ import { FUNCTION_GROUP, FUNCTION_VERSION, FunctionDefaults } from '../api';
 import {
   SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig, serviceDnsNames,
 } from '../webhook/config';
-import { LogLevel } from './log-level';
+import { LogLevel } from '../log-level';
 import { ContainerResources, clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
 /** The Deployment selector: upstream's webhook labels. */

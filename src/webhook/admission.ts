@@ -7,10 +7,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { compare, Operation } from 'fast-json-patch';
 import { isObject, showValue } from '../api/_json';
-import {
-  FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION, FunctionDefaults, FunctionRuleOptions, Violation,
-  defaultFunction, describeViolation, validateFunction,
-} from '../api';
+// Single modules of the Function API, not its index: the server's module graph stays free of cdk8s.
+import { FunctionDefaults, defaultFunction } from '../api/function-defaults';
+import { FunctionRuleOptions, validateFunction } from '../api/function-rules';
+import { FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION } from '../api/function-schema';
+import { Violation, describeViolation } from '../api/validator';
 
 /** The API version of the reviews we accept and answer. */
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';

@@ -2,13 +2,15 @@
  * The admission webhook's configuration file: what the stack mounts, and what
  * `kyma-serverless webhook serve --config <file>` reads.
  *
- * This module is light on purpose (yaml and ajv only): the stack renders the file from the same
+ * This module is light on purpose (js-yaml and ajv only): the stack renders the file from the same
  * types the server parses it into, so the two cannot drift apart.
  */
 import * as fs from 'node:fs';
 import Ajv, { ErrorObject } from 'ajv';
-import { parseDocument, stringify } from 'yaml';
-import { BUILD_PROFILES, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FUNCTION_PROFILES, FunctionDefaults } from '../api';
+import { dump, load } from 'js-yaml';
+import { DEFAULT_FUNCTION_DEFAULTS, FunctionDefaults } from '../api/function-defaults';
+import { FUNCTION_GROUP } from '../api/function-schema';
+import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
 
 /** The HTTP paths of the two admission endpoints (upstream's, which the webhook configurations point to). */
 export const WEBHOOK_PATHS = {
@@ -171,11 +173,12 @@ export function resolveWebhookConfig(file: WebhookConfigFile = {}): WebhookConfi
  * @throws when the text does not parse or breaks the schema; the message lists every problem
  */
 export function parseWebhookConfig(text: string, source = 'webhook configuration'): WebhookConfig {
-  const document = parseDocument(text, { prettyErrors: false });
-  if (document.errors.length) {
-    throw new Error(`${source} is not valid YAML: ${document.errors[0].message}`);
+  let data: unknown;
+  try {
+    data = load(text) ?? {};
+  } catch (e) {
+    throw new Error(`${source} is not valid YAML: ${(e as Error).message}`);
   }
-  const data = document.toJS() ?? {};
   validateFile ??= new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
   if (!validateFile(data)) {
     throw new Error(`${source} is invalid:\n${(validateFile.errors ?? []).map(e => `  ${describe(e)}`).join('\n')}`);
@@ -207,5 +210,5 @@ export function loadWebhookConfig(file: string): WebhookConfig {
  * @returns YAML text, keys in a fixed order
  */
 export function renderWebhookConfig(config: WebhookConfig): string {
-  return stringify(config, { sortMapEntries: true });
+  return dump(config, { sortKeys: true, lineWidth: -1, skipInvalid: true });
 }

@@ -2,7 +2,7 @@
  * JSON logs, one object per line, as log collectors expect them.
  */
 import pino from 'pino';
-import { LogLevel } from '../stack/log-level';
+import { LogLevel } from '../log-level';
 
 export { LogLevel };
 

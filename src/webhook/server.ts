@@ -4,7 +4,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
-import { FunctionRuleOptions, validateFunction } from '../api';
+import { FunctionRuleOptions, validateFunction } from '../api/function-rules';
 import {
   AdmissionRequest, AdmissionRequestError, AdmissionResponse, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
 } from './admission';

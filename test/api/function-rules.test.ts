@@ -1,5 +1,3 @@
-import { Size } from 'cdk8s';
-import { Cpu } from 'cdk8s-plus-27';
 import {
   ANNOTATIONS_MAX_BYTES, FUNCTION_RULES, FunctionRuleOptions, FunctionRules, INLINE_SOURCE_MAX_BYTES, Violation, validateFunction,
 } from '../../src/api';
@@ -294,7 +292,7 @@ describe('resources', () => {
   });
 
   test('fails when the Function is below a custom minimum', () => {
-    const options: FunctionRuleOptions = { functionMinRequest: { cpu: Cpu.millis(300), memory: Size.mebibytes(300) } };
+    const options: FunctionRuleOptions = { functionMinRequest: { cpu: '300m', memory: '300Mi' } };
     expect(validateFunction(validFunction(), options)).toEqual([
       violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.cpu', /^Invalid value: "250m": must be at least 300m,/),
       violation('functionMinimum', 'spec.resourceConfiguration.function.resources.requests.memory', /^Invalid value: "256Mi": must be at least 300Mi,/),
@@ -304,17 +302,17 @@ describe('resources', () => {
   test('accepts a build above a lowered custom minimum', () => {
     const fn = withResources('build', { cpu: '100m', memory: '100Mi' }, { cpu: '100m', memory: '100Mi' });
     expect(validateFunction(fn).map(v => v.rule)).toEqual(['buildMinimum', 'buildMinimum', 'buildMinimum', 'buildMinimum']);
-    expect(validateFunction(fn, { buildMinRequest: { cpu: Cpu.millis(100), memory: Size.mebibytes(100) } })).toEqual([]);
+    expect(validateFunction(fn, { buildMinRequest: { cpu: '100m', memory: '100Mi' } })).toEqual([]);
   });
 
   test('accepts a Function above a custom minimum in whole units', () => {
     const fn = withResources('function', { cpu: 1, memory: '1Gi' }, { cpu: 1, memory: '1Gi' });
-    expect(validateFunction(fn, { functionMinRequest: { cpu: Cpu.units(1), memory: Size.gibibytes(1) } })).toEqual([]);
+    expect(validateFunction(fn, { functionMinRequest: { cpu: '1', memory: '1Gi' } })).toEqual([]);
   });
 
   test('accepts presets whatever the custom minimums', () => {
     const fn = changed(f => { f.spec.resourceConfiguration = { function: { profile: 'XS' }, build: { profile: 'local-dev' } }; });
-    const huge = { cpu: Cpu.units(64), memory: Size.gibibytes(64) };
+    const huge = { cpu: '64', memory: '64Gi' };
     expect(validateFunction(fn, { functionMinRequest: huge, buildMinRequest: huge })).toEqual([]);
   });
 });

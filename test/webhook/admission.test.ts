@@ -1,5 +1,3 @@
-import { Size } from 'cdk8s';
-import { Cpu } from 'cdk8s-plus-27';
 import { applyPatch, Operation } from 'fast-json-patch';
 import {
   BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, defaultFunction, describeViolation, validateFunction,
@@ -199,7 +197,7 @@ describe('reviewValidation', () => {
   });
 
   test('denies a Function below the stack\'s minimum requests', () => {
-    const options = { functionMinRequest: { cpu: Cpu.millis(300), memory: Size.mebibytes(300) } };
+    const options = { functionMinRequest: { cpu: '300m', memory: '300Mi' } };
     const request = requestOf(validFunction());
     expect(reviewValidation(request).response.allowed).toBe(true);
     const { response, violations } = reviewValidation(request, options);
