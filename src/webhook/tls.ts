@@ -3,12 +3,12 @@
  * cert-manager Secret), or self-managed through the Kubernetes API.
  */
 import * as fs from 'node:fs';
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import {
   CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, isUnexpired, splitPemBundle,
 } from './certificates';
 import { statusOf } from '../_api-errors';
 import { SelfManagedTlsConfig, serviceDnsNames } from './config';
+import { KubeClient, KubeResource, Secret, WebhookConfiguration } from './kube-client';
 import { Logger } from './log';
 
 /** A source of the serving certificate, which may change while the server runs. */
@@ -123,9 +123,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-interface WebhookConfigurationApi<T> {
-  read(name: string): Promise<T>;
-  replace(name: string, body: T): Promise<unknown>;
+/** Options of {@link SelfManagedCertificates}. */
+export interface SelfManagedCertificatesOptions {
+  /**
+   * The current time (tests move it).
+   *
+   * @default - the system clock
+   */
+  readonly clock?: () => Date;
 }
 
 /**
@@ -143,18 +148,18 @@ export class SelfManagedCertificates implements CertificateSource {
   private readonly now: () => Date;
 
   /**
-   * @param kubeConfig how to reach the API server (in the cluster: the Pod's ServiceAccount)
+   * @param client how to reach the API server (in the cluster: the Pod's ServiceAccount)
    * @param config names, namespace and timing
    * @param logger where to report what was done
-   * @param clock the current time (tests move it)
+   * @param options the clock
    */
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly client: KubeClient,
     private readonly config: SelfManagedTlsConfig,
     private readonly logger: Logger,
-    clock?: () => Date,
+    options: SelfManagedCertificatesOptions = {},
   ) {
-    this.now = clock ?? (() => new Date());
+    this.now = options.clock ?? (() => new Date());
   }
 
   public async start(onChange: (pair: CertificatePair) => void): Promise<CertificatePair> {
@@ -187,13 +192,11 @@ export class SelfManagedCertificates implements CertificateSource {
    * @throws when the API server cannot be reached or refuses (RBAC), naming the object
    */
   public async reconcile(): Promise<CertificatePair> {
-    const { CoreV1Api } = await import('@kubernetes/client-node');
-    const core = this.kubeConfig.makeApiClient(CoreV1Api);
     const { namespace, secretName: name } = this.config;
     for (let attempt = 0; attempt < 3; attempt++) {
-      let secret: V1Secret | undefined;
+      let secret: Secret | undefined;
       try {
-        secret = await core.readNamespacedSecret({ name, namespace });
+        secret = await this.client.read(KubeResource.SECRETS, name, namespace);
       } catch (e) {
         if (statusOf(e) !== 404) throw new Error(`Cannot read Secret ${namespace}/${name}: ${(e as Error).message}`);
       }
@@ -201,11 +204,10 @@ export class SelfManagedCertificates implements CertificateSource {
       const wanted = this.renew(stored);
       try {
         if (!secret) {
-          await core.createNamespacedSecret({ namespace, body: this.secretBody(wanted), fieldManager: FIELD_MANAGER });
+          await this.client.create(KubeResource.SECRETS, this.secretBody(wanted), { fieldManager: FIELD_MANAGER });
           this.logger.info({ secret: `${namespace}/${name}`, expires: expiryOf(wanted.cert).toISOString() }, 'created the serving certificate');
         } else if (wanted !== stored) {
-          const body = this.secretBody(wanted, secret);
-          await core.replaceNamespacedSecret({ name, namespace, body, fieldManager: FIELD_MANAGER });
+          await this.client.replace(KubeResource.SECRETS, this.secretBody(wanted, secret), { fieldManager: FIELD_MANAGER });
           const what = wanted.cert !== stored?.cert ? 'renewed the serving certificate' : 'updated the CA bundle';
           this.logger.info({ secret: `${namespace}/${name}`, expires: expiryOf(wanted.cert).toISOString() }, what);
         }
@@ -220,7 +222,7 @@ export class SelfManagedCertificates implements CertificateSource {
     throw new Error(`Secret ${namespace}/${name} kept changing while the serving certificate was written; will retry`);
   }
 
-  private contentsOf(secret: V1Secret): SecretContents | undefined {
+  private contentsOf(secret: Secret): SecretContents | undefined {
     const data = secret.data;
     const contents = {
       caBundle: decode(data, SECRET_KEYS.caBundle),
@@ -263,7 +265,7 @@ export class SelfManagedCertificates implements CertificateSource {
     return { caBundle: bundle, caKey: ca.key, cert: serving.cert, key: serving.key };
   }
 
-  private secretBody(contents: SecretContents, existing?: V1Secret): V1Secret {
+  private secretBody(contents: SecretContents, existing?: Secret): Secret {
     const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
     return {
       apiVersion: 'v1',
@@ -287,26 +289,17 @@ export class SelfManagedCertificates implements CertificateSource {
 
   /** Writes the CA bundle into both webhook configurations, where it differs. */
   private async injectCaBundle(bundle: string): Promise<void> {
-    const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
-    const api = this.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     const caBundle = Buffer.from(bundle, 'utf8').toString('base64');
-    await this.inject('MutatingWebhookConfiguration', this.config.mutatingWebhookConfiguration, caBundle, {
-      read: name => api.readMutatingWebhookConfiguration({ name }),
-      replace: (name, body) => api.replaceMutatingWebhookConfiguration({ name, body, fieldManager: FIELD_MANAGER }),
-    });
-    await this.inject('ValidatingWebhookConfiguration', this.config.validatingWebhookConfiguration, caBundle, {
-      read: name => api.readValidatingWebhookConfiguration({ name }),
-      replace: (name, body) => api.replaceValidatingWebhookConfiguration({ name, body, fieldManager: FIELD_MANAGER }),
-    });
+    await this.inject(KubeResource.MUTATING_WEBHOOK_CONFIGURATIONS, this.config.mutatingWebhookConfiguration, caBundle);
+    await this.inject(KubeResource.VALIDATING_WEBHOOK_CONFIGURATIONS, this.config.validatingWebhookConfiguration, caBundle);
   }
 
-  private async inject<T extends { webhooks?: { clientConfig: { caBundle?: string; service?: { name: string; namespace: string } } }[] }>(
-    kind: string, name: string, caBundle: string, api: WebhookConfigurationApi<T>,
-  ): Promise<void> {
+  private async inject(resource: KubeResource<WebhookConfiguration>, name: string, caBundle: string): Promise<void> {
+    const kind = resource.kind;
     for (let attempt = 0; attempt < 3; attempt++) {
-      let configuration: T;
+      let configuration: WebhookConfiguration;
       try {
-        configuration = await api.read(name);
+        configuration = await this.client.read(resource, name);
       } catch (e) {
         if (statusOf(e) === 404) {
           // Not applied yet (the GitOps tool applies it with the Deployment): the next check writes it.
@@ -321,7 +314,7 @@ export class SelfManagedCertificates implements CertificateSource {
       if (stale.length === 0) return;
       for (const webhook of stale) webhook.clientConfig.caBundle = caBundle;
       try {
-        await api.replace(name, configuration);
+        await this.client.replace(resource, configuration, { fieldManager: FIELD_MANAGER });
         this.logger.info({ kind, name, webhooks: stale.length }, 'injected the CA bundle');
         return;
       } catch (e) {

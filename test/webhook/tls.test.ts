@@ -7,8 +7,9 @@ import {
   CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, splitPemBundle,
 } from '../../src/webhook/certificates';
 import { SelfManagedTlsConfig, WEBHOOK_NAMES, resolveWebhookConfig, serviceDnsNames } from '../../src/webhook/config';
+import { KubeClient, kubeconfigConnection } from '../../src/webhook/kube-client';
 import { LogLevel, createLogger } from '../../src/webhook/log';
-import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates } from '../../src/webhook/tls';
+import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates, SelfManagedCertificatesOptions } from '../../src/webhook/tls';
 import {
   FakeKubeApi, KubeObject, MUTATING_WEBHOOK_CONFIGURATIONS, SECRETS, VALIDATING_WEBHOOK_CONFIGURATIONS, kubeConfigFor, objectPath, writeKubeconfig,
 } from '../util/fake-kube-api';
@@ -116,7 +117,10 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 /** The Status body of a client-node ApiException (client-node 1.4 keeps it as text). */
 const statusBody = (error: any) => JSON.parse(error.body);
 
-// Generated once: RSA keys take 100-300 ms each.
+/** A client of the fake API server, as a kubeconfig for it would connect. */
+const clientOf = (api: FakeKubeApi) => new KubeClient({ server: api.url, token: api.token, source: 'the fake API server' });
+
+// Generated once.
 let ca: CertificatePair;
 let serving: CertificatePair;
 let expiredCa: CertificatePair;
@@ -140,8 +144,8 @@ describe('SelfManagedCertificates', () => {
   const clock = () => now;
   const started: SelfManagedCertificates[] = [];
 
-  function replica(config: Partial<SelfManagedTlsConfig> = {}): SelfManagedCertificates {
-    const instance = new SelfManagedCertificates(kubeConfigFor(api), { ...CONFIG, ...config }, log.logger, clock);
+  function replica(config: Partial<SelfManagedTlsConfig> = {}, options: SelfManagedCertificatesOptions = {}): SelfManagedCertificates {
+    const instance = new SelfManagedCertificates(clientOf(api), { ...CONFIG, ...config }, log.logger, { clock, ...options });
     started.push(instance);
     return instance;
   }
@@ -498,7 +502,7 @@ describe('SelfManagedCertificates', () => {
         throw new Error('reconcile resolved');
       }, (e: Error) => e);
 
-      expect(error.message).toMatch(new RegExp(`^Cannot read Secret ${SECRET}: HTTP-Code: 403`));
+      expect(error.message).toMatch(new RegExp(`^Cannot read Secret ${SECRET}: 403 Forbidden: `));
       expect(error.message).toContain('is forbidden: User');
       expect(writes()).toEqual([]);
     });
@@ -506,20 +510,20 @@ describe('SelfManagedCertificates', () => {
     test('fails when the API server answers an error, naming the Secret', async () => {
       api.failNext('PUT', SECRET_PATH, 500);
 
-      await expect(replica().reconcile()).rejects.toThrow(new RegExp(`^Cannot write Secret ${SECRET}: HTTP-Code: 500`));
+      await expect(replica().reconcile()).rejects.toThrow(new RegExp(`^Cannot write Secret ${SECRET}: 500 InternalError: `));
     });
 
     test('fails when a webhook configuration cannot be read, naming it', async () => {
       api.failNext('GET', MUTATING_PATH, 403);
 
-      await expect(replica().reconcile()).rejects.toThrow(`Cannot read MutatingWebhookConfiguration ${WEBHOOK_NAMES.mutating}: HTTP-Code: 403`);
+      await expect(replica().reconcile()).rejects.toThrow(`Cannot read MutatingWebhookConfiguration ${WEBHOOK_NAMES.mutating}: 403 Forbidden: `);
     });
 
     test('fails when a webhook configuration cannot be updated, naming it', async () => {
       api.put(validatingConfiguration(''));
       api.failNext('PUT', VALIDATING_PATH, 403);
 
-      await expect(replica().reconcile()).rejects.toThrow(`Cannot update ValidatingWebhookConfiguration ${WEBHOOK_NAMES.validating}: HTTP-Code: 403`);
+      await expect(replica().reconcile()).rejects.toThrow(`Cannot update ValidatingWebhookConfiguration ${WEBHOOK_NAMES.validating}: 403 Forbidden: `);
     });
 
     test('keeps the type of an existing Secret, which the API server does not let an update change', async () => {
@@ -595,12 +599,10 @@ describe('SelfManagedCertificates', () => {
   test('works with a kubeconfig file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeconfig-'));
     try {
-      const { KubeConfig } = await import('@kubernetes/client-node');
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(writeKubeconfig(api, path.join(dir, 'config')));
+      const client = new KubeClient(kubeconfigConnection(writeKubeconfig(api, path.join(dir, 'config'))));
       api.put(secretOf(stable));
 
-      await expect(new SelfManagedCertificates(kubeConfig, CONFIG, log.logger, clock).reconcile()).resolves.toEqual(serving);
+      await expect(new SelfManagedCertificates(client, CONFIG, log.logger, { clock }).reconcile()).resolves.toEqual(serving);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
