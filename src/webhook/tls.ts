@@ -131,6 +131,13 @@ export interface SelfManagedCertificatesOptions {
    * @default - the system clock
    */
   readonly clock?: () => Date;
+  /**
+   * While a webhook configuration does not exist yet, how often to check again, in seconds,
+   * instead of every `checkIntervalSeconds`.
+   *
+   * @default 10
+   */
+  readonly injectionRetrySeconds?: number;
 }
 
 /**
@@ -141,17 +148,28 @@ export interface SelfManagedCertificatesOptions {
  * 2. writes the CA bundle into the `caBundle` of every webhook of both configurations that
  *    calls our Service, where it differs (a GitOps re-sync may have blanked it);
  * 3. hands a new serving certificate to the server, which swaps it in without a restart.
+ *
+ * While a webhook configuration does not exist yet (a GitOps tool applies it in the same wave as
+ * the Deployment, and the Pod may start first), it checks every `injectionRetrySeconds` instead,
+ * until both configurations have the CA bundle: Functions cannot be admitted before.
  */
 export class SelfManagedCertificates implements CertificateSource {
   private timer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
   private current?: CertificatePair;
+  private onChange?: (pair: CertificatePair) => void;
+  private checking = false;
+  private stopped = false;
+  /** The webhook configurations found missing at the last injection, by kind. */
+  private readonly missing = new Set<string>();
   private readonly now: () => Date;
+  private readonly injectionRetrySeconds: number;
 
   /**
    * @param client how to reach the API server (in the cluster: the Pod's ServiceAccount)
    * @param config names, namespace and timing
    * @param logger where to report what was done
-   * @param options the clock
+   * @param options the clock, and the quicker retry while a webhook configuration is missing
    */
   constructor(
     private readonly client: KubeClient,
@@ -160,29 +178,25 @@ export class SelfManagedCertificates implements CertificateSource {
     options: SelfManagedCertificatesOptions = {},
   ) {
     this.now = options.clock ?? (() => new Date());
+    this.injectionRetrySeconds = options.injectionRetrySeconds ?? 10;
   }
 
   public async start(onChange: (pair: CertificatePair) => void): Promise<CertificatePair> {
+    this.stopped = false;
+    this.onChange = onChange;
     this.current = await this.reconcile();
-    let checking = false;
-    this.timer = setInterval(() => {
-      // One check at a time: a slow API server must not pile them up or reorder their results.
-      if (checking) return;
-      checking = true;
-      withTimeout(this.reconcile(), this.config.checkIntervalSeconds * 1000, 'checking the serving certificate').then(pair => {
-        if (pair.cert !== this.current?.cert) {
-          this.current = pair;
-          onChange(pair);
-        }
-      }, (e: unknown) => this.logger.error({ err: (e as Error).message }, 'could not check the serving certificate; will retry'))
-        .finally(() => { checking = false; });
-    }, this.config.checkIntervalSeconds * 1000);
+    this.timer = setInterval(() => this.check(), this.config.checkIntervalSeconds * 1000);
     this.timer.unref();
+    this.scheduleRetry();
     return this.current;
   }
 
   public stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.retryTimer) clearInterval(this.retryTimer);
+    this.timer = undefined;
+    this.retryTimer = undefined;
   }
 
   /**
@@ -220,6 +234,40 @@ export class SelfManagedCertificates implements CertificateSource {
       return { cert: wanted.cert, key: wanted.key };
     }
     throw new Error(`Secret ${namespace}/${name} kept changing while the serving certificate was written; will retry`);
+  }
+
+  /** One check of the running loop, unless one is under way. */
+  private check(): void {
+    // One check at a time: a slow API server must not pile them up or reorder their results.
+    if (this.checking) return;
+    this.checking = true;
+    withTimeout(this.reconcile(), this.config.checkIntervalSeconds * 1000, 'checking the serving certificate').then(pair => {
+      if (this.stopped) return;
+      if (pair.cert !== this.current?.cert) {
+        this.current = pair;
+        this.onChange?.(pair);
+      }
+    }, (e: unknown) => this.logger.error({ err: (e as Error).message }, 'could not check the serving certificate; will retry'))
+      .finally(() => {
+        this.checking = false;
+        this.scheduleRetry();
+      });
+  }
+
+  /** Checks every `injectionRetrySeconds` while a webhook configuration is missing, and stops once none is. */
+  private scheduleRetry(): void {
+    if (this.stopped) return;
+    if (this.missing.size && !this.retryTimer) {
+      this.logger.info({ missing: [...this.missing], retrySeconds: this.injectionRetrySeconds },
+        'will check again soon, until both webhook configurations have the CA bundle');
+      this.retryTimer = setInterval(() => this.check(), this.injectionRetrySeconds * 1000);
+      this.retryTimer.unref();
+    } else if (!this.missing.size && this.retryTimer) {
+      clearInterval(this.retryTimer);
+      this.retryTimer = undefined;
+      this.logger.info({ checkIntervalSeconds: this.config.checkIntervalSeconds },
+        'both webhook configurations have the CA bundle; back to the normal check interval');
+    }
   }
 
   private contentsOf(secret: Secret): SecretContents | undefined {
@@ -302,8 +350,13 @@ export class SelfManagedCertificates implements CertificateSource {
         configuration = await this.client.read(resource, name);
       } catch (e) {
         if (statusOf(e) === 404) {
-          // Not applied yet (the GitOps tool applies it with the Deployment): the next check writes it.
-          this.logger.warn({ kind, name }, 'the webhook configuration does not exist yet; will inject the CA bundle once it does');
+          // Not applied yet (the GitOps tool applies it with the Deployment): a check soon writes it.
+          if (this.missing.has(kind)) {
+            this.logger.debug({ kind, name }, 'the webhook configuration does not exist yet');
+          } else {
+            this.missing.add(kind);
+            this.logger.warn({ kind, name }, 'the webhook configuration does not exist yet; will inject the CA bundle once it does');
+          }
           return;
         }
         throw new Error(`Cannot read ${kind} ${name}: ${(e as Error).message}`);
@@ -311,10 +364,14 @@ export class SelfManagedCertificates implements CertificateSource {
       const ours = (configuration.webhooks ?? []).filter(w =>
         w.clientConfig.service?.name === this.config.serviceName && w.clientConfig.service?.namespace === this.config.namespace);
       const stale = ours.filter(w => w.clientConfig.caBundle !== caBundle);
-      if (stale.length === 0) return;
+      if (stale.length === 0) {
+        this.missing.delete(kind);
+        return;
+      }
       for (const webhook of stale) webhook.clientConfig.caBundle = caBundle;
       try {
         await this.client.replace(resource, configuration, { fieldManager: FIELD_MANAGER });
+        this.missing.delete(kind);
         this.logger.info({ kind, name, webhooks: stale.length }, 'injected the CA bundle');
         return;
       } catch (e) {

@@ -596,6 +596,100 @@ describe('SelfManagedCertificates', () => {
     });
   });
 
+  describe('a webhook configuration that does not exist yet', () => {
+    const soon = 'will check again soon, until both webhook configurations have the CA bundle';
+    const back = 'both webhook configurations have the CA bundle; back to the normal check interval';
+
+    beforeEach(() => {
+      api.put(secretOf(stable));
+      api.put(mutatingConfiguration(b64(stable.caBundle)));
+      // The GitOps tool has not applied it yet: the Pod started first.
+      api.remove(VALIDATING_PATH);
+    });
+
+    test('is checked for every injectionRetrySeconds, not checkIntervalSeconds, until it has the CA bundle', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.05 });
+
+      await expect(instance.start(() => undefined)).resolves.toEqual(serving);
+      expect(log.lines).toContainEqual(expect.objectContaining({
+        level: 'info', msg: soon, missing: ['ValidatingWebhookConfiguration'], retrySeconds: 0.05,
+      }));
+      await waitFor('three more checks', () => api.requestsOf('GET', VALIDATING_PATH).length >= 4);
+      // Warned once; the checks after that log at debug level.
+      expect(log.lines.filter(l => l.level === 'warn')).toHaveLength(1);
+      expect(log.lines).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'the webhook configuration does not exist yet' }));
+
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+      await waitFor('the log line', () => log.messages().includes(back));
+      expect(log.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: back, checkIntervalSeconds: 300 }));
+      expect(log.lines).toContainEqual(expect.objectContaining({ msg: 'injected the CA bundle', kind: 'ValidatingWebhookConfiguration' }));
+
+      // Back to every 300 s: nothing more for now.
+      const count = api.requests.length;
+      await sleep(250);
+      expect(api.requests.length).toBe(count);
+      expect(log.messages().filter(m => m === soon)).toHaveLength(1);
+    });
+
+    test('is checked soon again when it goes missing later', async () => {
+      api.put(validatingConfiguration(b64(stable.caBundle)));
+      const instance = replica({ checkIntervalSeconds: 0.1 }, { injectionRetrySeconds: 0.02 });
+      await instance.start(() => undefined);
+      expect(log.messages()).not.toContain(soon);
+
+      api.remove(VALIDATING_PATH);
+      await waitFor('the quick checks', () => log.messages().includes(soon));
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+      await waitFor('the log line', () => log.messages().includes(back));
+    });
+
+    test('keeps being checked soon through failed checks', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.05 });
+      await instance.start(() => undefined);
+      api.failNext('GET', SECRET_PATH, 500);
+
+      await waitFor('the error', () => log.messages().includes('could not check the serving certificate; will retry'));
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+    });
+
+    test('runs one check at a time, however slow the API server', async () => {
+      let inFlight = 0;
+      let most = 0;
+      api.intercept('GET', SECRET_PATH, async () => {
+        most = Math.max(most, ++inFlight);
+        await sleep(120);
+        inFlight -= 1;
+      }, { times: 1000 });
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.01 });
+      await instance.start(() => undefined);
+
+      await waitFor('several checks', () => api.requestsOf('GET', SECRET_PATH).length >= 4);
+      expect(most).toBe(1);
+    });
+
+    test('is not checked any more once stopped', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.02 });
+      await instance.start(() => undefined);
+      instance.stop();
+      const count = api.requests.length;
+
+      await sleep(150);
+
+      expect(api.requests.length).toBe(count);
+    });
+
+    test('injects the CA bundle without the quick checks when reconcile is called directly', async () => {
+      const instance = replica({}, { injectionRetrySeconds: 0.02 });
+      await instance.reconcile();
+      await sleep(100);
+      expect(api.requestsOf('GET', VALIDATING_PATH)).toHaveLength(1);
+      expect(log.messages()).not.toContain(soon);
+    });
+  });
+
   test('works with a kubeconfig file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeconfig-'));
     try {
