@@ -358,6 +358,51 @@ describe('SelfManagedCertificates', () => {
     });
   });
 
+  describe('a Secret of the node-forge version (RSA)', () => {
+    // Made by the earlier certificates.ts at 2024-03-01T12:00:00Z for this Service: CA until 2034, serving until 2025.
+    const forge: { ca: CertificatePair; serving: CertificatePair } = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'webhook', 'node-forge-rsa-certificates.json'), 'utf8'),
+    );
+    const old = () => ({ caBundle: forge.ca.cert, caKey: forge.ca.key, cert: forge.serving.cert, key: forge.serving.key });
+
+    beforeEach(() => {
+      api.put(secretOf(old()));
+      api.put(mutatingConfiguration(b64(forge.ca.cert)));
+      api.put(validatingConfiguration(b64(forge.ca.cert)));
+    });
+
+    test('is kept as it is while it is good', async () => {
+      now = new Date(T0.getTime() + 100 * DAY);
+
+      await expect(replica().reconcile()).resolves.toEqual(forge.serving);
+      expect(writes()).toEqual([]);
+    });
+
+    test('gets a new serving certificate from its RSA CA when due, and the same caBundle', async () => {
+      now = new Date(expiryOf(forge.serving.cert).getTime() - 29 * DAY);
+
+      const pair = await replica().reconcile();
+
+      expect(certificateProblems(pair, { now, validForDays: 364, dnsNames: DNS_NAMES, issuer: forge.ca.cert })).toEqual([]);
+      expect(stored()).toMatchObject({ caBundle: forge.ca.cert, caKey: forge.ca.key, cert: pair.cert, key: pair.key });
+      expect(writes().map(r => `${r.method} ${r.path}`)).toEqual([`PUT ${SECRET_PATH}`]);
+    });
+
+    test('gets a new CA when its RSA CA is due, and keeps trusting the RSA CA until it expires', async () => {
+      now = new Date(expiryOf(forge.ca.cert).getTime() - 29 * DAY);
+
+      const pair = await replica().reconcile();
+
+      const [newCa, oldCa, ...rest] = splitPemBundle(stored().caBundle);
+      expect(rest).toEqual([]);
+      expect(oldCa).toBe(forge.ca.cert);
+      expect(new X509Certificate(newCa).publicKey.asymmetricKeyType).toBe('ec');
+      expect(certificateProblems(pair, { now, validForDays: 364, dnsNames: DNS_NAMES, issuer: newCa })).toEqual([]);
+      expect(unb64(caBundleOf(MUTATING_PATH)!)).toBe(newCa + oldCa);
+      expect(unb64(caBundleOf(VALIDATING_PATH)!)).toBe(newCa + oldCa);
+    });
+  });
+
   describe('repairing', () => {
     test('re-injects a caBundle that a re-sync blanked', async () => {
       api.put(secretOf(stable));
