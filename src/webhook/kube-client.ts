@@ -532,7 +532,9 @@ export function kubeconfigConnection(files: string | readonly string[], context?
   const config = readKubeconfigs(list);
   const where = list.length === 1 ? `the kubeconfig ${list[0]}` : `the kubeconfigs ${list.join(', ')}`;
   const contextName = context ?? config.currentContext;
-  if (!contextName) throw new Error(`${where} has no current-context: give a context, or set one with \`kubectl config use-context\``);
+  if (!contextName) {
+    throw new Error(`${where[0].toUpperCase()}${where.slice(1)} has no current-context: give a context, or set one with \`kubectl config use-context\``);
+  }
   const contextEntry = config.contexts.get(contextName);
   if (!contextEntry) throw new Error(`No context '${contextName}' in ${where}; it has: ${[...config.contexts.keys()].join(', ') || 'none'}`);
   const clusterName = contextEntry.value.cluster;

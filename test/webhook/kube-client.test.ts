@@ -620,7 +620,7 @@ describe('kubeconfigConnection', () => {
   test('throws without a current context, a server, or with a proxy', () => {
     const noCurrent = kubeconfig({ ...basic(), 'current-context': '' });
     expect(() => kubeconfigConnection(noCurrent)).toThrow(
-      `the kubeconfig ${noCurrent} has no current-context: give a context, or set one with \`kubectl config use-context\``,
+      `The kubeconfig ${noCurrent} has no current-context: give a context, or set one with \`kubectl config use-context\``,
     );
     const noServer = kubeconfig(basic(undefined, {}), 'no-server');
     expect(() => kubeconfigConnection(noServer)).toThrow(`The cluster 'c' in ${noServer} has no server`);
