@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { WebhookConfig, loadWebhookConfig, resolveWebhookConfig } from '../webhook/config';
+import { KubeClient, defaultConnection } from '../webhook/kube-client';
 import { LogLevel, createLogger } from '../webhook/log';
 import { WebhookServer } from '../webhook/server';
 import { CertificateSource, FileCertificates, SelfManagedCertificates } from '../webhook/tls';
@@ -36,11 +37,8 @@ async function certificateSource(options: ServeOptions, config: WebhookConfig, l
   if (!config.selfManagedTls) {
     throw new Error('No certificate: give --tls-cert and --tls-key, or a --config file with selfManagedTls');
   }
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kubeConfig = new KubeConfig();
-  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
-  else kubeConfig.loadFromDefault();
-  return new SelfManagedCertificates(kubeConfig, config.selfManagedTls, logger);
+  const client = new KubeClient(defaultConnection({ kubeconfig: options.kubeconfig }));
+  return new SelfManagedCertificates(client, config.selfManagedTls, logger);
 }
 
 /**

@@ -3,12 +3,12 @@
  * cert-manager Secret), or self-managed through the Kubernetes API.
  */
 import * as fs from 'node:fs';
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import {
   CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, isUnexpired, splitPemBundle,
 } from './certificates';
 import { statusOf } from '../_api-errors';
 import { SelfManagedTlsConfig, serviceDnsNames } from './config';
+import { KubeClient, KubeResource, Secret, WebhookConfiguration } from './kube-client';
 import { Logger } from './log';
 
 /** A source of the serving certificate, which may change while the server runs. */
@@ -123,9 +123,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-interface WebhookConfigurationApi<T> {
-  read(name: string): Promise<T>;
-  replace(name: string, body: T): Promise<unknown>;
+/** Options of {@link SelfManagedCertificates}. */
+export interface SelfManagedCertificatesOptions {
+  /**
+   * The current time (tests move it).
+   *
+   * @default - the system clock
+   */
+  readonly clock?: () => Date;
+  /**
+   * While a webhook configuration does not exist yet, how often to check again, in seconds,
+   * instead of every `checkIntervalSeconds`.
+   *
+   * @default 10
+   */
+  readonly injectionRetrySeconds?: number;
 }
 
 /**
@@ -136,48 +148,55 @@ interface WebhookConfigurationApi<T> {
  * 2. writes the CA bundle into the `caBundle` of every webhook of both configurations that
  *    calls our Service, where it differs (a GitOps re-sync may have blanked it);
  * 3. hands a new serving certificate to the server, which swaps it in without a restart.
+ *
+ * While a webhook configuration does not exist yet (a GitOps tool applies it in the same wave as
+ * the Deployment, and the Pod may start first), it checks every `injectionRetrySeconds` instead,
+ * until both configurations have the CA bundle: Functions cannot be admitted before.
  */
 export class SelfManagedCertificates implements CertificateSource {
   private timer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
   private current?: CertificatePair;
+  private onChange?: (pair: CertificatePair) => void;
+  private checking = false;
+  private stopped = false;
+  /** The webhook configurations found missing at the last injection, by kind. */
+  private readonly missing = new Set<string>();
   private readonly now: () => Date;
+  private readonly injectionRetrySeconds: number;
 
   /**
-   * @param kubeConfig how to reach the API server (in the cluster: the Pod's ServiceAccount)
+   * @param client how to reach the API server (in the cluster: the Pod's ServiceAccount)
    * @param config names, namespace and timing
    * @param logger where to report what was done
-   * @param clock the current time (tests move it)
+   * @param options the clock, and the quicker retry while a webhook configuration is missing
    */
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly client: KubeClient,
     private readonly config: SelfManagedTlsConfig,
     private readonly logger: Logger,
-    clock?: () => Date,
+    options: SelfManagedCertificatesOptions = {},
   ) {
-    this.now = clock ?? (() => new Date());
+    this.now = options.clock ?? (() => new Date());
+    this.injectionRetrySeconds = options.injectionRetrySeconds ?? 10;
   }
 
   public async start(onChange: (pair: CertificatePair) => void): Promise<CertificatePair> {
+    this.stopped = false;
+    this.onChange = onChange;
     this.current = await this.reconcile();
-    let checking = false;
-    this.timer = setInterval(() => {
-      // One check at a time: a slow API server must not pile them up or reorder their results.
-      if (checking) return;
-      checking = true;
-      withTimeout(this.reconcile(), this.config.checkIntervalSeconds * 1000, 'checking the serving certificate').then(pair => {
-        if (pair.cert !== this.current?.cert) {
-          this.current = pair;
-          onChange(pair);
-        }
-      }, (e: unknown) => this.logger.error({ err: (e as Error).message }, 'could not check the serving certificate; will retry'))
-        .finally(() => { checking = false; });
-    }, this.config.checkIntervalSeconds * 1000);
+    this.timer = setInterval(() => this.check(), this.config.checkIntervalSeconds * 1000);
     this.timer.unref();
+    this.scheduleRetry();
     return this.current;
   }
 
   public stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.retryTimer) clearInterval(this.retryTimer);
+    this.timer = undefined;
+    this.retryTimer = undefined;
   }
 
   /**
@@ -187,13 +206,11 @@ export class SelfManagedCertificates implements CertificateSource {
    * @throws when the API server cannot be reached or refuses (RBAC), naming the object
    */
   public async reconcile(): Promise<CertificatePair> {
-    const { CoreV1Api } = await import('@kubernetes/client-node');
-    const core = this.kubeConfig.makeApiClient(CoreV1Api);
     const { namespace, secretName: name } = this.config;
     for (let attempt = 0; attempt < 3; attempt++) {
-      let secret: V1Secret | undefined;
+      let secret: Secret | undefined;
       try {
-        secret = await core.readNamespacedSecret({ name, namespace });
+        secret = await this.client.read(KubeResource.SECRETS, name, namespace);
       } catch (e) {
         if (statusOf(e) !== 404) throw new Error(`Cannot read Secret ${namespace}/${name}: ${(e as Error).message}`);
       }
@@ -201,11 +218,10 @@ export class SelfManagedCertificates implements CertificateSource {
       const wanted = this.renew(stored);
       try {
         if (!secret) {
-          await core.createNamespacedSecret({ namespace, body: this.secretBody(wanted), fieldManager: FIELD_MANAGER });
+          await this.client.create(KubeResource.SECRETS, this.secretBody(wanted), { fieldManager: FIELD_MANAGER });
           this.logger.info({ secret: `${namespace}/${name}`, expires: expiryOf(wanted.cert).toISOString() }, 'created the serving certificate');
         } else if (wanted !== stored) {
-          const body = this.secretBody(wanted, secret);
-          await core.replaceNamespacedSecret({ name, namespace, body, fieldManager: FIELD_MANAGER });
+          await this.client.replace(KubeResource.SECRETS, this.secretBody(wanted, secret), { fieldManager: FIELD_MANAGER });
           const what = wanted.cert !== stored?.cert ? 'renewed the serving certificate' : 'updated the CA bundle';
           this.logger.info({ secret: `${namespace}/${name}`, expires: expiryOf(wanted.cert).toISOString() }, what);
         }
@@ -220,7 +236,41 @@ export class SelfManagedCertificates implements CertificateSource {
     throw new Error(`Secret ${namespace}/${name} kept changing while the serving certificate was written; will retry`);
   }
 
-  private contentsOf(secret: V1Secret): SecretContents | undefined {
+  /** One check of the running loop, unless one is under way. */
+  private check(): void {
+    // One check at a time: a slow API server must not pile them up or reorder their results.
+    if (this.checking) return;
+    this.checking = true;
+    withTimeout(this.reconcile(), this.config.checkIntervalSeconds * 1000, 'checking the serving certificate').then(pair => {
+      if (this.stopped) return;
+      if (pair.cert !== this.current?.cert) {
+        this.current = pair;
+        this.onChange?.(pair);
+      }
+    }, (e: unknown) => this.logger.error({ err: (e as Error).message }, 'could not check the serving certificate; will retry'))
+      .finally(() => {
+        this.checking = false;
+        this.scheduleRetry();
+      });
+  }
+
+  /** Checks every `injectionRetrySeconds` while a webhook configuration is missing, and stops once none is. */
+  private scheduleRetry(): void {
+    if (this.stopped) return;
+    if (this.missing.size && !this.retryTimer) {
+      this.logger.info({ missing: [...this.missing], retrySeconds: this.injectionRetrySeconds },
+        'will check again soon, until both webhook configurations have the CA bundle');
+      this.retryTimer = setInterval(() => this.check(), this.injectionRetrySeconds * 1000);
+      this.retryTimer.unref();
+    } else if (!this.missing.size && this.retryTimer) {
+      clearInterval(this.retryTimer);
+      this.retryTimer = undefined;
+      this.logger.info({ checkIntervalSeconds: this.config.checkIntervalSeconds },
+        'both webhook configurations have the CA bundle; back to the normal check interval');
+    }
+  }
+
+  private contentsOf(secret: Secret): SecretContents | undefined {
     const data = secret.data;
     const contents = {
       caBundle: decode(data, SECRET_KEYS.caBundle),
@@ -263,7 +313,7 @@ export class SelfManagedCertificates implements CertificateSource {
     return { caBundle: bundle, caKey: ca.key, cert: serving.cert, key: serving.key };
   }
 
-  private secretBody(contents: SecretContents, existing?: V1Secret): V1Secret {
+  private secretBody(contents: SecretContents, existing?: Secret): Secret {
     const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
     return {
       apiVersion: 'v1',
@@ -287,30 +337,26 @@ export class SelfManagedCertificates implements CertificateSource {
 
   /** Writes the CA bundle into both webhook configurations, where it differs. */
   private async injectCaBundle(bundle: string): Promise<void> {
-    const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
-    const api = this.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     const caBundle = Buffer.from(bundle, 'utf8').toString('base64');
-    await this.inject('MutatingWebhookConfiguration', this.config.mutatingWebhookConfiguration, caBundle, {
-      read: name => api.readMutatingWebhookConfiguration({ name }),
-      replace: (name, body) => api.replaceMutatingWebhookConfiguration({ name, body, fieldManager: FIELD_MANAGER }),
-    });
-    await this.inject('ValidatingWebhookConfiguration', this.config.validatingWebhookConfiguration, caBundle, {
-      read: name => api.readValidatingWebhookConfiguration({ name }),
-      replace: (name, body) => api.replaceValidatingWebhookConfiguration({ name, body, fieldManager: FIELD_MANAGER }),
-    });
+    await this.inject(KubeResource.MUTATING_WEBHOOK_CONFIGURATIONS, this.config.mutatingWebhookConfiguration, caBundle);
+    await this.inject(KubeResource.VALIDATING_WEBHOOK_CONFIGURATIONS, this.config.validatingWebhookConfiguration, caBundle);
   }
 
-  private async inject<T extends { webhooks?: { clientConfig: { caBundle?: string; service?: { name: string; namespace: string } } }[] }>(
-    kind: string, name: string, caBundle: string, api: WebhookConfigurationApi<T>,
-  ): Promise<void> {
+  private async inject(resource: KubeResource<WebhookConfiguration>, name: string, caBundle: string): Promise<void> {
+    const kind = resource.kind;
     for (let attempt = 0; attempt < 3; attempt++) {
-      let configuration: T;
+      let configuration: WebhookConfiguration;
       try {
-        configuration = await api.read(name);
+        configuration = await this.client.read(resource, name);
       } catch (e) {
         if (statusOf(e) === 404) {
-          // Not applied yet (the GitOps tool applies it with the Deployment): the next check writes it.
-          this.logger.warn({ kind, name }, 'the webhook configuration does not exist yet; will inject the CA bundle once it does');
+          // Not applied yet (the GitOps tool applies it with the Deployment): a check soon writes it.
+          if (this.missing.has(kind)) {
+            this.logger.debug({ kind, name }, 'the webhook configuration does not exist yet');
+          } else {
+            this.missing.add(kind);
+            this.logger.warn({ kind, name }, 'the webhook configuration does not exist yet; will inject the CA bundle once it does');
+          }
           return;
         }
         throw new Error(`Cannot read ${kind} ${name}: ${(e as Error).message}`);
@@ -318,10 +364,14 @@ export class SelfManagedCertificates implements CertificateSource {
       const ours = (configuration.webhooks ?? []).filter(w =>
         w.clientConfig.service?.name === this.config.serviceName && w.clientConfig.service?.namespace === this.config.namespace);
       const stale = ours.filter(w => w.clientConfig.caBundle !== caBundle);
-      if (stale.length === 0) return;
+      if (stale.length === 0) {
+        this.missing.delete(kind);
+        return;
+      }
       for (const webhook of stale) webhook.clientConfig.caBundle = caBundle;
       try {
-        await api.replace(name, configuration);
+        await this.client.replace(resource, configuration, { fieldManager: FIELD_MANAGER });
+        this.missing.delete(kind);
         this.logger.info({ kind, name, webhooks: stale.length }, 'injected the CA bundle');
         return;
       } catch (e) {

@@ -146,6 +146,21 @@ describe('kyma-serverless webhook serve', () => {
     expect(result.stderr).toContain('kyma-serverless: No certificate: give --tls-cert and --tls-key, or a --config file with selfManagedTls');
   });
 
+  test('fails with a clear message when self-managed TLS gets a kubeconfig user it cannot use', async () => {
+    const stackConfig = path.join(dir, 'self-managed.yaml');
+    fs.writeFileSync(stackConfig, 'selfManagedTls:\n  namespace: kyma-system\n');
+    const kubeconfig = path.join(dir, 'exec-kubeconfig');
+    fs.writeFileSync(kubeconfig, [
+      'clusters: [{name: c, cluster: {server: "https://k8s.example.com"}}]',
+      'users: [{name: u, user: {exec: {command: aws}}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\n'));
+    const result = await failure('webhook', 'serve', '--port', '0', '--config', stackConfig, '--kubeconfig', kubeconfig);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`kyma-serverless: The user 'u' in ${kubeconfig} authenticates with exec (a credential plugin), which this client does not support`);
+  });
+
   test('with the stack\'s configuration, keeps its certificate in a Secret and injects the CA into the stack\'s configurations', async () => {
     const objects = synthStack();
     const api = await FakeKubeApi.start();

@@ -7,8 +7,9 @@ import {
   CertificatePair, certificateProblems, createCertificateAuthority, createServingCertificate, expiryOf, splitPemBundle,
 } from '../../src/webhook/certificates';
 import { SelfManagedTlsConfig, WEBHOOK_NAMES, resolveWebhookConfig, serviceDnsNames } from '../../src/webhook/config';
+import { KubeClient, kubeconfigConnection } from '../../src/webhook/kube-client';
 import { LogLevel, createLogger } from '../../src/webhook/log';
-import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates } from '../../src/webhook/tls';
+import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates, SelfManagedCertificatesOptions } from '../../src/webhook/tls';
 import {
   FakeKubeApi, KubeObject, MUTATING_WEBHOOK_CONFIGURATIONS, SECRETS, VALIDATING_WEBHOOK_CONFIGURATIONS, kubeConfigFor, objectPath, writeKubeconfig,
 } from '../util/fake-kube-api';
@@ -116,7 +117,10 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 /** The Status body of a client-node ApiException (client-node 1.4 keeps it as text). */
 const statusBody = (error: any) => JSON.parse(error.body);
 
-// Generated once: RSA keys take 100-300 ms each.
+/** A client of the fake API server, as a kubeconfig for it would connect. */
+const clientOf = (api: FakeKubeApi) => new KubeClient({ server: api.url, token: api.token, source: 'the fake API server' });
+
+// Generated once.
 let ca: CertificatePair;
 let serving: CertificatePair;
 let expiredCa: CertificatePair;
@@ -140,8 +144,8 @@ describe('SelfManagedCertificates', () => {
   const clock = () => now;
   const started: SelfManagedCertificates[] = [];
 
-  function replica(config: Partial<SelfManagedTlsConfig> = {}): SelfManagedCertificates {
-    const instance = new SelfManagedCertificates(kubeConfigFor(api), { ...CONFIG, ...config }, log.logger, clock);
+  function replica(config: Partial<SelfManagedTlsConfig> = {}, options: SelfManagedCertificatesOptions = {}): SelfManagedCertificates {
+    const instance = new SelfManagedCertificates(clientOf(api), { ...CONFIG, ...config }, log.logger, { clock, ...options });
     started.push(instance);
     return instance;
   }
@@ -354,6 +358,51 @@ describe('SelfManagedCertificates', () => {
     });
   });
 
+  describe('a Secret of the node-forge version (RSA)', () => {
+    // Made by the earlier certificates.ts at 2024-03-01T12:00:00Z for this Service: CA until 2034, serving until 2025.
+    const forge: { ca: CertificatePair; serving: CertificatePair } = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'webhook', 'node-forge-rsa-certificates.json'), 'utf8'),
+    );
+    const old = () => ({ caBundle: forge.ca.cert, caKey: forge.ca.key, cert: forge.serving.cert, key: forge.serving.key });
+
+    beforeEach(() => {
+      api.put(secretOf(old()));
+      api.put(mutatingConfiguration(b64(forge.ca.cert)));
+      api.put(validatingConfiguration(b64(forge.ca.cert)));
+    });
+
+    test('is kept as it is while it is good', async () => {
+      now = new Date(T0.getTime() + 100 * DAY);
+
+      await expect(replica().reconcile()).resolves.toEqual(forge.serving);
+      expect(writes()).toEqual([]);
+    });
+
+    test('gets a new serving certificate from its RSA CA when due, and the same caBundle', async () => {
+      now = new Date(expiryOf(forge.serving.cert).getTime() - 29 * DAY);
+
+      const pair = await replica().reconcile();
+
+      expect(certificateProblems(pair, { now, validForDays: 364, dnsNames: DNS_NAMES, issuer: forge.ca.cert })).toEqual([]);
+      expect(stored()).toMatchObject({ caBundle: forge.ca.cert, caKey: forge.ca.key, cert: pair.cert, key: pair.key });
+      expect(writes().map(r => `${r.method} ${r.path}`)).toEqual([`PUT ${SECRET_PATH}`]);
+    });
+
+    test('gets a new CA when its RSA CA is due, and keeps trusting the RSA CA until it expires', async () => {
+      now = new Date(expiryOf(forge.ca.cert).getTime() - 29 * DAY);
+
+      const pair = await replica().reconcile();
+
+      const [newCa, oldCa, ...rest] = splitPemBundle(stored().caBundle);
+      expect(rest).toEqual([]);
+      expect(oldCa).toBe(forge.ca.cert);
+      expect(new X509Certificate(newCa).publicKey.asymmetricKeyType).toBe('ec');
+      expect(certificateProblems(pair, { now, validForDays: 364, dnsNames: DNS_NAMES, issuer: newCa })).toEqual([]);
+      expect(unb64(caBundleOf(MUTATING_PATH)!)).toBe(newCa + oldCa);
+      expect(unb64(caBundleOf(VALIDATING_PATH)!)).toBe(newCa + oldCa);
+    });
+  });
+
   describe('repairing', () => {
     test('re-injects a caBundle that a re-sync blanked', async () => {
       api.put(secretOf(stable));
@@ -498,7 +547,7 @@ describe('SelfManagedCertificates', () => {
         throw new Error('reconcile resolved');
       }, (e: Error) => e);
 
-      expect(error.message).toMatch(new RegExp(`^Cannot read Secret ${SECRET}: HTTP-Code: 403`));
+      expect(error.message).toMatch(new RegExp(`^Cannot read Secret ${SECRET}: 403 Forbidden: `));
       expect(error.message).toContain('is forbidden: User');
       expect(writes()).toEqual([]);
     });
@@ -506,20 +555,20 @@ describe('SelfManagedCertificates', () => {
     test('fails when the API server answers an error, naming the Secret', async () => {
       api.failNext('PUT', SECRET_PATH, 500);
 
-      await expect(replica().reconcile()).rejects.toThrow(new RegExp(`^Cannot write Secret ${SECRET}: HTTP-Code: 500`));
+      await expect(replica().reconcile()).rejects.toThrow(new RegExp(`^Cannot write Secret ${SECRET}: 500 InternalError: `));
     });
 
     test('fails when a webhook configuration cannot be read, naming it', async () => {
       api.failNext('GET', MUTATING_PATH, 403);
 
-      await expect(replica().reconcile()).rejects.toThrow(`Cannot read MutatingWebhookConfiguration ${WEBHOOK_NAMES.mutating}: HTTP-Code: 403`);
+      await expect(replica().reconcile()).rejects.toThrow(`Cannot read MutatingWebhookConfiguration ${WEBHOOK_NAMES.mutating}: 403 Forbidden: `);
     });
 
     test('fails when a webhook configuration cannot be updated, naming it', async () => {
       api.put(validatingConfiguration(''));
       api.failNext('PUT', VALIDATING_PATH, 403);
 
-      await expect(replica().reconcile()).rejects.toThrow(`Cannot update ValidatingWebhookConfiguration ${WEBHOOK_NAMES.validating}: HTTP-Code: 403`);
+      await expect(replica().reconcile()).rejects.toThrow(`Cannot update ValidatingWebhookConfiguration ${WEBHOOK_NAMES.validating}: 403 Forbidden: `);
     });
 
     test('keeps the type of an existing Secret, which the API server does not let an update change', async () => {
@@ -592,15 +641,107 @@ describe('SelfManagedCertificates', () => {
     });
   });
 
+  describe('a webhook configuration that does not exist yet', () => {
+    const soon = 'will check again soon, until both webhook configurations have the CA bundle';
+    const back = 'both webhook configurations have the CA bundle; back to the normal check interval';
+
+    beforeEach(() => {
+      api.put(secretOf(stable));
+      api.put(mutatingConfiguration(b64(stable.caBundle)));
+      // The GitOps tool has not applied it yet: the Pod started first.
+      api.remove(VALIDATING_PATH);
+    });
+
+    test('is checked for every injectionRetrySeconds, not checkIntervalSeconds, until it has the CA bundle', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.05 });
+
+      await expect(instance.start(() => undefined)).resolves.toEqual(serving);
+      expect(log.lines).toContainEqual(expect.objectContaining({
+        level: 'info', msg: soon, missing: ['ValidatingWebhookConfiguration'], retrySeconds: 0.05,
+      }));
+      await waitFor('three more checks', () => api.requestsOf('GET', VALIDATING_PATH).length >= 4);
+      // Warned once; the checks after that log at debug level.
+      expect(log.lines.filter(l => l.level === 'warn')).toHaveLength(1);
+      expect(log.lines).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'the webhook configuration does not exist yet' }));
+
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+      await waitFor('the log line', () => log.messages().includes(back));
+      expect(log.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: back, checkIntervalSeconds: 300 }));
+      expect(log.lines).toContainEqual(expect.objectContaining({ msg: 'injected the CA bundle', kind: 'ValidatingWebhookConfiguration' }));
+
+      // Back to every 300 s: nothing more for now.
+      const count = api.requests.length;
+      await sleep(250);
+      expect(api.requests.length).toBe(count);
+      expect(log.messages().filter(m => m === soon)).toHaveLength(1);
+    });
+
+    test('is checked soon again when it goes missing later', async () => {
+      api.put(validatingConfiguration(b64(stable.caBundle)));
+      const instance = replica({ checkIntervalSeconds: 0.1 }, { injectionRetrySeconds: 0.02 });
+      await instance.start(() => undefined);
+      expect(log.messages()).not.toContain(soon);
+
+      api.remove(VALIDATING_PATH);
+      await waitFor('the quick checks', () => log.messages().includes(soon));
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+      await waitFor('the log line', () => log.messages().includes(back));
+    });
+
+    test('keeps being checked soon through failed checks', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.05 });
+      await instance.start(() => undefined);
+      api.failNext('GET', SECRET_PATH, 500);
+
+      await waitFor('the error', () => log.messages().includes('could not check the serving certificate; will retry'));
+      api.put(validatingConfiguration());
+      await waitFor('the caBundle', () => caBundleOf(VALIDATING_PATH) === b64(stable.caBundle));
+    });
+
+    test('runs one check at a time, however slow the API server', async () => {
+      let inFlight = 0;
+      let most = 0;
+      api.intercept('GET', SECRET_PATH, async () => {
+        most = Math.max(most, ++inFlight);
+        await sleep(120);
+        inFlight -= 1;
+      }, { times: 1000 });
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.01 });
+      await instance.start(() => undefined);
+
+      await waitFor('several checks', () => api.requestsOf('GET', SECRET_PATH).length >= 4);
+      expect(most).toBe(1);
+    });
+
+    test('is not checked any more once stopped', async () => {
+      const instance = replica({ checkIntervalSeconds: 300 }, { injectionRetrySeconds: 0.02 });
+      await instance.start(() => undefined);
+      instance.stop();
+      const count = api.requests.length;
+
+      await sleep(150);
+
+      expect(api.requests.length).toBe(count);
+    });
+
+    test('injects the CA bundle without the quick checks when reconcile is called directly', async () => {
+      const instance = replica({}, { injectionRetrySeconds: 0.02 });
+      await instance.reconcile();
+      await sleep(100);
+      expect(api.requestsOf('GET', VALIDATING_PATH)).toHaveLength(1);
+      expect(log.messages()).not.toContain(soon);
+    });
+  });
+
   test('works with a kubeconfig file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeconfig-'));
     try {
-      const { KubeConfig } = await import('@kubernetes/client-node');
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(writeKubeconfig(api, path.join(dir, 'config')));
+      const client = new KubeClient(kubeconfigConnection(writeKubeconfig(api, path.join(dir, 'config'))));
       api.put(secretOf(stable));
 
-      await expect(new SelfManagedCertificates(kubeConfig, CONFIG, log.logger, clock).reconcile()).resolves.toEqual(serving);
+      await expect(new SelfManagedCertificates(client, CONFIG, log.logger, { clock }).reconcile()).resolves.toEqual(serving);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
