@@ -32,7 +32,7 @@ interface LogLine {
   [key: string]: any;
 }
 
-/** A pino logger whose lines the test reads. */
+/** A logger whose lines the test reads. */
 function collectingLogger() {
   const lines: LogLine[] = [];
   const logger = createLogger(LogLevel.DEBUG, { write: (line: string) => void lines.push(JSON.parse(line)) });
