@@ -1,30 +1,16 @@
 /**
  * The container images of the stack, with upstream release 1.11.1's as defaults.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { RuntimeName, RUNTIMES } from '../api';
 
 /** The upstream release whose images and configuration the stack deploys by default. */
 export const SERVERLESS_VERSION = '1.11.1';
 
-/** Where this package's webhook image is published, tagged with the package version. */
-export const WEBHOOK_IMAGE_REPOSITORY = 'ghcr.io/cdk8s-kyma-serverless/webhook';
-
 /**
- * This package's version, from its package.json: found by walking up from this file, so that
- * it works from the sources, from the compiled `lib/`, and inside the webhook image alike.
+ * The official Node.js image that runs the stack's own JavaScript programs (the webhook server and
+ * the credentials Job), shipped in ConfigMaps. An exact version tag: pin a digest with `images.nodejs`.
  */
-function packageVersion(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) {
-      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'cdk8s-kyma-serverless' && pkg.version) return pkg.version;
-    }
-    if (path.dirname(dir) === dir) throw new Error(`Cannot find the package.json of cdk8s-kyma-serverless above ${__dirname}`);
-  }
-}
+export const NODEJS_IMAGE = 'docker.io/library/node:22.12.0-alpine3.20';
 
 /** The registry path upstream publishes its images under. */
 export const UPSTREAM_IMAGE_REPOSITORY = 'europe-docker.pkg.dev/kyma-project/prod';
@@ -70,16 +56,27 @@ export interface ServerlessImages {
   readonly registryInit?: string;
 
   /**
-   * The Node.js image of the Job that creates the registry credentials inside the cluster.
+   * The official Node.js image that runs the stack's own programs: the admission webhook server
+   * (unless `webhook` names a prebuilt image) and the credentials Job. Both are plain JavaScript
+   * shipped in ConfigMaps, so no image of this project is needed. A tag can move; for a fixed
+   * image give its digest, such as `docker.io/library/node:22.12.0-alpine3.20@sha256:...`.
    *
    * @default 'docker.io/library/node:22.12.0-alpine3.20'
+   */
+  readonly nodejs?: string;
+
+  /**
+   * The Node.js image of the Job that creates the registry credentials inside the cluster.
+   *
+   * @default - the `nodejs` image
    */
   readonly credentialsJob?: string;
 
   /**
-   * Our admission webhook, built from this package's `Dockerfile`.
+   * A prebuilt image of the admission webhook (this package's `Dockerfile`, entry point
+   * `kyma-serverless`), for teams that build and scan their own images.
    *
-   * @default - `ghcr.io/cdk8s-kyma-serverless/webhook:<package version>`
+   * @default - none: the webhook server runs from a ConfigMap on the `nodejs` image
    */
   readonly webhook?: string;
 
@@ -99,8 +96,10 @@ export interface ResolvedImages {
   readonly buildExecutor: string;
   readonly registry: string;
   readonly registryInit: string;
+  readonly nodejs: string;
   readonly credentialsJob: string;
-  readonly webhook: string;
+  /** A prebuilt webhook image, or `undefined` to run the server from a ConfigMap on `nodejs`. */
+  readonly webhook?: string;
   readonly runtimes: { readonly [runtime in RuntimeName]: string };
 }
 
@@ -117,8 +116,9 @@ export function resolveImages(version: string, overrides: ServerlessImages = {})
     buildExecutor: overrides.buildExecutor ?? `${UPSTREAM_IMAGE_REPOSITORY}/external/gcr.io/kaniko-project/executor:v1.24.0`,
     registry: overrides.registry ?? `${UPSTREAM_IMAGE_REPOSITORY}/external/library/registry:3.0.0`,
     registryInit: overrides.registryInit ?? `${UPSTREAM_IMAGE_REPOSITORY}/registry-init:v20240506-57d31b1d`,
-    credentialsJob: overrides.credentialsJob ?? 'docker.io/library/node:22.12.0-alpine3.20',
-    webhook: overrides.webhook ?? `${WEBHOOK_IMAGE_REPOSITORY}:${packageVersion()}`,
+    nodejs: overrides.nodejs ?? NODEJS_IMAGE,
+    credentialsJob: overrides.credentialsJob ?? overrides.nodejs ?? NODEJS_IMAGE,
+    webhook: overrides.webhook,
     runtimes,
   };
   for (const [key, image] of Object.entries({ ...resolved, ...resolved.runtimes })) {

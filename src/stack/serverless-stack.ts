@@ -272,6 +272,7 @@ export class ServerlessStack extends Chart {
         ...props.webhook,
         namespace,
         image: this.images.webhook,
+        nodeImage: this.images.nodejs,
         priorityClassName: PRIORITY_CLASS_NAME,
         defaults: { replicas: 1, functionProfile: this.defaultFunctionPreset, buildProfile: this.defaultBuildPreset },
         logLevel: props.logLevel ?? LogLevel.INFO,

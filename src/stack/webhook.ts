@@ -1,6 +1,7 @@
 /**
- * Our admission webhook in the cluster: the Deployment that runs `kyma-serverless webhook serve`,
- * its Service, the two webhook configurations, the certificate plumbing and least-privilege RBAC.
+ * Our admission webhook in the cluster: the Deployment that runs the server (from a ConfigMap on
+ * the official Node.js image, or a prebuilt image), its Service, the two webhook configurations,
+ * the certificate plumbing and least-privilege RBAC.
  */
 import { createHash } from 'node:crypto';
 import { ApiObject, Duration, Size } from 'cdk8s';
@@ -12,6 +13,7 @@ import {
   SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig, serviceDnsNames,
 } from '../webhook/config';
 import { LogLevel } from '../log-level';
+import { WEBHOOK_PROGRAM_BUNDLE, WEBHOOK_PROGRAM_LOADER, WEBHOOK_PROGRAM_MAIN, webhookProgram } from './_webhook-program';
 import { ContainerResources, clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
 /** The Deployment selector: upstream's webhook labels. */
@@ -25,7 +27,10 @@ export const WEBHOOK_SELECTOR = {
 /** Where the Deployment mounts the configuration file. */
 export const WEBHOOK_CONFIG_DIR = '/etc/kyma-serverless-webhook';
 
-/** The user the webhook image runs as (distroless `nonroot`). */
+/** Where the Deployment mounts the server's program (unless it runs a prebuilt image). */
+export const WEBHOOK_PROGRAM_DIR = '/opt/kyma-serverless-webhook';
+
+/** The user the server runs as (distroless `nonroot` in the prebuilt image). */
 const WEBHOOK_UID = 65532;
 
 /** Kinds of cert-manager issuers. */
@@ -201,6 +206,16 @@ class CertManager extends WebhookCertificates {
   }
 }
 
+/** What the container runs: image, command and the program's volume. */
+interface ServerLaunch {
+  readonly image: string;
+  readonly command?: string[];
+  readonly args: string[];
+  readonly volumes: k8s.Volume[];
+  readonly volumeMounts: k8s.VolumeMount[];
+  readonly annotations: { [key: string]: string };
+}
+
 /** Settings of the webhook that a stack exposes. */
 export interface AdmissionWebhookOptions {
   /**
@@ -246,8 +261,14 @@ export interface AdmissionWebhookOptions {
 export interface AdmissionWebhookProps extends AdmissionWebhookOptions {
   /** The stack's namespace. */
   readonly namespace: string;
-  /** The webhook image (built from this package's Dockerfile). */
-  readonly image: string;
+  /** The official Node.js image that runs the server from its ConfigMap. */
+  readonly nodeImage: string;
+  /**
+   * A prebuilt image of the server (this package's Dockerfile), run instead.
+   *
+   * @default - none: the server runs from a ConfigMap on `nodeImage`
+   */
+  readonly image?: string;
   /** The stack's PriorityClass. */
   readonly priorityClassName: string;
   /** What defaulting fills in: the stack's default presets. */
@@ -261,9 +282,12 @@ export interface AdmissionWebhookProps extends AdmissionWebhookOptions {
 }
 
 /**
- * The defaulting and validating admission webhook for Functions, run from this package's
- * image: `POST /defaulting/functions` fills in the stack's defaults, `POST /validation/function`
- * denies what breaks a rule of the Function API, with the same messages as synth.
+ * The defaulting and validating admission webhook for Functions: `POST /defaulting/functions`
+ * fills in the stack's defaults, `POST /validation/function` denies what breaks a rule of the
+ * Function API, with the same messages as synth.
+ *
+ * By default the server is this package's webhook bundle in the ConfigMap `serverless-webhook-server`,
+ * run with `node` on the official Node.js image; `image` runs a prebuilt image instead.
  */
 export class AdmissionWebhook extends Construct {
   /** Webhook replicas. */
@@ -299,6 +323,14 @@ export class AdmissionWebhook extends Construct {
       metadata: { name: WEBHOOK_NAMES.config, labels },
       data: { 'config.yaml': configText },
     });
+    const serverArgs = [
+      '--port', String(WEBHOOK_PORT),
+      '--metrics-port', String(WEBHOOK_METRICS_PORT),
+      '--config', `${WEBHOOK_CONFIG_DIR}/config.yaml`,
+      '--log-level', props.logLevel ?? LogLevel.INFO,
+      ...tls.args,
+    ];
+    const run = props.image ? this.prebuilt(props.image, serverArgs) : this.fromConfigMap(props.nodeImage, serverArgs, labels);
 
     const resources = props.resources ?? {
       requestCpu: Cpu.millis(50), requestMemory: Size.mebibytes(96), limitCpu: Cpu.millis(500), limitMemory: Size.mebibytes(256),
@@ -320,8 +352,9 @@ export class AdmissionWebhook extends Construct {
             },
             annotations: {
               'sidecar.istio.io/inject': 'false',
-              // A changed configuration rolls the Pods; the server reads it only at start-up.
+              // A changed configuration or program rolls the Pods; the server reads both only at start-up.
               'checksum/config': createHash('sha256').update(configText).digest('hex'),
+              ...run.annotations,
             },
           },
           spec: {
@@ -336,16 +369,10 @@ export class AdmissionWebhook extends Construct {
             ],
             containers: [{
               name: 'webhook',
-              image: props.image,
+              image: run.image,
               imagePullPolicy: 'IfNotPresent',
-              args: [
-                'webhook', 'serve',
-                '--port', String(WEBHOOK_PORT),
-                '--metrics-port', String(WEBHOOK_METRICS_PORT),
-                '--config', `${WEBHOOK_CONFIG_DIR}/config.yaml`,
-                '--log-level', props.logLevel ?? LogLevel.INFO,
-                ...tls.args,
-              ],
+              command: run.command,
+              args: run.args,
               ports: [
                 { name: 'https-webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
                 { name: 'http-metrics', containerPort: WEBHOOK_METRICS_PORT, protocol: 'TCP' },
@@ -361,9 +388,9 @@ export class AdmissionWebhook extends Construct {
               },
               resources: resourceRequirements(resources),
               securityContext: restrictedContainer(),
-              volumeMounts: [{ name: 'config', mountPath: WEBHOOK_CONFIG_DIR, readOnly: true }, ...tls.volumeMounts],
+              volumeMounts: [{ name: 'config', mountPath: WEBHOOK_CONFIG_DIR, readOnly: true }, ...run.volumeMounts, ...tls.volumeMounts],
             }],
-            volumes: [{ name: 'config', configMap: { name: configMap.name } }, ...tls.volumes],
+            volumes: [{ name: 'config', configMap: { name: configMap.name } }, ...run.volumes, ...tls.volumes],
           },
         },
       },
@@ -423,6 +450,36 @@ export class AdmissionWebhook extends Construct {
       metadata: metadata(WEBHOOK_NAMES.validating),
       webhooks: [webhook(WEBHOOK_NAMES.validating, WEBHOOK_PATHS.validation)],
     }));
+  }
+
+  /** How the container runs a prebuilt image: its entry point is `kyma-serverless`. */
+  private prebuilt(image: string, serverArgs: string[]): ServerLaunch {
+    return { image, args: ['webhook', 'serve', ...serverArgs], volumes: [], volumeMounts: [], annotations: {} };
+  }
+
+  /**
+   * How the container runs the bundled server: the ConfigMap `serverless-webhook-server` holds
+   * the loader and the compressed bundle, mounted read-only and run with the image's `node`.
+   */
+  private fromConfigMap(nodeImage: string, serverArgs: string[], labels: { [key: string]: string }): ServerLaunch {
+    const program = webhookProgram();
+    const configMap = new k8s.KubeConfigMap(this, 'Program', {
+      metadata: {
+        name: WEBHOOK_NAMES.program,
+        labels,
+        annotations: { 'cdk8s-kyma-serverless/program-sha256': program.sha256 },
+      },
+      data: { [WEBHOOK_PROGRAM_MAIN]: WEBHOOK_PROGRAM_LOADER },
+      binaryData: { [WEBHOOK_PROGRAM_BUNDLE]: program.bundleBase64 },
+    });
+    return {
+      image: nodeImage,
+      command: ['node', `${WEBHOOK_PROGRAM_DIR}/${WEBHOOK_PROGRAM_MAIN}`],
+      args: serverArgs,
+      volumes: [{ name: 'program', configMap: { name: configMap.name } }],
+      volumeMounts: [{ name: 'program', mountPath: WEBHOOK_PROGRAM_DIR, readOnly: true }],
+      annotations: { 'checksum/program': program.sha256 },
+    };
   }
 
   /** RBAC of self-managed certificates: its Secret and its two configurations, by name. */

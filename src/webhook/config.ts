@@ -34,6 +34,8 @@ export const WEBHOOK_NAMES = {
   validating: `validation.webhook.${FUNCTION_GROUP}`,
   /** The ConfigMap that holds the configuration file. */
   config: 'serverless-webhook-config',
+  /** The ConfigMap that holds the server's program (unless a prebuilt image runs it). */
+  program: 'serverless-webhook-server',
 } as const;
 
 /** The HTTPS port the server listens on in the cluster. */

@@ -48,6 +48,7 @@ describe('ServerlessStack with defaults', () => {
       'ClusterRole/serverless-webhook',
       'ClusterRoleBinding/serverless-webhook',
       'ConfigMap/serverless-webhook-config',
+      'ConfigMap/serverless-webhook-server',
       'Deployment/serverless-webhook',
       'PodDisruptionBudget/serverless-webhook',
       'Service/serverless-webhook',
@@ -104,7 +105,14 @@ describe('ServerlessStack with defaults', () => {
   });
 
   test('matches the snapshot', () => {
-    expect(objects).toMatchSnapshot();
+    // The webhook's bundle is 200 KiB of base64 that changes with every change of src/webhook/:
+    // test/stack/webhook.test.ts and webhook-program.test.ts check it; here it is a placeholder.
+    const program = objects.find(o => o.kind === 'ConfigMap' && o.metadata.name === 'serverless-webhook-server');
+    const placeholder = { ...program, binaryData: { 'server.js.gz': '<bundle>' }, metadata: { ...program.metadata, annotations: { 'cdk8s-kyma-serverless/program-sha256': '<sha256>' } } };
+    const stable = objects.map(o => (o === program ? placeholder : o)).map(o => (o.kind === 'Deployment' && o.metadata.name === 'serverless-webhook'
+      ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, metadata: { ...o.spec.template.metadata, annotations: { ...o.spec.template.metadata.annotations, 'checksum/program': '<sha256>' } } } } }
+      : o));
+    expect(stable).toMatchSnapshot();
   });
 
   test('exposes its resolved settings', () => {

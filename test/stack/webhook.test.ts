@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import {
-  BuildProfile, CertManagerIssuerKind, FunctionProfile, LogLevel, ServerlessStack, WEBHOOK_NAMES, WEBHOOK_PATHS, WebhookCertificates, parseWebhookConfig,
+  BuildProfile, CertManagerIssuerKind, FunctionProfile, LogLevel, NODEJS_IMAGE, ServerlessStack, WEBHOOK_NAMES, WEBHOOK_PATHS, WebhookCertificates, parseWebhookConfig,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { find, synthStack } from '../util/synth';
@@ -48,13 +52,53 @@ describe('the admission webhook with defaults', () => {
     expect(deployment.spec.template.metadata.annotations['sidecar.istio.io/inject']).toBe('false');
   });
 
-  test('runs `webhook serve` with the mounted configuration, on the package\'s image', () => {
-    expect(container.image).toBe(`ghcr.io/cdk8s-kyma-serverless/webhook:${require('../../package.json').version}`);
+  test('runs the bundled server from its ConfigMap with node, on the official Node.js image', () => {
+    expect(container.image).toBe(NODEJS_IMAGE);
+    expect(NODEJS_IMAGE).toMatch(/^docker\.io\/library\/node:\d+\.\d+\.\d+-alpine\d+\.\d+$/);
+    expect(container.command).toEqual(['node', '/opt/kyma-serverless-webhook/main.js']);
     expect(container.args).toEqual([
+      '--port', '8443', '--metrics-port', '8080', '--config', '/etc/kyma-serverless-webhook/config.yaml', '--log-level', 'info',
+    ]);
+    expect(container.volumeMounts).toEqual([
+      { name: 'config', mountPath: '/etc/kyma-serverless-webhook', readOnly: true },
+      { name: 'program', mountPath: '/opt/kyma-serverless-webhook', readOnly: true },
+    ]);
+    expect(pod.volumes).toEqual([{ name: 'config', configMap: { name: WEBHOOK_NAMES.config } }, { name: 'program', configMap: { name: WEBHOOK_NAMES.program } }]);
+  });
+
+  test('ships the server as a loader and the gzip-compressed bundle the package holds, small enough for client-side apply', () => {
+    const program = find(objects, 'ConfigMap', WEBHOOK_NAMES.program);
+    expect(Object.keys(program.data)).toEqual(['main.js']);
+    expect(program.data['main.js']).toContain("gunzipSync(readFileSync(join(__dirname, 'server.js.gz')))");
+    const bundle = Buffer.from(program.binaryData['server.js.gz'], 'base64');
+    expect(bundle.equals(fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'webhook', 'server.js.gz')))).toBe(true);
+    expect(gunzipSync(bundle).toString('utf8')).toMatch(/^\/\*! cdk8s-kyma-serverless \d+\.\d+\.\d+: the admission webhook server/);
+    // kubectl's client-side apply records the whole object in an annotation of at most 256 KiB.
+    expect(JSON.stringify(program).length).toBeLessThan(240 * 1024);
+    // A new program rolls the Pods.
+    const sha256 = createHash('sha256').update(bundle).update(program.data['main.js']).digest('hex');
+    expect(program.metadata.annotations['cdk8s-kyma-serverless/program-sha256']).toBe(sha256);
+    expect(deployment.spec.template.metadata.annotations['checksum/program']).toBe(sha256);
+  });
+
+  test('runs a prebuilt image instead when images.webhook names one', () => {
+    const prebuilt = synthStack({ images: { webhook: 'registry.example.com/platform/kyma-serverless-webhook:0.1.0' } });
+    const c = deploymentOf(prebuilt).spec.template.spec.containers[0];
+    expect(c.image).toBe('registry.example.com/platform/kyma-serverless-webhook:0.1.0');
+    expect(c.command).toBeUndefined();
+    expect(c.args).toEqual([
       'webhook', 'serve', '--port', '8443', '--metrics-port', '8080', '--config', '/etc/kyma-serverless-webhook/config.yaml', '--log-level', 'info',
     ]);
-    expect(container.volumeMounts).toEqual([{ name: 'config', mountPath: '/etc/kyma-serverless-webhook', readOnly: true }]);
-    expect(pod.volumes).toEqual([{ name: 'config', configMap: { name: WEBHOOK_NAMES.config } }]);
+    expect(c.volumeMounts).toEqual([{ name: 'config', mountPath: '/etc/kyma-serverless-webhook', readOnly: true }]);
+    expect(prebuilt.filter(o => o.kind === 'ConfigMap' && o.metadata.name === WEBHOOK_NAMES.program)).toEqual([]);
+    expect(deploymentOf(prebuilt).spec.template.metadata.annotations['checksum/program']).toBeUndefined();
+  });
+
+  test('runs on another Node.js image, such as one pinned by digest, with images.nodejs', () => {
+    const image = `docker.io/library/node:22.12.0-alpine3.20@sha256:${'a'.repeat(64)}`;
+    const objects2 = synthStack({ images: { nodejs: image } });
+    expect(deploymentOf(objects2).spec.template.spec.containers[0].image).toBe(image);
+    expect(find(objects2, 'Job').spec.template.spec.containers[0].image).toBe(image);
   });
 
   test('is ready through its HTTPS listener and alive through the metrics port', () => {
