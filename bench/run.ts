@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: how long synth and validate take, measured the way users run them.
  *
- * Every synth case runs `npm run synth`'s script (ts-node, `cdk8s synth`, the manifest check,
+ * Every synth case runs what `npm run synth` runs (`kyma-serverless synth`: the app, the manifest check,
  * the swap into an output folder), only with another app or output folder:
  * - floor: the smallest cdk8s-plus-27 app, one Deployment (bench/floor/main.ts);
  * - default: this repository's app (cdk8s.yaml), which `npm run synth` runs;
@@ -22,7 +22,6 @@ const OUT = path.join('bench', '.out');
 const RUNS = Number(process.env.BENCH_RUNS ?? '5');
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const GNU_TIME = ['/usr/bin/time', '/bin/time'].find(f => fs.existsSync(f));
-const TS_NODE = path.join(ROOT, 'node_modules', '.bin', 'ts-node');
 
 interface Case {
   readonly name: string;
@@ -41,8 +40,8 @@ interface Measured {
 function synthCase(name: string, dist: string, app?: string, env: { [key: string]: string } = {}): Case {
   return {
     name,
-    command: [TS_NODE, '--swc', 'scripts/synth.ts', ...(app ? ['--app', app] : [])],
-    env: { ...env, SYNTH_DIST: dist },
+    command: [process.execPath, path.join(ROOT, 'bin', 'kyma-serverless.js'), 'synth', '--outdir', dist, ...(app ? ['--app', app] : [])],
+    env,
   };
 }
 

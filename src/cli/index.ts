@@ -6,19 +6,21 @@ import { CliError } from './_kube';
 import { OutputFormat } from './_output';
 import { addPreflightCommand } from './preflight';
 import { addStatusCommand } from './status';
+import { addSynthCommand } from './synth';
 import { addValidateCommand } from './validate';
 import { addWebhookCommand } from './webhook-serve';
 
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Cluster-side tools of cdk8s-kyma-serverless: check a cluster before you deploy, follow Functions after')
+    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, follow Functions after')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')
     .addOption(new Option('-o, --output <format>', 'output format').choices(Object.values(OutputFormat)).default(OutputFormat.TABLE))
     .showHelpAfterError()
     .configureOutput({ outputError: (message, write) => write(message) });
+  addSynthCommand(cli);
   addValidateCommand(cli);
   addPreflightCommand(cli);
   addStatusCommand(cli);

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const COPIED = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'src', 'imports', 'scripts', 'functions', 'dist'];
+const COPIED = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'bin', 'src', 'imports', 'scripts', 'functions', 'dist', 'lib/webhook'];
 
 /** The result of a command run in a copy. */
 export interface RunResult {
@@ -28,12 +28,13 @@ export class ProjectCopy {
   }
 
   /**
-   * Runs `npm run synth`'s script (without npm, which adds nothing but start-up time).
+   * Runs what `npm run synth` runs, `kyma-serverless synth`, from the copy's sources (without npm,
+   * which adds nothing but start-up time; the webhook bundle is copied from this checkout).
    *
-   * @param args passed on to `cdk8s synth`, such as `['--app', '...']`
+   * @param args passed on to `kyma-serverless synth`, such as `['--app', '...']`
    */
   public synth(args: readonly string[] = []): RunResult {
-    const result = spawnSync(path.join(this.dir, 'node_modules', '.bin', 'ts-node'), ['--swc', 'scripts/synth.ts', ...args], {
+    const result = spawnSync(process.execPath, [path.join(this.dir, 'bin', 'kyma-serverless.js'), 'synth', ...args], {
       cwd: this.dir,
       env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
       encoding: 'utf8',

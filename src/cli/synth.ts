@@ -1,0 +1,193 @@
+/**
+ * `kyma-serverless synth`: `cdk8s synth` with the guarantees a Git workflow needs. It synthesizes
+ * into a scratch folder, checks the result as `kyma-serverless validate` does, and only then puts
+ * it in place of the output folder: a failed synth leaves the previous output exactly as it was
+ * (`cdk8s synth` on its own empties the output folder before the app runs).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { load } from 'js-yaml';
+import { CliError } from './_kube';
+import { print } from './_output';
+import { formatReport } from './validate';
+import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
+
+/** The parts of `cdk8s.yaml` that synth reads. */
+export interface Cdk8sConfig {
+  /** The command that runs the app. */
+  readonly app?: string;
+  /** The output folder. */
+  readonly output?: string;
+  /** cdk8s validation plugins: with them, synth runs the app through `cdk8s synth` itself. */
+  readonly validations?: unknown;
+  /** cdk8s synthesis settings (Helm format): as with `validations`. */
+  readonly synthConfig?: unknown;
+}
+
+/** Options of {@link synth}. */
+export interface SynthOptions {
+  /**
+   * The command that runs the app.
+   *
+   * @default - `app` of cdk8s.yaml
+   */
+  readonly app?: string;
+  /**
+   * The output folder.
+   *
+   * @default - `output` of cdk8s.yaml, else `dist`
+   */
+  readonly output?: string;
+  /**
+   * The project folder, where cdk8s.yaml is and the app runs.
+   *
+   * @default - the current folder
+   */
+  readonly cwd?: string;
+}
+
+/** What a successful synth wrote. */
+export interface SynthResult {
+  /** The output folder. */
+  readonly output: string;
+  /** Its manifest files, relative to it, sorted. */
+  readonly files: string[];
+  /** The folders the synth checked itself (a `GitOpsApp` checks its own in the app's process). */
+  readonly checkedHere: string[];
+}
+
+/**
+ * Reads cdk8s.yaml.
+ *
+ * @throws CliError when it does not parse; a missing file gives `{}`
+ */
+export function readCdk8sConfig(dir: string): Cdk8sConfig {
+  const file = path.join(dir, 'cdk8s.yaml');
+  if (!fs.existsSync(file)) return {};
+  let config: unknown;
+  try {
+    config = load(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CliError(`${file} is not valid YAML: ${(e as Error).message}`);
+  }
+  if (config === null || config === undefined) return {};
+  if (typeof config !== 'object' || Array.isArray(config)) throw new CliError(`${file} must be a map of settings, such as "app: npx ts-node main.ts"`);
+  return config as Cdk8sConfig;
+}
+
+/** The folders under `dir`, itself included, that hold manifests (YAML files), sorted. */
+function manifestFolders(dir: string): string[] {
+  const folders: string[] = [];
+  const walk = (at: string) => {
+    const entries = fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+    if (entries.some(e => e.isFile() && /\.ya?ml$/.test(e.name))) folders.push(path.resolve(at));
+    for (const entry of entries) if (entry.isDirectory()) walk(path.join(at, entry.name));
+  };
+  walk(dir);
+  return folders;
+}
+
+/** The manifest files under a folder, relative to it, sorted. */
+function manifestFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter(e => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map(e => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/**
+ * Runs the app the way `cdk8s synth` does (its `app` command in a shell, `CDK8S_OUTDIR` set to
+ * the scratch folder), or through the project's `cdk8s synth` when cdk8s.yaml asks for
+ * validation plugins or a Helm chart, which only the cdk8s CLI produces.
+ */
+function runApp(cwd: string, app: string, scratch: string, config: Cdk8sConfig, record: string): number {
+  const env = { ...process.env, CDK8S_OUTDIR: scratch, CDK8S_CHECK_UPGRADE: 'false', [VALIDATED_FOLDERS_ENV]: record };
+  if (config.validations !== undefined || config.synthConfig !== undefined) {
+    const cli = path.join(cwd, 'node_modules', '.bin', 'cdk8s');
+    if (!fs.existsSync(cli)) {
+      throw new CliError('cdk8s.yaml names validation plugins or a synthConfig, which only the cdk8s CLI runs: install it with `npm install --save-dev cdk8s-cli`');
+    }
+    return spawnSync(cli, ['synth', '--no-check-upgrade', '--app', app, '--output', scratch], { cwd, env, stdio: 'inherit' }).status ?? 1;
+  }
+  const result = spawnSync(app, { cwd, env, stdio: 'inherit', shell: true });
+  if (result.error) throw new CliError(`Cannot run the app (${app}): ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+/**
+ * Synthesizes an app into its output folder, or leaves the folder as it was.
+ *
+ * @returns what was written
+ * @throws CliError when the app fails, writes no manifests, or writes manifests `validate` rejects;
+ * the output folder is then untouched
+ */
+export function synth(options: SynthOptions = {}): SynthResult {
+  const cwd = path.resolve(options.cwd ?? '.');
+  const config = readCdk8sConfig(cwd);
+  const app = options.app ?? config.app;
+  if (!app) throw new CliError('No app to synthesize: give --app, or an "app" command in cdk8s.yaml (such as "app: npx ts-node main.ts")');
+  const output = path.resolve(cwd, options.output ?? config.output ?? 'dist');
+  const name = path.basename(output);
+  // Beside the output folder, so that the final swap is a rename on one file system.
+  const scratch = path.join(path.dirname(output), `.${name}.synth-${process.pid}`);
+  const previous = `${scratch}-previous`;
+  const record = `${scratch}-checked`;
+  const unchanged = `${path.relative(cwd, output) || '.'}/ was left unchanged`;
+  const cleanUp = () => {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    fs.rmSync(record, { force: true });
+  };
+
+  cleanUp();
+  try {
+    const status = runApp(cwd, app, scratch, config, record);
+    if (status !== 0) throw new CliError(`synth failed: ${unchanged}`, status);
+    if (!fs.existsSync(scratch) || !manifestFiles(scratch).length) {
+      throw new CliError(`synth failed: the app (${app}) wrote no manifests (does it call app.synth()?); ${unchanged}`);
+    }
+    // A GitOpsApp checks its own output in the app's process and records the folders; the rest is checked here.
+    const checked = new Set(fs.existsSync(record) ? fs.readFileSync(record, 'utf8').split('\n').filter(Boolean) : []);
+    const unchecked = manifestFolders(scratch).filter(folder => !checked.has(folder));
+    const reports: string[] = [];
+    for (const folder of unchecked) {
+      const report = validateManifests(folder, { recursive: false });
+      if (report.findings.some(f => f.severity === Severity.ERROR)) reports.push(formatReport(path.relative(scratch, folder) || 'synth output', report));
+    }
+    if (reports.length) throw new CliError(`${reports.join('\n\n')}\n\nsynth produced invalid manifests: ${unchanged}`);
+
+    fs.mkdirSync(path.dirname(output), { recursive: true });
+    if (fs.existsSync(output)) fs.renameSync(output, previous);
+    fs.renameSync(scratch, output);
+    fs.rmSync(previous, { recursive: true, force: true });
+    return { output, files: manifestFiles(output), checkedHere: unchecked.map(folder => path.relative(scratch, folder) || '.') };
+  } finally {
+    cleanUp();
+  }
+}
+
+/** Adds `synth` to a program. */
+export function addSynthCommand(program: Command): void {
+  program.command('synth')
+    .description('Synthesize the cdk8s app into its output folder, check the result as validate does, '
+      + 'and keep the previous output when either fails')
+    .option('-a, --app <command>', 'command that runs the app (default: "app" of cdk8s.yaml)')
+    .option('--outdir <dir>', 'output folder (default: "output" of cdk8s.yaml, else dist)')
+    .addHelpText('after', `
+Use it instead of \`cdk8s synth\` in package.json and CI: the app runs as cdk8s synth runs it (its
+"app" command, with CDK8S_OUTDIR set), but into a scratch folder beside the output folder. Only
+when the app succeeds and every manifest passes the check of \`kyma-serverless validate\` does the
+result replace the output folder; otherwise the output folder stays exactly as it was, and the
+command exits 1 (or with the app's exit code).
+
+Examples:
+  kyma-serverless synth                                   # what cdk8s.yaml says, into dist/
+  kyma-serverless synth --app "npx ts-node main.ts" --outdir manifests
+  # package.json: "scripts": { "synth": "kyma-serverless synth" }
+`)
+    .action((options: { app?: string; outdir?: string }) => {
+      const result = synth({ app: options.app, output: options.outdir });
+      print(`${path.relative(process.cwd(), result.output) || '.'}/: ${result.files.join(', ')}`);
+    });
+}
