@@ -1,0 +1,12 @@
+/**
+ * The end-to-end tests: the packed package in a new cdk8s app outside the repository
+ * (`npm run test:e2e`; CI runs it after `npm test`). Slow, so apart from the main suite.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test/e2e'],
+  testMatch: ['**/*.e2e.ts'],
+  testTimeout: 5 * 60 * 1000,
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+};

@@ -1,0 +1,153 @@
+/**
+ * The package where users stand: `npm pack` of this repository, installed into a new cdk8s
+ * TypeScript app in a temporary folder outside the repository (see scratch-app.ts). There:
+ * - the package loads with `require`, its types compile, and its `kyma-serverless` command runs;
+ * - every TypeScript example of the README is type-checked with the app's tsconfig (as
+ *   `cdk8s init` writes it) and synthesized with `cdk8s synth`, and the installed
+ *   `kyma-serverless validate` accepts what it wrote;
+ * - `kyma-serverless synth` keeps the previous output when a Function is bad, naming the prop;
+ * - the default stack synthesized there is byte for byte this repository's dist/ (webhook bundle included).
+ *
+ * Slow (a few minutes: packing, installing, a ts-node start per example), so it runs apart from
+ * `npm test`: `npm run test:e2e`, which CI runs (.ci/run).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ScratchApp, check, packPackage, run } from './scratch-app';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** A TypeScript example of the README. */
+interface Example {
+  /** Its number, in README order, from 1. */
+  readonly index: number;
+  /** The README line of its opening fence. */
+  readonly line: number;
+  /** Its code, unindented. */
+  readonly code: string;
+}
+
+/** Every ```ts block of the README. */
+function readmeExamples(): Example[] {
+  const examples: Example[] = [];
+  const fence = /^( *)```ts\n([\s\S]*?)^\1```$/gm;
+  for (const match of README.matchAll(fence)) {
+    const indent = match[1].length;
+    const code = match[2].split('\n').map(l => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
+    examples.push({ index: examples.length + 1, line: README.slice(0, match.index).split('\n').length, code });
+  }
+  return examples;
+}
+
+const EXAMPLES = readmeExamples();
+const exampleFile = (e: Example) => `examples/readme-${String(e.index).padStart(2, '0')}.ts`;
+
+let tarball: string;
+let app: ScratchApp;
+
+beforeAll(() => {
+  tarball = packPackage();
+  app = ScratchApp.create(tarball);
+  // What the examples read at synth: a function folder.
+  app.write('functions/orders/handler.py', 'def main(event, context):\n    return "orders"\n');
+  app.write('functions/orders/requirements.txt', 'requests==2.32.3\n');
+  for (const example of EXAMPLES) app.write(exampleFile(example), example.code);
+}, 15 * 60 * 1000);
+
+afterAll(() => {
+  app?.remove();
+  if (tarball) fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  test('holds the compiled library, its types, the webhook bundle and the command, and no sources or tests', () => {
+    const files = check(run('tar', ['-tzf', tarball], ROOT)).stdout.split('\n').filter(Boolean).map(f => f.replace(/^package\//, ''));
+    expect(files).toEqual(expect.arrayContaining([
+      'package.json', 'README.md', 'bin/kyma-serverless.js', 'lib/src/index.js', 'lib/src/index.d.ts',
+      'lib/imports/serverless.kyma-project.io.js', 'lib/webhook/server.js.gz', 'crds/serverless.kyma-project.io_functions.yaml',
+    ]));
+    expect(files.filter(f => /^(src|test|scripts|bench|dist|functions)\//.test(f) || /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  test('loads with require and exports the public API', () => {
+    const names = ['ServerlessStack', 'FunctionNamespace', 'KymaFunction', 'FunctionRuntime', 'FunctionSource', 'GitOpsApp', 'validateFunction'];
+    const result = check(run(process.execPath, ['-e', `const m = require('cdk8s-kyma-serverless'); console.log(JSON.stringify(${JSON.stringify(names)}.map(n => [n, typeof m[n]])))`], app.dir));
+    expect(Object.fromEntries(JSON.parse(result.stdout))).toEqual(Object.fromEntries(names.map(n => [n, 'function'])));
+  });
+
+  test('runs its kyma-serverless command from the installed package', () => {
+    const result = check(app.bin('kyma-serverless', ['--help']));
+    expect(result.stdout).toMatch(/Usage: kyma-serverless/);
+    for (const command of ['synth', 'validate', 'preflight', 'status', 'webhook']) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+  });
+});
+
+describe('the README examples, in a user\'s cdk8s app', () => {
+  test('there are examples, and each is a whole program that synthesizes', () => {
+    expect(EXAMPLES.length).toBeGreaterThanOrEqual(10);
+    for (const example of EXAMPLES) expect(`line ${example.line}: ${/\bapp\.synth\(\)|\.synth\(\)/.test(example.code)}`).toBe(`line ${example.line}: true`);
+  });
+
+  test('type-check with the tsconfig.json of cdk8s init', () => {
+    const result = app.bin('tsc', ['--noEmit', '-p', 'tsconfig.json']);
+    // Name the README line of each error.
+    const located = result.stdout.replace(/examples\/readme-(\d+)\.ts\((\d+),(\d+)\)/g, (_m, n, l, c) => `README example ${Number(n)} (README line ${EXAMPLES[Number(n) - 1].line + Number(l)}, column ${c})`);
+    expect(located).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  test.each(EXAMPLES.map(e => [e.index, e.line, e] as const))('example %d (README line %d) synthesizes with cdk8s synth and passes kyma-serverless validate', (_index, _line, example) => {
+    const output = `out/readme-${example.index}`;
+    fs.rmSync(path.join(app.dir, 'bootstrap'), { recursive: true, force: true });
+    const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node ${exampleFile(example)}`, '--output', output]);
+    expect(`${synth.status}\n${synth.stderr}`).toBe('0\n');
+    const folders = [output, ...(fs.existsSync(path.join(app.dir, 'bootstrap')) ? ['bootstrap'] : [])];
+    for (const folder of folders) {
+      const validate = app.bin('kyma-serverless', ['validate', folder]);
+      expect(`${validate.status}\n${validate.stdout}${validate.stderr}`).toMatch(/^0\n.*: \d+ objects? in \d+ files?, 0 errors/);
+    }
+  });
+});
+
+describe('kyma-serverless synth in a user\'s app', () => {
+  const good = `import { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from 'cdk8s-kyma-serverless';
+
+const app = new GitOpsApp();
+const stack = new ServerlessStack(app, 'serverless');
+const team = new FunctionNamespace(app, 'team-a', { stack });
+new KymaFunction(team, 'hello', {
+  runtime: FunctionRuntime.NODEJS_22,
+  source: FunctionSource.fromInline('module.exports = { main: () => "hi" }'),
+  scale: { minReplicas: MIN, maxReplicas: 3 },
+});
+app.synth();
+`;
+
+  test('writes dist/ when the app is good, and keeps it when a Function is bad, naming the prop', () => {
+    app.write('main.ts', good.replace('MIN', '1'));
+    const first = run('npm', ['run', '--silent', 'synth'], app.dir);
+    expect(`${first.status}\n${first.stderr}`).toMatch(/^0\n/);
+    expect(first.stdout).toMatch(/^dist\/: 0000-serverless\.k8s\.yaml, 0001-team-a\.k8s\.yaml, kustomization\.yaml$/m);
+    const before = fs.readFileSync(path.join(app.dir, 'dist', '0001-team-a.k8s.yaml'), 'utf8');
+
+    app.write('main.ts', good.replace('MIN', '5'));
+    const second = run('npm', ['run', '--silent', 'synth'], app.dir);
+    expect(second.status).not.toBe(0);
+    expect(second.stderr).toMatch(/\[team-a\/hello\] 'scale' \(spec\.scaleConfig\): .*minReplicas should be less than or equal maxReplicas/);
+    expect(second.stderr).toContain('synth failed: dist/ was left unchanged');
+    expect(fs.readFileSync(path.join(app.dir, 'dist', '0001-team-a.k8s.yaml'), 'utf8')).toBe(before);
+    expect(fs.readdirSync(app.dir).filter(f => f.includes('.synth-'))).toEqual([]);
+  });
+
+  test('synthesizes the stack of this repository\'s dist/ byte for byte, the webhook program included', () => {
+    app.write('main.ts', `import { GitOpsApp, ServerlessStack } from 'cdk8s-kyma-serverless';
+
+const app = new GitOpsApp();
+new ServerlessStack(app, 'serverless');
+app.synth();
+`);
+    check(app.bin('kyma-serverless', ['synth', '--outdir', 'stack-only']));
+    expect(app.read('stack-only/0000-serverless.k8s.yaml')).toBe(fs.readFileSync(path.join(ROOT, 'dist', '0000-serverless.k8s.yaml'), 'utf8'));
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * What the package needs at run time is declared: every module the library imports is a Node.js
+ * built-in, a dependency or a peer dependency (never a dev dependency, which users do not get),
+ * and the files its package.json names are the ones the build writes. The packed package itself
+ * is tried in a user's app by test/e2e/package.e2e.ts.
+ */
+import { builtinModules } from 'node:module';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+
+/** The package each non-relative import of a source file names. */
+function importedPackages(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^import[^'"]*?from\s+|^export[^'"]*?from\s+|\brequire\(|\bimport\()\s*'([^'.][^']*)'/gm)]
+    .filter(m => !/^import type /.test(m[0]) && !/^export type /.test(m[0]))
+    .map(m => m[1]);
+  return specifiers.map(s => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]));
+}
+
+describe('package.json', () => {
+  const sources = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter(e => e.isFile() && e.name.endsWith('.ts'))
+    .map(e => path.join(e.parentPath, e.name));
+  const runtime = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]);
+
+  test('declares every package the library imports as a dependency or peer dependency', () => {
+    const undeclared = sources.flatMap(file => importedPackages(file)
+      .filter(name => !name.startsWith('node:') && !builtinModules.includes(name) && !runtime.has(name))
+      .map(name => `${path.relative(ROOT, file)}: ${name}`));
+    expect(undeclared).toEqual([]);
+    expect(sources.length).toBeGreaterThan(50);
+  });
+
+  test('keeps cdk8s, cdk8s-plus-27 and constructs as peer dependencies: one copy in a user\'s app', () => {
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['cdk8s', 'cdk8s-plus-27', 'constructs']);
+    for (const name of Object.keys(pkg.peerDependencies)) expect(pkg.dependencies[name]).toBeUndefined();
+  });
+
+  test('declares no dependency the library does not import', () => {
+    const used = new Set(sources.flatMap(importedPackages));
+    // kubernetes-models is loaded by path, one module per kind (src/policy/manifests.ts).
+    used.add('kubernetes-models');
+    expect(Object.keys(pkg.dependencies).filter(name => !used.has(name))).toEqual([]);
+  });
+
+  test('packs the compiled library, its types, the webhook bundle, the command and the CRD, built before packing', () => {
+    expect(pkg.files).toEqual(['bin', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'crds']);
+    expect(pkg.main).toBe('lib/src/index.js');
+    expect(pkg.types).toBe('lib/src/index.d.ts');
+    expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json && npm run bundle/);
+  });
+});
