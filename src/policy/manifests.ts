@@ -4,9 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as jsYaml from 'js-yaml';
-import { parseAllDocuments } from 'yaml';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, Violation, validateFunction } from '../api';
+import { manifestFiles, parseManifests } from './_manifest-files';
 import { PolicyViolation, checkPolicies } from './policy';
 
 /** How bad a finding is. */
@@ -135,21 +134,6 @@ function describeObject(object: any, index: number): string {
   return `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${name}`;
 }
 
-/**
- * The documents of a YAML file, each parsed or with its error. js-yaml (YAML 1.2 core schema, as
- * `yaml` reads it) is four times faster on the large CRD documents; when it refuses the file, the
- * `yaml` package parses it again to tell which document is broken and why.
- */
-function parseManifests(text: string): { object?: any; error?: string }[] {
-  try {
-    return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }).map(object => ({ object }));
-  } catch {
-    return parseAllDocuments(text).map(document => (document.errors.length
-      ? { error: document.errors[0].message }
-      : { object: document.toJS() }));
-  }
-}
-
 /** Options of {@link validateManifests}. */
 export interface ValidateOptions {
   /**
@@ -158,23 +142,6 @@ export interface ValidateOptions {
    * @default true
    */
   readonly recursive?: boolean;
-}
-
-/** Files a manifest folder holds: `*.yaml` and `*.yml`, sorted, `kustomization.yaml` aside. */
-function manifestFiles(dir: string, recursive: boolean): string[] {
-  const found: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(at, entry.name);
-      if (entry.isDirectory()) {
-        if (recursive) walk(full);
-      } else if (/\.ya?ml$/.test(entry.name) && !/^kustomization\.ya?ml$/.test(entry.name)) {
-        found.push(full);
-      }
-    }
-  };
-  walk(dir);
-  return found;
 }
 
 /** The environment variable naming a file to which {@link GitOpsApp}s append the folders they checked. */

@@ -15,7 +15,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_RESOURCES, FUNCTION_RESOURCES, FakeKubeApi, KubeObject, ResourceType } from './fake-kube-api';
+import {
+  CONFIG_MAPS, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FakeKubeApi, HORIZONTAL_POD_AUTOSCALERS, JOBS, KubeObject, ResourceType, SERVICES,
+} from './fake-kube-api';
 
 /** The body of `GET /version`. */
 export interface VersionBody {
@@ -30,9 +32,19 @@ export interface VersionBody {
 }
 
 const core = (plural: string, kind: string, namespaced: boolean): ResourceType => ({ group: '', version: 'v1', plural, kind, namespaced });
+const of = (group: string, version: string, plural: string, kind: string, namespaced: boolean, more: Partial<ResourceType> = {}): ResourceType =>
+  ({ group, version, plural, kind, namespaced, ...more });
 
-/** Namespaces. Served last: their item route would otherwise take `/api/v1/namespaces/<ns>/<plural>`. */
-export const NAMESPACES = core('namespaces', 'Namespace', false);
+/**
+ * Namespaces, `Active` from their creation as the API server makes them. Served last: their item
+ * route would otherwise take `/api/v1/namespaces/<ns>/<plural>`.
+ */
+export const NAMESPACES: ResourceType = {
+  ...core('namespaces', 'Namespace', false),
+  prepare: namespace => {
+    namespace.status = { phase: 'Active', ...namespace.status };
+  },
+};
 /** LimitRanges. */
 export const LIMIT_RANGES = core('limitranges', 'LimitRange', true);
 /** ResourceQuotas. */
@@ -45,19 +57,48 @@ export const STORAGE_CLASSES: ResourceType = {
 export const PRIORITY_CLASSES: ResourceType = {
   group: 'scheduling.k8s.io', version: 'v1', plural: 'priorityclasses', kind: 'PriorityClass', namespaced: false,
 };
-/** CustomResourceDefinitions. */
+/**
+ * CustomResourceDefinitions: writes through the API serve their kinds once Established (see
+ * fake-kube-api's `crdEstablishDelayMs`).
+ */
 export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
   group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
 };
+/** ServiceAccounts. */
+export const SERVICE_ACCOUNTS = core('serviceaccounts', 'ServiceAccount', true);
+/** PersistentVolumeClaims. */
+export const PERSISTENT_VOLUME_CLAIMS = of('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { statusSubresource: true });
+/** apps/v1 StatefulSets. */
+export const STATEFUL_SETS = of('apps', 'v1', 'statefulsets', 'StatefulSet', true, { statusSubresource: true, generation: true });
+/** apps/v1 DaemonSets. */
+export const DAEMON_SETS = of('apps', 'v1', 'daemonsets', 'DaemonSet', true, { statusSubresource: true, generation: true });
+/** RBAC: Roles, RoleBindings, ClusterRoles, ClusterRoleBindings. */
+export const RBAC_RESOURCES: readonly ResourceType[] = [
+  of('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true),
+  of('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
+  of('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
+  of('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+];
+/** policy/v1 PodDisruptionBudgets. */
+export const POD_DISRUPTION_BUDGETS = of('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { statusSubresource: true, generation: true });
+/** networking.k8s.io/v1 NetworkPolicies. */
+export const NETWORK_POLICIES = of('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { generation: true });
 
-/** Every kind a cluster-reading command needs, in an order the fake can route. */
-export const CLUSTER_RESOURCES: readonly ResourceType[] = [
+/**
+ * Every built-in kind the commands read or the stack's manifests hold, in an order the fake can
+ * route; Functions are not among them (their CRD serves them once applied).
+ */
+export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   ...DEFAULT_RESOURCES,
-  // Functions, ConfigMaps, Jobs, Deployments, Services and HPAs, as fake-kube-api describes them.
-  ...FUNCTION_RESOURCES,
-  LIMIT_RANGES, RESOURCE_QUOTAS, STORAGE_CLASSES, PRIORITY_CLASSES, CUSTOM_RESOURCE_DEFINITIONS,
+  // ConfigMaps, Jobs, Deployments, Services and HPAs, as fake-kube-api describes them.
+  CONFIG_MAPS, JOBS, DEPLOYMENTS, SERVICES, HORIZONTAL_POD_AUTOSCALERS,
+  LIMIT_RANGES, RESOURCE_QUOTAS, SERVICE_ACCOUNTS, PERSISTENT_VOLUME_CLAIMS, STATEFUL_SETS, DAEMON_SETS, ...RBAC_RESOURCES,
+  POD_DISRUPTION_BUDGETS, NETWORK_POLICIES, STORAGE_CLASSES, PRIORITY_CLASSES, CUSTOM_RESOURCE_DEFINITIONS,
   NAMESPACES,
 ];
+
+/** Every kind a cluster-reading command needs, Functions included, in an order the fake can route. */
+export const CLUSTER_RESOURCES: readonly ResourceType[] = [FUNCTIONS, ...BUILT_IN_RESOURCES];
 
 /** A minimal `/version` body of a supported cluster, for a fake seeded without one. */
 export const DEFAULT_VERSION: VersionBody = {

@@ -14,6 +14,17 @@
  * {@link FakeKubeApi.addResource}; its collection and item paths are routed from then on. Every
  * write emits a `change` event ({@link WatchEvent}) on {@link FakeKubeApi.events}.
  *
+ * Writes: POST creates, PUT replaces, and PATCH is server-side apply (`application/apply-patch+yaml`,
+ * JSON or YAML body, `fieldManager`, `force`, `dryRun=All`; a simplified merge, see the `apply`
+ * method), with managed fields recorded per apply manager. With
+ * {@link FakeKubeApiOptions.namespaceLifecycle}, objects are created only in existing namespaces.
+ *
+ * Discovery: `/api`, `/apis`, `/apis/<group>`, `/api/v1` and `/apis/<group>/<version>` list the kinds
+ * served. A CustomResourceDefinition written through the API is given `NamesAccepted` and, at once
+ * or after {@link FakeKubeApiOptions.crdEstablishDelayMs} (or at {@link FakeKubeApi.establish}),
+ * `Established`; its kinds are served from then on (one seeded with {@link FakeKubeApi.put} at
+ * once). `test/util/fake-controllers.ts` plays the controllers that make workloads ready.
+ *
  * Lists take `labelSelector` (`k=v`, `k==v`, `k!=v`, `k`, `!k`, comma-separated) and
  * `fieldSelector` (`metadata.name`, `metadata.namespace`). A list with `watch=true` (or `1`) is a
  * watch: a chunked 200 answer with one JSON event per line (`{"type":"ADDED","object":{...}}`)
@@ -39,7 +50,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 
 /** A Kubernetes object as JSON. */
 export type KubeObject = {
@@ -116,6 +127,8 @@ export interface RecordedRequest {
   readonly query: { [key: string]: string };
   /** The parsed JSON body (the raw text when it is not JSON); undefined without a body. */
   readonly body: any;
+  /** The body's media type (`Content-Type` without parameters), such as `application/apply-patch+yaml`. */
+  readonly contentType?: string;
   /** The status code of the answer. */
   status?: number;
 }
@@ -177,6 +190,22 @@ export interface FakeKubeApiOptions {
    * @default 'system:serviceaccount:kyma-system:serverless-webhook'
    */
   readonly user?: string;
+  /**
+   * Refuse writes of namespaced objects into a namespace that does not exist (404 NotFound
+   * `namespaces "x" not found`), as the API server's NamespaceLifecycle admission does. Needs
+   * Namespaces among the kinds served; {@link FakeKubeApi.put} is never refused.
+   *
+   * @default false
+   */
+  readonly namespaceLifecycle?: boolean;
+  /**
+   * How long after a CustomResourceDefinition is written through the API its `Established`
+   * condition turns True, and its kinds are served (listed by discovery, routed). `NamesAccepted`
+   * is True at once. `Infinity`: only when the test calls {@link FakeKubeApi.establish}.
+   *
+   * @default 0 (in the same write)
+   */
+  readonly crdEstablishDelayMs?: number;
 }
 
 /** The token {@link kubeConfigFor} and {@link writeKubeconfig} use, and the fake expects by default. */
@@ -481,6 +510,138 @@ export function objectPath(type: ResourceType, name?: string, namespace?: string
   return `${groupVersionPath(type)}${scope}/${type.plural}${name === undefined ? '' : `/${name}`}`;
 }
 
+/** The media type of a server-side apply patch. */
+export const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
+
+/** Whether a kind is the CustomResourceDefinition kind, whose writes serve new kinds. */
+const isCrdType = (type: ResourceType) => type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition';
+
+const isPlainObject = (value: unknown): value is { [key: string]: any } => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A list merged item by item, by `name`: every item is an object with a string `name` (containers, env, webhooks). */
+const isNamedList = (value: unknown): value is { name: string; [key: string]: any }[] =>
+  Array.isArray(value) && value.length > 0 && value.every(item => isPlainObject(item) && typeof item.name === 'string');
+
+const itemKey = (name: string) => `k:${JSON.stringify({ name })}`;
+
+/** A field set (`fieldsV1`) as the API server records it in managedFields: `f:<field>` and `k:{"name":...}` keys, `{}` for leaves. */
+type FieldSet = { [key: string]: FieldSet };
+
+/** The fields a value sets: maps field by field, named lists item by item, anything else (scalars, other lists) as a whole. */
+function fieldSetOf(value: unknown): FieldSet {
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [`f:${k}`, fieldSetOf(v)]));
+  if (isNamedList(value)) return Object.fromEntries(value.map(item => [itemKey(item.name), { '.': {}, ...fieldSetOf(item) }]));
+  return {};
+}
+
+/** The fields of an applied configuration, without what identifies the object (apiVersion, kind, name, namespace). */
+function appliedFieldSet(applied: KubeObject): FieldSet {
+  const { apiVersion: _a, kind: _k, metadata, ...rest } = applied;
+  const { name: _n, namespace: _ns, ...meta } = metadata ?? {};
+  return fieldSetOf(Object.keys(meta).length ? { ...rest, metadata: meta } : rest);
+}
+
+/** Every leaf of a field set, as its path of keys. */
+function leafPaths(set: FieldSet, prefix: string[] = []): string[][] {
+  const children = Object.keys(set).filter(k => k !== '.');
+  if (!children.length) return prefix.length ? [prefix] : [];
+  return children.flatMap(k => leafPaths(set[k], [...prefix, k]));
+}
+
+/** The value at a field-set path of an object. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let at: unknown = value;
+  for (const key of path) {
+    if (key.startsWith('f:') && isPlainObject(at)) at = at[key.slice(2)];
+    else if (key.startsWith('k:') && Array.isArray(at)) at = at.find(item => itemKey(item?.name) === key);
+    else return undefined;
+  }
+  return at;
+}
+
+/** Whether a field set holds a path. */
+function holds(set: FieldSet, path: readonly string[]): boolean {
+  let at: FieldSet | undefined = set;
+  for (const key of path) {
+    if (!at || !(key in at)) return false;
+    at = at[key];
+  }
+  return true;
+}
+
+/** `.spec.replicas`, `.webhooks[name="x"].caBundle`: a field-set path as the API server's conflict messages write it. */
+function fieldPathText(path: readonly string[]): string {
+  return path.map(key => (key.startsWith('f:') ? `.${key.slice(2)}` : `[name=${JSON.stringify(JSON.parse(key.slice(2)).name)}]`)).join('');
+}
+
+/** Removes a leaf path from a field set, and the maps it leaves empty. */
+function removePath(set: FieldSet, path: readonly string[]): void {
+  const [head, ...rest] = path;
+  if (!(head in set)) return;
+  if (rest.length) removePath(set[head], rest);
+  if (!rest.length || !Object.keys(set[head]).filter(k => k !== '.').length) delete set[head];
+}
+
+/** JSON with sorted keys, to compare objects. */
+function canonical(value: unknown): string {
+  const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted)
+    : isPlainObject(v) ? Object.fromEntries(Object.keys(v).sort().map(k => [k, sorted(v[k])])) : v);
+  return JSON.stringify(sorted(value));
+}
+
+/**
+ * Merges an applied configuration into the live object, as server-side apply does, simplified:
+ * maps merge field by field and lists of named objects item by item (by `name`); any other value
+ * (scalars, other lists) is replaced as a whole. A field the manager applied before (`previous`)
+ * and leaves out now is removed, unless another manager's field set (`others`) holds it too.
+ */
+function mergeApplied(live: unknown, applied: unknown, previous: FieldSet | undefined, others: readonly FieldSet[]): unknown {
+  const ownedByOthers = (key: string) => others.some(o => key in o);
+  const below = (key: string) => others.map(o => o[key]).filter(Boolean);
+  if (isPlainObject(applied) && isPlainObject(live)) {
+    const result: { [key: string]: unknown } = { ...live };
+    for (const key of Object.keys(previous ?? {})) {
+      const field = key.slice(2);
+      if (key.startsWith('f:') && !(field in applied) && !ownedByOthers(key)) delete result[field];
+    }
+    for (const [field, value] of Object.entries(applied)) {
+      result[field] = mergeApplied(live[field], value, previous?.[`f:${field}`], below(`f:${field}`));
+    }
+    return result;
+  }
+  if (isNamedList(applied) && Array.isArray(live)) {
+    const keys = new Set(applied.map(item => itemKey(item.name)));
+    const result = live.filter(item => {
+      const key = itemKey(item?.name);
+      return keys.has(key) || !(previous && key in previous) || ownedByOthers(key);
+    });
+    for (const item of applied) {
+      const key = itemKey(item.name);
+      const at = result.findIndex(existing => itemKey(existing?.name) === key);
+      if (at < 0) result.push(clone(item));
+      else result[at] = mergeApplied(result[at], item, previous?.[key], below(key));
+    }
+    return result;
+  }
+  return clone(applied);
+}
+
+/** A CRD's conditions as the API server's controllers set them. */
+const NAMES_ACCEPTED = { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' };
+const ESTABLISHED = { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' };
+const NOT_ESTABLISHED = { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have not been accepted yet' };
+
+/** Conditions with one of a type set: kept as it is when its status is the same, else replaced (new lastTransitionTime). */
+function withCondition(conditions: any[] | undefined, condition: { type: string; status: string; reason: string; message: string }): any[] {
+  const existing = (conditions ?? []).find(c => c.type === condition.type);
+  if (existing?.status === condition.status) return conditions!;
+  const lastTransitionTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return [...(conditions ?? []).filter(c => c.type !== condition.type), { ...condition, lastTransitionTime }];
+}
+
+const conditionIsTrue = (object: KubeObject | undefined, type: string) =>
+  (object?.status?.conditions ?? []).some((c: any) => c.type === type && c.status === 'True');
+
 interface Route {
   readonly pattern: RegExp;
   readonly type: ResourceType;
@@ -558,10 +719,16 @@ export class FakeKubeApi {
   /** Watches from a resourceVersion older than this answer 410 Expired. */
   private oldestWatchable = 0;
   private readonly watchers = new Set<Watcher>();
+  private readonly namespaceLifecycle: boolean;
+  private readonly crdEstablishDelayMs: number;
+  /** Pending establishments of CRDs. */
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(options: FakeKubeApiOptions) {
     this.token = options.token ?? FAKE_TOKEN;
     this.user = options.user ?? 'system:serviceaccount:kyma-system:serverless-webhook';
+    this.namespaceLifecycle = options.namespaceLifecycle ?? false;
+    this.crdEstablishDelayMs = options.crdEstablishDelayMs ?? 0;
     for (const type of options.resources ?? DEFAULT_RESOURCES) this.addResource(type);
     this.server = http.createServer((req, res) => this.handle(req, res));
   }
@@ -592,6 +759,12 @@ export class FakeKubeApi {
     return type;
   }
 
+  /** The API path of an object of a kind the fake serves. */
+  public pathOf(object: KubeObject): string {
+    const type = this.typeOf(object);
+    return objectPath(type, object.metadata?.name, type.namespaced ? object.metadata?.namespace : undefined);
+  }
+
   /**
    * Stores an object without validation or concurrency checks, as if it had been applied: seeds
    * the store, or changes an object behind the code's back (a GitOps re-sync, another replica).
@@ -610,7 +783,27 @@ export class FakeKubeApi {
     const old = this.store.get(this.key(type, name, object.metadata?.namespace));
     const stored = clone(object);
     type.prepare?.(stored);
-    return clone(this.write(type, stored, old, true));
+    const written = this.write(type, stored, old, true);
+    // A CRD seeded into the store is an installed one: its kinds are served at once.
+    if (isCrdType(type)) this.serveCrd(written);
+    return clone(written);
+  }
+
+  /**
+   * Turns a CustomResourceDefinition's `Established` condition True and serves its kinds, as the
+   * API server's establishing controller does (see {@link FakeKubeApiOptions.crdEstablishDelayMs}).
+   *
+   * @returns the CRD as stored
+   */
+  public establish(name: string): KubeObject {
+    const type = this.types.find(isCrdType);
+    const crd = type && this.store.get(this.key(type, name));
+    if (!type || !crd) throw new Error(`establish: no CustomResourceDefinition ${name}`);
+    const updated = clone(crd);
+    updated.status = { ...updated.status, conditions: withCondition(updated.status?.conditions, ESTABLISHED) };
+    const written = this.write(type, updated, crd);
+    this.serveCrd(written);
+    return clone(written);
   }
 
   /**
@@ -706,6 +899,8 @@ export class FakeKubeApi {
 
   /** Stops the server and drops its connections, open watches included. */
   public async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     this.closeWatches();
     this.events.removeAllListeners();
     await new Promise<void>(resolve => {
@@ -831,12 +1026,21 @@ export class FakeKubeApi {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const text = Buffer.concat(chunks).toString('utf8');
+      const contentType = req.headers['content-type']?.split(';')[0].trim();
       let body: unknown;
       if (text) {
         try {
           body = JSON.parse(text);
         } catch {
           body = text;
+          // An apply patch may be YAML.
+          if (contentType === APPLY_PATCH_CONTENT_TYPE) {
+            try {
+              body = parseYaml(text);
+            } catch {
+              // Left as text: the apply answers 400.
+            }
+          }
         }
       }
       const request: RecordedRequest = {
@@ -844,6 +1048,7 @@ export class FakeKubeApi {
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
         body,
+        ...(contentType ? { contentType } : {}),
       };
       this.requests.push(request);
       void this.answer(request, req.headers.authorization).then(answer => {
@@ -878,6 +1083,8 @@ export class FakeKubeApi {
   }
 
   private handleRequest(request: RecordedRequest): Answer {
+    const discovery = request.method === 'GET' ? this.discovery(request.path) : undefined;
+    if (discovery) return discovery;
     const target = this.route(request.path);
     if (!target) {
       return { status: 404, body: this.status(404, 'NotFound', 'the server could not find the requested resource', {}) };
@@ -898,6 +1105,8 @@ export class FakeKubeApi {
         return this.create(target, request.body);
       case 'PUT':
         return this.update(target, request.body);
+      case 'PATCH':
+        return this.apply(target, request);
       case 'DELETE':
         return this.delete(target);
       default:
@@ -981,10 +1190,11 @@ export class FakeKubeApi {
       throw new StatusError(500, this.status(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created', {}));
     }
     if (this.store.has(this.key(target.type, metadata.name, target.namespace))) throw this.conflict(target.type, metadata.name, 'AlreadyExists');
+    this.admitNamespace(target);
     // With a status subresource, the status is the controller's to write: a create sets none.
     if (target.type.statusSubresource) delete object.status;
     this.check(target.type, object, undefined);
-    return { status: 201, body: clone(this.write(target.type, object, undefined)) };
+    return { status: 201, body: clone(this.writeFromApi(target.type, object, undefined)) };
   }
 
   private update(target: Target, body: unknown): InterceptedResponse {
@@ -997,10 +1207,11 @@ export class FakeKubeApi {
     const old = this.store.get(this.key(target.type, target.name, target.namespace));
     if (!old) {
       if (!target.type.allowCreateOnUpdate) throw this.notFound(target.type, target.name);
+      this.admitNamespace(target);
       delete metadata.resourceVersion;
       if (target.type.statusSubresource) delete object.status;
       this.check(target.type, object, undefined);
-      return { status: 201, body: clone(this.write(target.type, object, undefined)) };
+      return { status: 201, body: clone(this.writeFromApi(target.type, object, undefined)) };
     }
     if (metadata.resourceVersion && metadata.resourceVersion !== old.metadata?.resourceVersion) {
       throw this.conflict(target.type, target.name, 'Conflict');
@@ -1011,7 +1222,188 @@ export class FakeKubeApi {
       else object.status = clone(old.status);
     }
     this.check(target.type, object, old);
-    return { status: 200, body: clone(this.write(target.type, object, old)) };
+    return { status: 200, body: clone(this.writeFromApi(target.type, object, old)) };
+  }
+
+  /**
+   * `PATCH` with `application/apply-patch+yaml`: server-side apply, simplified. A missing object is
+   * created from the applied configuration; an existing one gets it merged in (see
+   * {@link mergeApplied}: maps field by field, lists of named objects by name, other values
+   * whole; fields the same manager applied before and leaves out now are removed). Each manager's
+   * fields are recorded in `metadata.managedFields` (operation Apply, `fieldsV1`); applying a
+   * field another Apply manager holds, with another value, is a 409 Conflict unless `force=true`,
+   * which takes the field over. Writers of other kinds (POST, PUT, {@link put}) are not
+   * recorded and never conflict (the API server records them as Update managers, which do). `dryRun=All` answers what would be stored and stores nothing. An
+   * apply that changes nothing writes nothing: the resourceVersion stays. Only apply patches are
+   * supported (415 for JSON, merge and strategic merge patches).
+   */
+  private apply(target: Target, request: RecordedRequest): InterceptedResponse {
+    if (target.name === undefined) throw this.methodNotAllowed();
+    const type = target.type;
+    if (request.contentType !== APPLY_PATCH_CONTENT_TYPE) {
+      const message = `the fake API server supports only server-side apply (${APPLY_PATCH_CONTENT_TYPE}) for PATCH, not ${request.contentType ?? 'no content type'}`;
+      throw new StatusError(415, this.status(415, 'UnsupportedMediaType', message, {}));
+    }
+    const manager = request.query.fieldManager;
+    if (!manager) {
+      throw new StatusError(422, this.status(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {}));
+    }
+    const dryRun = request.query.dryRun;
+    if (dryRun !== undefined && dryRun !== 'All') {
+      throw new StatusError(400, this.status(400, 'BadRequest', `Invalid dry run value: ${dryRun}: supported values are All`, {}));
+    }
+    const body = request.body;
+    if (!isPlainObject(body)) throw new StatusError(400, this.status(400, 'BadRequest', 'the body of the request was in an unknown format', {}));
+    for (const field of ['apiVersion', 'kind'] as const) {
+      if (!body[field]) throw new StatusError(400, this.status(400, 'BadRequest', `error decoding patch: ${field} must be set`, {}));
+    }
+    if (body.metadata?.name !== undefined && body.metadata.name !== target.name) {
+      throw new StatusError(400, this.status(400, 'BadRequest', `the name of the object (${body.metadata.name}) does not match the name on the URL (${target.name})`, {}));
+    }
+    const applied = this.decode(target, body, false);
+    applied.metadata = { ...applied.metadata, name: target.name };
+    if (!type.namespaced) delete applied.metadata.namespace;
+    // The main resource of a kind with a status subresource ignores status.
+    if (type.statusSubresource) delete applied.status;
+
+    const old = this.store.get(this.key(type, target.name, target.namespace));
+    if (!old) this.admitNamespace(target);
+    const managed: any[] = clone((old?.metadata?.managedFields ?? []) as any[]);
+    const previous = managed.find(m => m.manager === manager && m.operation === 'Apply');
+    const others = managed.filter(m => m !== previous && m.fieldsV1);
+    const fields = appliedFieldSet(applied);
+
+    // Conflicts: fields another Apply manager holds, set here to another value than the live one.
+    const conflicts: { manager: string; path: string[] }[] = [];
+    for (const path of leafPaths(fields)) {
+      for (const other of others.filter(m => m.operation === 'Apply')) {
+        if (holds(other.fieldsV1, path) && canonical(valueAt(old, path)) !== canonical(valueAt(applied, path))) conflicts.push({ manager: other.manager, path });
+      }
+    }
+    if (conflicts.length && request.query.force !== 'true') {
+      // As the API server words them when the managers applied the same apiVersion.
+      const causes = conflicts.map(c => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: fieldPathText(c.path) }));
+      const message = `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}: `
+        + causes.map(c => `${c.message}: ${c.field}`).join('; ');
+      throw new StatusError(409, this.status(409, 'Conflict', message, { ...this.details(type, target.name), causes }));
+    }
+    for (const conflict of conflicts) removePath(others.find(m => m.manager === conflict.manager)!.fieldsV1, conflict.path);
+
+    const { managedFields: _managed, ...liveMetadata } = old?.metadata ?? {};
+    const merged = (old
+      ? mergeApplied({ ...old, metadata: liveMetadata }, applied, previous?.fieldsV1, others.map(m => m.fieldsV1))
+      : clone(applied)) as KubeObject;
+    try {
+      type.prepare?.(merged);
+    } catch (e) {
+      if (e instanceof BadRequest) throw new StatusError(400, this.status(400, 'BadRequest', e.message, {}));
+      throw e;
+    }
+    if (old && type.statusSubresource) {
+      if (old.status === undefined) delete merged.status;
+      else merged.status = clone(old.status);
+    }
+    const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    merged.metadata!.managedFields = [
+      ...others.filter(m => Object.keys(m.fieldsV1).length),
+      { manager, operation: 'Apply', apiVersion: apiVersionOf(type), time, fieldsType: 'FieldsV1', fieldsV1: fields },
+    ];
+    this.check(type, merged, old);
+
+    const withoutTimes = (o: KubeObject | undefined) => canonical({
+      ...o, metadata: { ...o?.metadata, resourceVersion: undefined, managedFields: ((o?.metadata?.managedFields ?? []) as any[]).map(m => ({ ...m, time: undefined })) },
+    });
+    if (old && withoutTimes(old) === withoutTimes(merged)) return { status: 200, body: clone(old) };
+    if (dryRun) {
+      const wouldBe = clone(merged);
+      wouldBe.metadata = { ...wouldBe.metadata, uid: old?.metadata?.uid ?? randomUUID(), creationTimestamp: old?.metadata?.creationTimestamp ?? time };
+      if (old) wouldBe.metadata.resourceVersion = old.metadata?.resourceVersion;
+      else delete wouldBe.metadata.resourceVersion;
+      return { status: old ? 200 : 201, body: wouldBe };
+    }
+    return { status: old ? 200 : 201, body: clone(this.writeFromApi(type, merged, old)) };
+  }
+
+  /** NamespaceLifecycle: a namespaced object is created only in a namespace that exists. */
+  private admitNamespace(target: Target): void {
+    if (!this.namespaceLifecycle || !target.type.namespaced || target.namespace === undefined) return;
+    const namespaces = this.types.find(t => t.group === '' && t.plural === 'namespaces');
+    if (!namespaces || this.store.has(this.key(namespaces, target.namespace))) return;
+    const name = target.namespace;
+    throw new StatusError(404, this.status(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' }));
+  }
+
+  /**
+   * A write through the API. A CustomResourceDefinition gets its conditions: NamesAccepted at once,
+   * Established now or later ({@link FakeKubeApiOptions.crdEstablishDelayMs}), and then its kinds are served.
+   */
+  private writeFromApi(type: ResourceType, object: KubeObject, old: KubeObject | undefined): KubeObject {
+    if (!isCrdType(type)) return this.write(type, object, old);
+    const wasEstablished = conditionIsTrue(old, 'Established');
+    const establishNow = wasEstablished || this.crdEstablishDelayMs === 0;
+    const conditions = withCondition(withCondition(old?.status?.conditions, NAMES_ACCEPTED), establishNow ? ESTABLISHED : NOT_ESTABLISHED);
+    object.status = {
+      ...object.status,
+      conditions,
+      acceptedNames: object.spec?.names,
+      storedVersions: (object.spec?.versions ?? []).filter((v: any) => v.storage).map((v: any) => v.name),
+    };
+    const written = this.write(type, object, old);
+    if (establishNow) this.serveCrd(written);
+    else if (Number.isFinite(this.crdEstablishDelayMs)) {
+      const name = written.metadata!.name!;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (this.store.has(this.key(type, name))) this.establish(name);
+      }, this.crdEstablishDelayMs);
+      this.timers.add(timer);
+    }
+    return written;
+  }
+
+  /** Serves the kinds of a CRD's served versions, unless served already. CRDs deleted later stay served. */
+  private serveCrd(crd: KubeObject): void {
+    const spec = crd.spec ?? {};
+    for (const version of spec.versions ?? []) {
+      if (version.served === false || !spec.group || !spec.names?.plural || !spec.names?.kind) continue;
+      if (this.types.some(t => t.group === spec.group && t.version === version.name && t.plural === spec.names.plural)) continue;
+      this.addResource({
+        group: spec.group, version: version.name, plural: spec.names.plural, kind: spec.names.kind,
+        namespaced: spec.scope !== 'Cluster', statusSubresource: version.subresources?.status !== undefined, generation: true,
+      });
+    }
+  }
+
+  /** The discovery documents: `/api`, `/apis`, `/apis/<group>`, `/api/v1`, `/apis/<group>/<version>`, from the kinds served. */
+  private discovery(path: string): InterceptedResponse | undefined {
+    const groupOf = (group: string) => {
+      const versions = [...new Set(this.types.filter(t => t.group === group).map(t => t.version))]
+        .map(version => ({ groupVersion: `${group}/${version}`, version }));
+      return { name: group, versions, preferredVersion: versions[0] };
+    };
+    if (path === '/api' || path === '/api/') {
+      const versions = [...new Set(this.types.filter(t => t.group === '').map(t => t.version))];
+      return { status: 200, body: { kind: 'APIVersions', versions, serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] } };
+    }
+    if (path === '/apis' || path === '/apis/') {
+      const groups = [...new Set(this.types.map(t => t.group).filter(Boolean))].map(groupOf);
+      return { status: 200, body: { kind: 'APIGroupList', apiVersion: 'v1', groups } };
+    }
+    const group = /^\/apis\/([^/]+)\/?$/.exec(path);
+    if (group) {
+      if (!this.types.some(t => t.group === group[1])) return { status: 404, body: this.status(404, 'NotFound', 'the server could not find the requested resource', {}) };
+      return { status: 200, body: { kind: 'APIGroup', apiVersion: 'v1', ...groupOf(group[1]) } };
+    }
+    const groupVersion = /^\/api\/([^/]+)\/?$/.exec(path) ?? /^\/apis\/([^/]+)\/([^/]+)\/?$/.exec(path);
+    if (!groupVersion) return undefined;
+    const [g, v] = groupVersion.length === 3 ? [groupVersion[1], groupVersion[2]] : ['', groupVersion[1]];
+    const types = this.types.filter(t => t.group === g && t.version === v);
+    if (!types.length) return { status: 404, body: this.status(404, 'NotFound', 'the server could not find the requested resource', {}) };
+    const resources = types.flatMap(t => [
+      { name: t.plural, singularName: t.kind.toLowerCase(), namespaced: t.namespaced, kind: t.kind, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
+      ...(t.statusSubresource ? [{ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] }] : []),
+    ]);
+    return { status: 200, body: { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: g ? `${g}/${v}` : v, resources } };
   }
 
   private delete(target: Target): InterceptedResponse {
@@ -1025,7 +1417,7 @@ export class FakeKubeApi {
   }
 
   /** Checks the envelope of a body as the API server's decoder does, and runs the kind's hooks. */
-  private decode(target: Target, body: unknown): KubeObject {
+  private decode(target: Target, body: unknown, prepare = true): KubeObject {
     const bad = (message: string) => new StatusError(400, this.status(400, 'BadRequest', message, {}));
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the body of the request was in an unknown format');
     const object = clone(body) as KubeObject;
@@ -1043,6 +1435,7 @@ export class FakeKubeApi {
       }
       object.metadata.namespace = target.namespace;
     }
+    if (!prepare) return object;
     try {
       target.type.prepare?.(object);
     } catch (e) {

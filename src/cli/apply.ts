@@ -1,0 +1,1055 @@
+/**
+ * `kyma-serverless apply [dir]`: server-side apply of one folder of manifests in the order a GitOps
+ * engine would use, waiting between steps until what a step applied is ready.
+ *
+ * `kubectl apply -f dist/` sends everything at once: Functions reach the stack's admission webhook
+ * (failurePolicy Fail) before its Pods run, and custom resources reach the API server before their
+ * CRD is Established. This command applies by Argo CD sync wave and, inside a wave, in three
+ * phases (cluster prerequisites, other built-in kinds, custom resources), and waits after each
+ * step: CRDs Established, Namespaces Active, workloads rolled out, Jobs complete, webhook
+ * configurations given their CA bundle.
+ *
+ * The order is planned from the manifests alone ({@link planApply}), readiness is judged from one
+ * object at a time ({@link readinessOf}), and {@link runApply} talks to the cluster.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Duration } from 'cdk8s';
+import { Command, Option } from 'commander';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { FUNCTION_CRD_NAME } from '../api/crd';
+import { SYNC_WAVE_ANNOTATION } from '../gitops/sync-waves';
+import { manifestFiles, parseManifests } from '../policy/_manifest-files';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
+import { OutputFormat } from './_output';
+import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
+import { OutputStream, humanDuration, parseDuration, processIo } from './status';
+
+/** The field manager of the apply, unless `--field-manager` says otherwise. */
+export const DEFAULT_FIELD_MANAGER = 'kyma-serverless';
+
+/** The phases of a sync wave, in apply order. */
+export enum ApplyPhase {
+  /** Namespaces, CustomResourceDefinitions, PriorityClasses and StorageClasses: what other objects need. */
+  PREREQUISITES = 'prerequisites',
+  /** Every other kind of a built-in Kubernetes API group. */
+  BUILT_IN = 'built-in',
+  /** Kinds of other groups: custom resources, whose CRD an earlier step may install. */
+  CUSTOM_RESOURCES = 'custom-resources',
+}
+
+const PHASE_TITLES: { readonly [phase in ApplyPhase]: string } = {
+  [ApplyPhase.PREREQUISITES]: 'cluster prerequisites',
+  [ApplyPhase.BUILT_IN]: 'built-in kinds',
+  [ApplyPhase.CUSTOM_RESOURCES]: 'custom resources',
+};
+
+const PHASE_ORDER: readonly ApplyPhase[] = [ApplyPhase.PREREQUISITES, ApplyPhase.BUILT_IN, ApplyPhase.CUSTOM_RESOURCES];
+
+/**
+ * The API groups Kubernetes itself serves. Other groups are custom resources (or aggregated APIs),
+ * also those under `k8s.io` that CRDs define, such as `gateway.networking.k8s.io`.
+ */
+export const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
+  '', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps', 'authentication.k8s.io',
+  'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io', 'node.k8s.io', 'policy', 'rbac.authorization.k8s.io',
+  'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
+]);
+
+/** Kinds applied first in their wave, as `group/Kind`. */
+const PREREQUISITE_KINDS: ReadonlySet<string> = new Set([
+  '/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', 'scheduling.k8s.io/PriorityClass', 'storage.k8s.io/StorageClass',
+]);
+
+/** The phase of a kind in its wave. */
+export function phaseOf(apiVersion: string, kind: string): ApplyPhase {
+  const { group } = parseApiVersion(apiVersion);
+  if (PREREQUISITE_KINDS.has(`${group}/${kind}`)) return ApplyPhase.PREREQUISITES;
+  return BUILT_IN_GROUPS.has(group) ? ApplyPhase.BUILT_IN : ApplyPhase.CUSTOM_RESOURCES;
+}
+
+/** A Kubernetes object as read from a manifest. */
+export interface Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly annotations?: { readonly [key: string]: string };
+    readonly [key: string]: unknown;
+  };
+  readonly [key: string]: any;
+}
+
+/** One object of the folder, where it comes from, and when it is applied. */
+export interface PlannedObject {
+  /** The file, relative to the folder. */
+  readonly file: string;
+  /** The document's number in its file, from 1. */
+  readonly document: number;
+  readonly object: Manifest;
+  /** The API group; `''` for the core group. */
+  readonly group: string;
+  /** The sync wave: the `argocd.argoproj.io/sync-wave` annotation, else 0. */
+  readonly wave: number;
+  readonly phase: ApplyPhase;
+}
+
+/** Objects applied together, then waited for. */
+export interface ApplyStep {
+  readonly wave: number;
+  readonly phase: ApplyPhase;
+  /** In file order, then document order. */
+  readonly objects: readonly PlannedObject[];
+}
+
+/** What {@link planApply} read and the order it chose. */
+export interface ApplyPlan {
+  /** The folder. */
+  readonly dir: string;
+  /** The files read, relative to the folder, in name order. */
+  readonly files: readonly string[];
+  /** The steps, by wave, then phase; steps without objects are left out. */
+  readonly steps: readonly ApplyStep[];
+}
+
+/** `Deployment kyma-system/x`, or `Namespace x` for cluster-scoped objects. */
+function label(kind: string, name: string, namespace: string | undefined): string {
+  return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+}
+
+/** `wave -1, built-in kinds`. */
+export function stepTitle(step: Pick<ApplyStep, 'wave' | 'phase'>): string {
+  return `wave ${step.wave}, ${PHASE_TITLES[step.phase]}`;
+}
+
+/**
+ * Reads the manifests of one folder (not its subfolders, which hold other environments) and orders
+ * them: by sync wave (the integer annotation `argocd.argoproj.io/sync-wave`, 0 without it), then
+ * by {@link ApplyPhase}, then in file and document order. `kustomization.yaml` is not a manifest.
+ *
+ * @param dir the folder, such as `dist`
+ * @throws CliError when the folder is missing or empty, or a document does not parse, is not an
+ * object with apiVersion, kind and metadata.name, has a sync wave that is not an integer, or
+ * repeats another object: every problem is listed, and nothing is applied
+ */
+export function planApply(dir: string): ApplyPlan {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new CliError(`No folder ${dir}: give the folder synth writes to, such as dist`);
+  }
+  const files = manifestFiles(dir, false).map(f => path.relative(dir, f));
+  if (!files.length) throw new CliError(`${dir} holds no manifests (*.yaml or *.yml files beside kustomization.yaml)`);
+  const problems: string[] = [];
+  const objects: PlannedObject[] = [];
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    parseManifests(fs.readFileSync(path.join(dir, file), 'utf8')).forEach(({ object, error }, index) => {
+      const where = `${file}: document ${index + 1}`;
+      if (error !== undefined) return problems.push(`${where} does not parse: ${error.split('\n')[0]}`);
+      if (object === null || object === undefined) return;
+      const o = object as Manifest;
+      if (typeof o !== 'object' || Array.isArray(o) || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
+        return problems.push(`${where} is not a Kubernetes object: apiVersion and kind are required`);
+      }
+      if (typeof o.metadata?.name !== 'string' || !o.metadata.name) {
+        return problems.push(`${where} (${o.kind}) has no metadata.name: server-side apply needs one (generateName is not enough)`);
+      }
+      const entryWhere = `${file}: ${label(o.kind, o.metadata.name, o.metadata.namespace)}`;
+      const annotation = o.metadata.annotations?.[SYNC_WAVE_ANNOTATION];
+      if (annotation !== undefined && !/^\s*[-+]?\d+\s*$/.test(String(annotation))) {
+        return problems.push(`${entryWhere}: the ${SYNC_WAVE_ANNOTATION} annotation "${annotation}" is not an integer`);
+      }
+      const group = parseApiVersion(o.apiVersion).group;
+      const identity = `${group}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
+      const first = seen.get(identity);
+      if (first) return problems.push(`${entryWhere} is also defined in ${first}: keep one`);
+      seen.set(identity, file);
+      objects.push({
+        file, document: index + 1, object: o, group,
+        wave: annotation === undefined ? 0 : Number(annotation),
+        phase: phaseOf(o.apiVersion, o.kind),
+      });
+      return undefined;
+    });
+  }
+  if (problems.length) {
+    throw new CliError(`Nothing was applied: ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'} `
+      + `(kyma-serverless validate ${dir} checks more):\n${problems.map(p => `  ${p}`).join('\n')}`);
+  }
+  const steps: ApplyStep[] = [];
+  for (const wave of [...new Set(objects.map(o => o.wave))].sort((a, b) => a - b)) {
+    for (const phase of PHASE_ORDER) {
+      const inStep = objects.filter(o => o.wave === wave && o.phase === phase);
+      if (inStep.length) steps.push({ wave, phase, objects: inStep });
+    }
+  }
+  return { dir, files, steps };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readiness
+
+/** Where an object is on its way to ready. */
+export enum ReadinessState {
+  READY = 'ready',
+  /** Not yet: the message says what is missing. */
+  WAITING = 'waiting',
+  /** It will not become ready without a change (a failed Job, a rejected CRD name). */
+  FAILED = 'failed',
+}
+
+/** Whether an object is ready, and why (not). */
+export interface Readiness {
+  readonly state: ReadinessState;
+  /** What was seen: `Established`, `0 of 1 updated replicas available (...)`. */
+  readonly message: string;
+}
+
+interface Condition { readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }
+
+const conditionOf = (object: any, type: string): Condition | undefined =>
+  ((object?.status?.conditions ?? []) as Condition[]).find(c => c.type === type);
+
+/** `Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.` */
+function describeCondition(condition: Condition | undefined): string {
+  if (!condition) return '';
+  const why = [condition.reason, condition.message].filter(Boolean).join(': ');
+  return `${condition.type}=${condition.status}${why ? ` ${why}` : ''}`;
+}
+
+const ready = (message: string): Readiness => ({ state: ReadinessState.READY, message });
+const waiting = (message: string): Readiness => ({ state: ReadinessState.WAITING, message });
+const failed = (message: string): Readiness => ({ state: ReadinessState.FAILED, message });
+
+/** Whether the controller has seen the current spec: `observedGeneration` reached `generation`. */
+function unobserved(object: any, controller: string): Readiness | undefined {
+  const generation = object?.metadata?.generation;
+  const observed = object?.status?.observedGeneration;
+  if (generation === undefined || (observed !== undefined && observed >= generation)) return undefined;
+  return waiting(observed === undefined
+    ? `the ${controller} controller has not processed it yet`
+    : `the ${controller} controller has processed generation ${observed} of ${generation}`);
+}
+
+function crdReadiness(crd: any): Readiness {
+  const names = conditionOf(crd, 'NamesAccepted');
+  const established = conditionOf(crd, 'Established');
+  if (names?.status === 'False') {
+    return failed(`its names are not accepted (${describeCondition(names)}): choose names no other CRD of the group uses`);
+  }
+  if (established?.status === 'True' && names?.status === 'True') return ready('Established');
+  const seen = [names, established].filter(Boolean).map(describeCondition).join('; ');
+  return waiting(`not Established yet${seen ? ` (${seen})` : ''}`);
+}
+
+function namespaceReadiness(namespace: any): Readiness {
+  const phase = namespace?.status?.phase;
+  if (phase === 'Active') return ready('Active');
+  if (phase === 'Terminating') return failed('is being deleted (Terminating): wait until it is gone, then apply again');
+  return waiting(phase ? `phase ${phase}` : 'no phase yet');
+}
+
+/** As `kubectl rollout status` judges a Deployment. */
+function deploymentReadiness(deployment: any): Readiness {
+  const progressing = conditionOf(deployment, 'Progressing');
+  if (progressing?.reason === 'ProgressDeadlineExceeded') {
+    return failed(`its rollout exceeded the progress deadline (${describeCondition(progressing)})`);
+  }
+  const notSeen = unobserved(deployment, 'Deployment');
+  if (notSeen) return notSeen;
+  const status = deployment?.status ?? {};
+  const want: number = deployment?.spec?.replicas ?? 1;
+  const updated: number = status.updatedReplicas ?? 0;
+  const available: number = status.availableReplicas ?? 0;
+  const availableCondition = conditionOf(deployment, 'Available');
+  const why = availableCondition?.status === 'False' ? ` (${describeCondition(availableCondition)})` : '';
+  if (updated < want) return waiting(`${updated} of ${want} replicas updated${why}`);
+  if ((status.replicas ?? 0) > updated) return waiting(`${status.replicas - updated} old replicas are pending termination`);
+  if (available < updated) return waiting(`${available} of ${updated} updated replicas available${why}`);
+  return ready(`${available} of ${want} replicas available`);
+}
+
+/** As `kubectl rollout status` judges a StatefulSet. */
+function statefulSetReadiness(statefulSet: any): Readiness {
+  const strategy = statefulSet?.spec?.updateStrategy;
+  if (strategy?.type === 'OnDelete') return ready('updateStrategy OnDelete: its rollout is not waited for');
+  const notSeen = unobserved(statefulSet, 'StatefulSet');
+  if (notSeen) return notSeen;
+  const status = statefulSet?.status ?? {};
+  const want: number = statefulSet?.spec?.replicas ?? 1;
+  const readyReplicas: number = status.readyReplicas ?? 0;
+  if (readyReplicas < want) return waiting(`${readyReplicas} of ${want} replicas ready`);
+  const partition: number = strategy?.rollingUpdate?.partition ?? 0;
+  const updated: number = status.updatedReplicas ?? 0;
+  if (partition > 0) {
+    if (updated < want - partition) return waiting(`${updated} of ${want - partition} replicas updated (partition ${partition})`);
+    return ready(`${readyReplicas} of ${want} replicas ready, ${updated} updated (partition ${partition})`);
+  }
+  if (status.updateRevision !== status.currentRevision) {
+    return waiting(`rolling update: ${updated} of ${want} replicas at revision ${status.updateRevision}`);
+  }
+  return ready(`${readyReplicas} of ${want} replicas ready`);
+}
+
+/** As `kubectl rollout status` judges a DaemonSet. */
+function daemonSetReadiness(daemonSet: any): Readiness {
+  if (daemonSet?.spec?.updateStrategy?.type === 'OnDelete') return ready('updateStrategy OnDelete: its rollout is not waited for');
+  const notSeen = unobserved(daemonSet, 'DaemonSet');
+  if (notSeen) return notSeen;
+  const status = daemonSet?.status ?? {};
+  const desired: number = status.desiredNumberScheduled ?? 0;
+  const updated: number = status.updatedNumberScheduled ?? 0;
+  const available: number = status.numberAvailable ?? 0;
+  if (updated < desired) return waiting(`${updated} of ${desired} Pods updated`);
+  if (available < desired) return waiting(`${available} of ${desired} updated Pods available`);
+  return ready(`${available} of ${desired} Pods available`);
+}
+
+function jobReadiness(job: any): Readiness {
+  const complete = conditionOf(job, 'Complete');
+  if (complete?.status === 'True') return ready('Complete');
+  const jobFailed = conditionOf(job, 'Failed');
+  if (jobFailed?.status === 'True') {
+    return failed(`${describeCondition(jobFailed)}; see its Pods' logs: kubectl logs -n ${job?.metadata?.namespace} job/${job?.metadata?.name}`);
+  }
+  const status = job?.status ?? {};
+  const counts = `${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed`;
+  if (conditionOf(job, 'Suspended')?.status === 'True') return waiting(`suspended (${counts}): set spec.suspend to false`);
+  return waiting(`not complete yet (${counts})`);
+}
+
+/** Webhooks that call a Service need its CA bundle, which the stack's webhook (or cert-manager) writes. */
+function webhookConfigurationReadiness(configuration: any): Readiness | undefined {
+  const viaService = ((configuration?.webhooks ?? []) as { name?: string; clientConfig?: { service?: unknown; caBundle?: string } }[])
+    .filter(w => w.clientConfig?.service);
+  if (!viaService.length) return undefined;
+  const missing = viaService.filter(w => !w.clientConfig?.caBundle).map(w => w.name);
+  if (missing.length) {
+    return waiting(`no caBundle yet on ${missing.length === 1 ? 'webhook' : 'webhooks'} ${missing.join(', ')} `
+      + '(the webhook server writes it at start-up, or cert-manager\'s CA injector)');
+  }
+  return ready(`caBundle set on ${viaService.length === 1 ? 'its webhook' : `all ${viaService.length} webhooks`}`);
+}
+
+/**
+ * Whether an object as the API server returns it is ready, for the kinds apply waits for:
+ * CustomResourceDefinitions (Established and NamesAccepted), Namespaces (Active), Deployments,
+ * StatefulSets and DaemonSets (rolled out, as `kubectl rollout status` judges), Jobs (Complete;
+ * Failed is a failure), and Mutating/ValidatingWebhookConfigurations whose webhooks call a Service
+ * (a caBundle on each).
+ *
+ * @returns undefined for every other kind: it is ready once applied. PersistentVolumeClaims are
+ * not waited for (with WaitForFirstConsumer they bind only once a Pod uses them), nor are custom
+ * resources (their controllers define ready; for Functions, see `kyma-serverless status --watch`)
+ */
+export function readinessOf(object: any): Readiness | undefined {
+  const { group } = parseApiVersion(String(object?.apiVersion ?? ''));
+  switch (`${group}/${object?.kind}`) {
+    case 'apiextensions.k8s.io/CustomResourceDefinition': return crdReadiness(object);
+    case '/Namespace': return namespaceReadiness(object);
+    case 'apps/Deployment': return deploymentReadiness(object);
+    case 'apps/StatefulSet': return statefulSetReadiness(object);
+    case 'apps/DaemonSet': return daemonSetReadiness(object);
+    case 'batch/Job': return jobReadiness(object);
+    case 'admissionregistration.k8s.io/MutatingWebhookConfiguration':
+    case 'admissionregistration.k8s.io/ValidatingWebhookConfiguration':
+      return webhookConfigurationReadiness(object);
+    default: return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+/** What happened to an object. */
+export enum ApplyOutcome {
+  /** It did not exist (with `--dry-run`: it would be created). */
+  CREATED = 'created',
+  /** It existed and the apply changed it. */
+  CONFIGURED = 'configured',
+  /** It existed as applied. */
+  UNCHANGED = 'unchanged',
+  /** It was applied; whether it changed is not known (it could not be read before). */
+  APPLIED = 'applied',
+  /** A dry run could not check it: its Namespace or CRD is created by the apply itself. */
+  SKIPPED = 'skipped',
+  /** The API server refused it. */
+  FAILED = 'failed',
+  /** An earlier step failed or timed out. */
+  NOT_APPLIED = 'not-applied',
+}
+
+/** One object in the report. */
+export interface AppliedObject {
+  /** The file, relative to the folder. */
+  readonly file: string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** For namespaced objects: the manifest's namespace, else the one of `-n` or the context. */
+  readonly namespace?: string;
+  readonly name: string;
+  readonly wave: number;
+  readonly phase: ApplyPhase;
+  readonly outcome: ApplyOutcome;
+  /** Why it failed or was skipped. */
+  readonly message?: string;
+  /** For a kind apply waits for: what was last seen of it. */
+  readonly readiness?: Readiness;
+}
+
+/** What {@link runApply} did. */
+export interface ApplyReport {
+  /** True when every object was applied and (with `wait`) every one waited for is ready. */
+  readonly ok: boolean;
+  readonly dir: string;
+  readonly dryRun: boolean;
+  readonly wait: boolean;
+  readonly fieldManager: string;
+  /** How long it took, in seconds. */
+  readonly seconds: number;
+  /** How many objects had each outcome. */
+  readonly counts: { readonly [outcome: string]: number };
+  /** Every object, in apply order. */
+  readonly objects: readonly AppliedObject[];
+  /** What went wrong, when `ok` is false. */
+  readonly error?: string;
+}
+
+/** Options of {@link runApply}: the cluster options and the command's own. */
+export interface ApplyOptions extends ClusterOptions {
+  /**
+   * Wait after each step until what it applied is ready.
+   *
+   * @default true
+   */
+  readonly wait?: boolean;
+  /**
+   * How long the whole apply may take, waits included.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * How often to read the objects waited for.
+   *
+   * @default Duration.seconds(2)
+   */
+  readonly pollInterval?: Duration;
+  /**
+   * Send every object with `dryRun=All`: the API server validates and admits it, and stores nothing.
+   *
+   * @default false
+   */
+  readonly dryRun?: boolean;
+  /**
+   * Take over fields another field manager owns (`force=true`), rather than fail on the conflict.
+   *
+   * @default false
+   */
+  readonly forceConflicts?: boolean;
+  /**
+   * The field manager the cluster records as owner of the applied fields.
+   *
+   * @default 'kyma-serverless'
+   */
+  readonly fieldManager?: string;
+  /**
+   * The output format: with JSON, the lines of progress go to standard error, and standard output
+   * gets the report.
+   *
+   * @default OutputFormat.TABLE
+   */
+  readonly output?: OutputFormat;
+}
+
+/** Where {@link runApply} writes, and its clock. */
+export interface ApplyIo {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** The time in milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+/** Ends the run: the deadline passed. */
+class TimedOut extends Error {}
+
+/** Ends the run: the message says why. */
+class Stop extends Error {}
+
+/** The live state of one planned object. */
+interface ObjectState {
+  readonly planned: PlannedObject;
+  resource?: ApiResource;
+  namespace?: string;
+  outcome: ApplyOutcome;
+  message?: string;
+  readiness?: Readiness;
+  /** The object as the API server last returned it. */
+  live?: any;
+}
+
+/** The width of the first column: outcomes (`configured`), `waiting`, `ready`. */
+const OUTCOME_WIDTH = ApplyOutcome.CONFIGURED.length + 2;
+
+/** `0.4s`, `12.5s`, then as the status command writes durations: `1m05s`. */
+const took = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : humanDuration(ms));
+
+/** Canonical JSON without what changes on every write, to tell an unchanged object from a changed one. */
+function content(object: any): string {
+  const { status: _status, metadata, ...rest } = object ?? {};
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata ?? {};
+  const sorted = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.keys(value).sort().map(k => [k, sorted((value as Record<string, unknown>)[k])]));
+    }
+    return value;
+  };
+  return JSON.stringify(sorted({ ...rest, metadata: meta }));
+}
+
+/** The message and details of an API error's Status body. */
+function statusBody(e: unknown): { message?: string; reason?: string; details?: { name?: string; kind?: string } } {
+  const body = (e as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body);
+    } catch {
+      return { message: body };
+    }
+  }
+  return (body && typeof body === 'object' ? body : {}) as ReturnType<typeof statusBody>;
+}
+
+/** Errors worth another try: the server is busy, or a webhook it calls is not answering yet. */
+function transient(e: unknown): boolean {
+  const code = statusOf(e);
+  if (code === 429 || code === 503 || code === 504) return true;
+  return code === 500 && /failed calling webhook|no endpoints available|connection refused/i.test(statusBody(e).message ?? '');
+}
+
+/** One run of the command. */
+class ApplyRun {
+  private readonly states: ObjectState[];
+  private readonly startedAt: number;
+  private readonly deadline: number;
+  private readonly json: boolean;
+  private readonly fieldManager: string;
+  private readonly wait: boolean;
+  private readonly dryRun: boolean;
+  private readonly pollMs: number;
+  private readonly timeout: Duration;
+  /** The kind a custom resource waits to be served, for the timeout's message. */
+  private unserved?: string;
+
+  constructor(
+    private readonly plan: ApplyPlan,
+    private readonly cluster: Cluster,
+    private readonly client: RestClient,
+    private readonly discovery: Discovery,
+    private readonly options: ApplyOptions,
+    private readonly io: ApplyIo,
+  ) {
+    this.states = plan.steps.flatMap(step => step.objects.map(planned => ({ planned, outcome: ApplyOutcome.NOT_APPLIED })));
+    this.startedAt = io.now();
+    this.timeout = options.timeout ?? Duration.minutes(10);
+    this.deadline = this.startedAt + this.timeout.toMilliseconds();
+    this.json = options.output === OutputFormat.JSON;
+    this.fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
+    this.dryRun = options.dryRun ?? false;
+    this.wait = (options.wait ?? true) && !this.dryRun;
+    this.pollMs = Math.max(1, (options.pollInterval ?? Duration.seconds(2)).toMilliseconds());
+  }
+
+  public async run(): Promise<ApplyReport> {
+    let error: string | undefined;
+    try {
+      const steps = this.plan.steps.length;
+      const objects = this.states.length;
+      this.log(`Applying ${objects} object${objects === 1 ? '' : 's'} from ${this.plan.dir} in ${steps} step${steps === 1 ? '' : 's'} `
+        + `to ${this.cluster.server} (server-side apply, field manager ${this.fieldManager}`
+        + `${this.dryRun ? ', dry run: nothing is stored' : this.wait ? '' : ', not waiting'})`);
+      await this.resolveAll();
+      let done = 0;
+      for (const step of this.plan.steps) {
+        const states = this.states.slice(done, done + step.objects.length);
+        done += step.objects.length;
+        this.log(`${stepTitle(step)}: ${states.length} object${states.length === 1 ? '' : 's'}`);
+        await this.applyStep(step, states);
+        if (this.wait) await this.waitFor(states, done < this.states.length);
+      }
+    } catch (e) {
+      if (e instanceof Stop) error = e.message;
+      else if (e instanceof TimedOut) error = this.timedOut();
+      else if (e instanceof CliError) error = e.message;
+      else throw e;
+    }
+    return this.report(error);
+  }
+
+  // ----- Discovery
+
+  /**
+   * Finds every kind's resource before anything is applied, so that a typo or a missing CRD stops
+   * the run before it changes the cluster. Kinds a CRD of the folder defines are found at their step.
+   */
+  private async resolveAll(): Promise<void> {
+    const problems: string[] = [];
+    const byKind = new Map<string, ObjectState[]>();
+    for (const state of this.states) {
+      const key = `${state.planned.object.apiVersion} ${state.planned.object.kind}`;
+      byKind.set(key, [...(byKind.get(key) ?? []), state]);
+    }
+    for (const [, states] of byKind) {
+      const { object } = states[0].planned;
+      const resource = await this.discover(object.apiVersion, object.kind);
+      const crd = this.crdInPlan(object.apiVersion, object.kind);
+      if (!resource && !crd) {
+        problems.push(await this.notServed(states));
+        continue;
+      }
+      const namespaced = resource ? resource.namespaced : crd?.object.spec?.scope !== 'Cluster';
+      for (const state of states) {
+        state.resource = resource;
+        problems.push(...this.placeIn(state, namespaced));
+      }
+    }
+    if (problems.length) throw new Stop(`Nothing was applied:\n${problems.map(p => `  ${p}`).join('\n')}`);
+  }
+
+  /** Sets the namespace of an object: its own, else `-n`'s or the context's; returns the problems. */
+  private placeIn(state: ObjectState, namespaced: boolean): string[] {
+    const own = state.planned.object.metadata.namespace;
+    if (!namespaced) return [];
+    const given = this.options.namespace;
+    if (own && given && own !== given) {
+      return [`${this.where(state)}: its namespace ${own} is not the one -n gives (${given}): leave -n out to apply the folder as it is`];
+    }
+    state.namespace = own || this.cluster.namespace;
+    return [];
+  }
+
+  private async discover(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
+    try {
+      return await this.discovery.resourceOf(apiVersion, kind, this.signal());
+    } catch (e) {
+      throw this.requestError(e, `reading the API server's discovery of ${apiVersion}`);
+    }
+  }
+
+  /** The CRD of the folder that defines a kind in a served version, if one does. */
+  private crdInPlan(apiVersion: string, kind: string): PlannedObject | undefined {
+    const { group, version } = parseApiVersion(apiVersion);
+    return this.plan.steps.flatMap(s => s.objects).find(p => p.group === 'apiextensions.k8s.io' && p.object.kind === 'CustomResourceDefinition'
+      && p.object.spec?.group === group && p.object.spec?.names?.kind === kind
+      && (p.object.spec?.versions ?? []).some((v: { name?: string; served?: boolean }) => v.name === version && v.served !== false));
+  }
+
+  /** Why a kind cannot be applied, and what to do. */
+  private async notServed(states: readonly ObjectState[]): Promise<string> {
+    const { object, group } = states[0].planned;
+    const { version } = parseApiVersion(object.apiVersion);
+    const objects = `${states.map(s => `${this.where(s)}`).join(', ')}`;
+    let versions: string[] = [];
+    try {
+      versions = await this.discovery.versionsOf(group, this.signal());
+    } catch {
+      // Only for the message.
+    }
+    const servedAs = versions.length ? ` (it serves ${group || 'the core group'} in ${versions.join(', ')})` : '';
+    if (BUILT_IN_GROUPS.has(group)) {
+      return `${objects}: the API server does not serve ${object.kind} in ${object.apiVersion}${servedAs}: change the manifest's apiVersion`;
+    }
+    const install = object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND
+      ? `install the Function CRD ${FUNCTION_CRD_NAME} first: apply the folder that holds the ServerlessStack's manifests`
+      : `install the CustomResourceDefinition that defines kind ${object.kind} in group ${group} first`;
+    return `${objects}: the cluster does not serve ${object.kind} in ${object.apiVersion}${servedAs || ` (no CRD of group ${group} is installed)`}, `
+      + `and no CustomResourceDefinition in ${this.plan.dir} defines it in version ${version}: ${install}`;
+  }
+
+  /**
+   * The resource of a kind a CRD of the folder defines, once the API server serves it: discovery
+   * lags the CRD's Established condition a little, so it is read again until the deadline.
+   */
+  private async servedResource(state: ObjectState): Promise<ApiResource> {
+    const { object } = state.planned;
+    const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+    const what = `${object.kind} ${object.apiVersion} to be served (CustomResourceDefinition ${crd.object.metadata.name})`;
+    for (;;) {
+      const resource = await this.discover(object.apiVersion, object.kind);
+      if (resource) {
+        this.unserved = undefined;
+        return resource;
+      }
+      if (this.unserved !== what) this.line('waiting', what);
+      this.unserved = what;
+      await this.sleep();
+    }
+  }
+
+  // ----- Applying
+
+  private async applyStep(step: ApplyStep, states: ObjectState[]): Promise<void> {
+    for (const state of states) await this.applyOne(state);
+    const failures = states.filter(s => s.outcome === ApplyOutcome.FAILED);
+    if (failures.length) {
+      throw new Stop(`${failures.length} of ${states.length} object${states.length === 1 ? '' : 's'} of ${stepTitle(step)} failed:\n`
+        + failures.map(s => `  ${this.where(s)}: ${s.message}`).join('\n'));
+    }
+  }
+
+  private async applyOne(state: ObjectState): Promise<void> {
+    const { object } = state.planned;
+    if (!state.resource) {
+      if (this.dryRun) {
+        const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+        return this.skip(state, `its CustomResourceDefinition ${crd.object.metadata.name} is not installed yet, and a dry run does not install it`);
+      }
+      state.resource = await this.servedResource(state);
+    }
+    const resource = state.resource;
+    const path = resourcePath(resource, state.namespace, object.metadata.name);
+    const body = this.body(state);
+
+    let before: any;
+    let known = true;
+    try {
+      before = (await this.client.request({ method: 'GET', path, signal: this.signal() })).body;
+    } catch (e) {
+      this.rethrowTimeout(e);
+      if (statusOf(e) === 404) before = undefined;
+      else if (statusOf(e) === 403) known = false;
+      else return this.fail(state, this.applyError(e, state, 'reading'));
+    }
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await this.client.request({
+          method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(),
+          query: {
+            fieldManager: this.fieldManager,
+            force: this.options.forceConflicts ? 'true' : undefined,
+            dryRun: this.dryRun ? 'All' : undefined,
+          },
+        });
+        state.live = response.body;
+        state.outcome = response.status === 201 ? ApplyOutcome.CREATED
+          : !known ? ApplyOutcome.APPLIED
+            : before === undefined ? ApplyOutcome.CREATED
+              : content(before) === content(response.body) ? ApplyOutcome.UNCHANGED : ApplyOutcome.CONFIGURED;
+        this.line(state.outcome, `${this.label(state)}${this.dryRun ? ' (dry run)' : ''}`);
+        return undefined;
+      } catch (e) {
+        this.rethrowTimeout(e);
+        if (this.dryRun && this.namespaceMissing(e, state)) {
+          return this.skip(state, `its namespace ${state.namespace} is created by this apply, and a dry run does not create it`);
+        }
+        if (attempt < 3 && transient(e)) {
+          await this.sleep();
+          continue;
+        }
+        return this.fail(state, this.applyError(e, state, 'applying'));
+      }
+    }
+  }
+
+  /** The object to send: as in the file, with the namespace it is applied in. */
+  private body(state: ObjectState): Manifest {
+    const { object } = state.planned;
+    const { namespace: _namespace, ...metadata } = object.metadata;
+    return { ...object, metadata: state.namespace === undefined ? metadata : { ...metadata, namespace: state.namespace } } as Manifest;
+  }
+
+  private skip(state: ObjectState, message: string): void {
+    state.outcome = ApplyOutcome.SKIPPED;
+    state.message = message;
+    this.line(state.outcome, `${this.label(state)}: ${message}`);
+  }
+
+  private fail(state: ObjectState, message: string): void {
+    state.outcome = ApplyOutcome.FAILED;
+    state.message = message;
+    this.line(state.outcome, `${this.label(state)}: ${message}`);
+  }
+
+  /** A 404 because the object's namespace (one the folder creates) does not exist. */
+  private namespaceMissing(e: unknown, state: ObjectState): boolean {
+    if (statusOf(e) !== 404 || state.namespace === undefined) return false;
+    const { details } = statusBody(e);
+    const createdHere = this.states.some(s => s.planned.group === '' && s.planned.object.kind === 'Namespace' && s.planned.object.metadata.name === state.namespace);
+    return createdHere && details?.kind === 'namespaces' && details?.name === state.namespace;
+  }
+
+  /** What went wrong with one object, and what to do about it. */
+  private applyError(e: unknown, state: ObjectState, doing: 'reading' | 'applying'): string {
+    const code = statusOf(e);
+    const { message = (e as Error).message, details } = statusBody(e);
+    const resource = state.resource!;
+    const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
+    const scope = resource.namespaced ? ` -n ${state.namespace}` : '';
+    switch (code) {
+      case undefined:
+      case 401:
+        return describeApiError(e, `${doing} it`, this.cluster).message;
+      case 403:
+        return `forbidden: ${message}. Server-side apply needs the verbs create and patch (and get, to report and wait) on ${qualified} `
+          + `${resource.namespaced ? `in namespace ${state.namespace}` : 'at the cluster scope'}: check with kubectl auth can-i patch ${qualified}${scope}`;
+      case 404:
+        if (details?.kind === 'namespaces' && state.namespace !== undefined) {
+          return `namespace ${state.namespace} does not exist: add a Namespace manifest for it to ${this.plan.dir}, `
+            + `or create it: kubectl create namespace ${state.namespace}`;
+        }
+        return `not found: ${message}`;
+      case 409:
+        return `${message}. Another field manager owns these fields: take them over with --force-conflicts, or leave them out of the manifest`;
+      case 422:
+        return `invalid: ${message}`;
+      default:
+        if (code === 500 && /failed calling webhook/i.test(message)) {
+          return `${message}. The API server could not call an admission webhook: check that its Pods are ready, its Service has endpoints `
+            + `and its configuration's caBundle signs its certificate${this.wait ? '' : ' (without --no-wait, apply waits for the stack\'s webhook first)'}`;
+        }
+        return `the API server answered ${code}: ${message}`;
+    }
+  }
+
+  // ----- Waiting
+
+  private async waitFor(states: readonly ObjectState[], more: boolean): Promise<void> {
+    const watched = states.filter(s => s.live !== undefined && readinessOf(s.live) !== undefined);
+    if (!watched.length) return;
+    const since = this.io.now();
+    const said = new Map<ObjectState, string>();
+    const judge = (state: ObjectState) => {
+      state.readiness = readinessOf(state.live)!;
+      if (state.readiness.state === ReadinessState.READY) {
+        const ms = this.io.now() - since;
+        this.line('ready', `${this.label(state)}: ${state.readiness.message}${ms >= 1000 ? ` (${took(ms)})` : ''}`);
+      } else if (said.get(state) !== state.readiness.message) {
+        said.set(state, state.readiness.message);
+        this.line(state.readiness.state, `${this.label(state)}: ${state.readiness.message}`);
+      }
+    };
+    let pending = [...watched];
+    for (const state of pending) judge(state);
+    for (;;) {
+      const failures = pending.filter(s => s.readiness?.state === ReadinessState.FAILED);
+      if (failures.length) {
+        throw new Stop(`${failures.map(s => `${this.where(s)} failed: ${s.readiness!.message}`).join('\n')}`
+          + `${more ? `\n${this.notApplied()}` : ''}`);
+      }
+      pending = pending.filter(s => s.readiness?.state !== ReadinessState.READY);
+      if (!pending.length) return;
+      await this.sleep();
+      for (const state of pending) {
+        const resource = state.resource!;
+        try {
+          state.live = (await this.client.request({
+            method: 'GET', path: resourcePath(resource, state.namespace, state.planned.object.metadata.name), signal: this.signal(),
+          })).body;
+        } catch (e) {
+          this.rethrowTimeout(e);
+          if (statusOf(e) === 404) {
+            state.readiness = failed('it was deleted while apply waited for it');
+            this.line('failed', `${this.label(state)}: ${state.readiness.message}`);
+            continue;
+          }
+          if (statusOf(e) === 403) {
+            throw new Stop(`Cannot read ${this.where(state)} to wait for it: ${statusBody(e).message}. `
+              + 'Waiting needs the verb get on what apply waits for; or pass --no-wait');
+          }
+          if (transient(e) || statusOf(e) === undefined) continue;
+          throw new Stop(this.requestError(e, `reading ${this.label(state)}`).message);
+        }
+        judge(state);
+      }
+    }
+  }
+
+  // ----- Time
+
+  private remaining(): number {
+    return this.deadline - this.io.now();
+  }
+
+  /** Aborts a request at the deadline. */
+  private signal(): AbortSignal {
+    const remaining = this.remaining();
+    if (remaining <= 0) throw new TimedOut();
+    return AbortSignal.timeout(remaining);
+  }
+
+  private rethrowTimeout(e: unknown): void {
+    const name = (e as { name?: string; type?: string }).name;
+    if (name === 'AbortError' || name === 'TimeoutError' || (e as { type?: string }).type === 'aborted' || this.remaining() <= 0) throw new TimedOut();
+  }
+
+  private async sleep(): Promise<void> {
+    const remaining = this.remaining();
+    if (remaining <= 0) throw new TimedOut();
+    await new Promise(resolve => setTimeout(resolve, Math.min(this.pollMs, remaining)));
+    if (this.remaining() <= 0) throw new TimedOut();
+  }
+
+  /** The timeout's message: what is not ready and why, what was not applied, and where to look. */
+  private timedOut(): string {
+    const ms = this.timeout.toMilliseconds();
+    const notReady = this.states.filter(s => s.readiness && s.readiness.state !== ReadinessState.READY);
+    const parts: string[] = [];
+    if (notReady.length) parts.push(`not ready:\n${notReady.map(s => `  ${this.label(s)}: ${s.readiness!.message}`).join('\n')}`);
+    if (this.unserved) parts.push(`still waiting for ${this.unserved}`);
+    const rest = this.notApplied();
+    if (rest) parts.push(rest);
+    if (notReady.length) {
+      // The objects of one namespace (or cluster-scoped ones), for one kubectl command.
+      const namespace = notReady[0].namespace;
+      const names = notReady.filter(s => s.namespace === namespace).slice(0, 3)
+        .map(s => `${s.planned.object.kind.toLowerCase()}/${s.planned.object.metadata.name}`);
+      parts.push(`Find out why: kubectl describe${namespace ? ` -n ${namespace}` : ''} ${names.join(' ')}`
+        + `${namespace ? `, kubectl get events -n ${namespace}` : ''}`);
+    }
+    return `Timed out after ${ms < 1000 ? `${ms}ms` : humanDuration(ms)}${parts.length ? `; ${parts.join('\n')}` : ''}`;
+  }
+
+  /** `not applied: 2 objects of wave 0, custom resources`. */
+  private notApplied(): string {
+    const rest = this.states.filter(s => s.outcome === ApplyOutcome.NOT_APPLIED);
+    if (!rest.length) return '';
+    const steps = [...new Set(rest.map(s => stepTitle(s.planned)))];
+    return `not applied: ${rest.length} object${rest.length === 1 ? '' : 's'} of ${steps.join('; ')}`;
+  }
+
+  // ----- Output
+
+  private label(state: ObjectState): string {
+    return label(state.planned.object.kind, state.planned.object.metadata.name, state.namespace ?? state.planned.object.metadata.namespace);
+  }
+
+  /** An object and its file, for errors. */
+  private where(state: ObjectState): string {
+    return `${this.label(state)} (${state.planned.file})`;
+  }
+
+  private requestError(e: unknown, what: string): Error {
+    if ((e as { name?: string }).name === 'AbortError' || this.remaining() <= 0) return new TimedOut();
+    return describeApiError(e, what, this.cluster);
+  }
+
+  private log(text: string): void {
+    (this.json ? this.io.stderr : this.io.stdout).write(`${text}\n`);
+  }
+
+  private line(what: string, text: string): void {
+    this.log(`  ${what.padEnd(OUTCOME_WIDTH)}${text}`);
+  }
+
+  private report(error: string | undefined): ApplyReport {
+    const objects: AppliedObject[] = this.states.map(s => ({
+      file: s.planned.file,
+      apiVersion: s.planned.object.apiVersion,
+      kind: s.planned.object.kind,
+      ...(s.namespace ?? s.planned.object.metadata.namespace ? { namespace: s.namespace ?? s.planned.object.metadata.namespace } : {}),
+      name: s.planned.object.metadata.name,
+      wave: s.planned.wave,
+      phase: s.planned.phase,
+      outcome: s.outcome,
+      ...(s.message ? { message: s.message } : {}),
+      ...(s.readiness ? { readiness: s.readiness } : {}),
+    }));
+    const counts: { [outcome: string]: number } = {};
+    for (const outcome of Object.values(ApplyOutcome)) {
+      const n = objects.filter(o => o.outcome === outcome).length;
+      if (n) counts[outcome] = n;
+    }
+    const seconds = Math.round((this.io.now() - this.startedAt) / 100) / 10;
+    if (!error) {
+      const tally = Object.entries(counts).map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+      this.log(`${this.dryRun ? 'Dry run of' : 'Applied'} ${objects.length} object${objects.length === 1 ? '' : 's'} in ${took(this.io.now() - this.startedAt)}: ${tally}.`);
+      this.hint();
+    }
+    return {
+      ok: !error, dir: this.plan.dir, dryRun: this.dryRun, wait: this.wait, fieldManager: this.fieldManager, seconds, counts, objects,
+      ...(error ? { error } : {}),
+    };
+  }
+
+  /** Points to `status --watch` for the Functions applied: apply does not wait for their builds. */
+  private hint(): void {
+    if (this.dryRun) return;
+    const functions = this.states.filter(s => s.planned.object.apiVersion === FUNCTION_API_VERSION && s.planned.object.kind === FUNCTION_KIND
+      && s.outcome !== ApplyOutcome.UNCHANGED && s.outcome !== ApplyOutcome.SKIPPED);
+    if (!functions.length) return;
+    const namespaces = [...new Set(functions.map(s => s.namespace))];
+    const where = namespaces.length === 1 ? `-n ${namespaces[0]}` : '-A';
+    this.log(`Functions are built in the cluster now; apply does not wait for them. Follow them with: kyma-serverless status ${where} --watch`);
+  }
+}
+
+/**
+ * Applies one folder of manifests: plans the order ({@link planApply}), finds every kind through
+ * discovery, then applies step by step with server-side apply and, with `wait`, waits after each
+ * step until what it applied is ready ({@link readinessOf}). A step with a failed object, a failed
+ * wait or the timeout ends the run; later steps are not applied.
+ *
+ * @param dir the folder, such as `dist`
+ * @param options the cluster and the command's options
+ * @param io where the lines of progress go, and the clock
+ * @returns the report; `ok` is false (with `error`) when something failed or timed out
+ * @throws CliError when the folder cannot be planned or the kubeconfig cannot be used
+ */
+export async function runApply(dir: string, options: ApplyOptions = {}, io: ApplyIo = processIo()): Promise<ApplyReport> {
+  const plan = planApply(dir);
+  const cluster = await connect(options);
+  const client = await RestClient.create(cluster.kubeConfig);
+  return new ApplyRun(plan, cluster, client, new Discovery(client), options, io).run();
+}
+
+/** Adds `apply` to a program whose global options are those of `kyma-serverless`. */
+export function addApplyCommand(program: Command): void {
+  program.command('apply')
+    .description('Server-side apply one folder of manifests in sync-wave order, waiting after each step until what it applied is ready')
+    .argument('[dir]', 'folder of manifests (not its subfolders)', 'dist')
+    .addOption(new Option('--wait', 'after each step, wait until what it applied is ready (the default)').default(true))
+    .option('--no-wait', 'apply step after step without waiting (custom resources still wait for their CRD to be served)')
+    .addOption(new Option('--timeout <duration>', 'give up after this long, waits included (exit 1), e.g. 90s, 10m')
+      .argParser(parseDuration).default(Duration.minutes(10), '10m'))
+    .addOption(new Option('--poll-interval <duration>', 'how often to read what apply waits for').argParser(parseDuration).default(Duration.seconds(2), '2s'))
+    .option('--dry-run', 'send every object with dryRun=All: the API server validates and admits it, and stores nothing')
+    .option('--force-conflicts', 'take over fields another field manager owns, rather than fail')
+    .option('--field-manager <name>', 'the field manager that owns the applied fields', DEFAULT_FIELD_MANAGER)
+    .addHelpText('after', `
+Order: by the sync wave annotation argocd.argoproj.io/sync-wave (an integer; 0 without it), and in
+each wave: Namespaces, CRDs, PriorityClasses and StorageClasses first, then other built-in kinds,
+then custom resources. Files in name order, documents in file order; kustomization.yaml and
+subfolders (other environments) are left out. Everything is sent with server-side apply.
+
+Waiting (the default): CRDs Established, Namespaces Active, Deployments, StatefulSets and DaemonSets
+rolled out, Jobs complete (a failed Job fails the apply), webhook configurations that call a Service
+given their caBundle. PersistentVolumeClaims and custom resources are not waited for: follow
+Functions with kyma-serverless status --watch. Without waiting, the stack's admission webhook
+(failurePolicy Fail) refuses Functions until its Pods are ready.
+
+Exit code: 0 when everything was applied (and is ready), 1 when an object is refused, a wait fails,
+or --timeout passes; later steps are then not applied.
+
+Examples:
+  # The stack and the Functions of dist/, in order, waiting for the stack to be ready
+  kyma-serverless apply
+
+  # One environment, in another context; give up after 15 minutes
+  kyma-serverless apply dist/prod --context prod --timeout 15m
+
+  # What would change, checked by the API server and its admission webhooks, nothing stored
+  kyma-serverless apply --dry-run
+
+  # A CI deployment gate: apply, then wait for the Functions' builds
+  kyma-serverless apply -o json > apply.json && kyma-serverless status -A --watch --timeout 15m
+`)
+    .action(async (dir: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<ApplyOptions>();
+      const report = await runApply(dir, options);
+      if (options.output === OutputFormat.JSON) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (!report.ok) throw new CliError(report.error!);
+    });
+}
