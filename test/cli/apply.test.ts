@@ -144,7 +144,7 @@ describe('planApply', () => {
     const plan = planApply(DIST);
     expect(plan.files).toEqual(['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml']);
     expect(plan.steps.map(s => [s.wave, s.phase, s.objects.length])).toEqual([
-      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 40], [0, ApplyPhase.CUSTOM_RESOURCES, 2],
+      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 41], [0, ApplyPhase.CUSTOM_RESOURCES, 2],
     ]);
   });
 
@@ -473,7 +473,7 @@ describe('runApply', () => {
     const events = timeline(api);
     const started = Date.now();
     const first = await apply(api, DIST);
-    expect(first.report).toMatchObject({ ok: true, counts: { created: 46 } });
+    expect(first.report).toMatchObject({ ok: true, counts: { created: 47 } });
     expect(Date.now() - started).toBeLessThan(3_000);
     const at = (event: string) => events.indexOf(event);
     for (const ready of ['Deployment serverless-webhook', 'MutatingWebhookConfiguration defaulting.webhook.serverless.kyma-project.io',
@@ -481,7 +481,7 @@ describe('runApply', () => {
       expect(at(`ready ${ready}`)).toBeGreaterThan(-1);
       expect(at(`ready ${ready}`)).toBeLessThan(at('ADDED Function hello-node'));
     }
-    expect(first.out).toContain('wave -1, built-in kinds: 40 objects\n');
+    expect(first.out).toContain('wave -1, built-in kinds: 41 objects\n');
     expect(first.out).toContain('  ready       MutatingWebhookConfiguration defaulting.webhook.serverless.kyma-project.io: caBundle set on its webhook\n');
     expect(first.out).toMatch(/\nFunctions are built in the cluster now; apply does not wait for them\. Follow them with: kyma-serverless status -n default-functions --watch\n$/);
     expect(api.get('/apis/serverless.kyma-project.io/v1alpha2/namespaces/default-functions/functions/hello-python')).toMatchObject({ spec: { runtime: 'python312' } });
@@ -489,7 +489,7 @@ describe('runApply', () => {
     // Again: nothing changes, nothing is written, and the webhook's caBundle stays.
     const writes = events.length;
     const again = await apply(api, DIST);
-    expect(again.report).toMatchObject({ ok: true, counts: { unchanged: 46 } });
+    expect(again.report).toMatchObject({ ok: true, counts: { unchanged: 47 } });
     expect(events.length).toBe(writes);
     expect(again.out).not.toContain('Functions are built');
     expect(api.get(objectPath(MUTATING_WEBHOOK_CONFIGURATIONS, 'defaulting.webhook.serverless.kyma-project.io'))!.webhooks[0].clientConfig.caBundle).toBe(FAKE_CA_BUNDLE);
