@@ -7,10 +7,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FUNCTION_GROUP, FUNCTION_VERSION } from '../api/function-schema';
-import { ConditionStatus, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionConditionReason, FunctionConditionType } from '../api/function-status';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { OutputFormat, table } from './_output';
+import { FUNCTION_GROUP, FUNCTION_VERSION } from '../../api/function-schema';
+import { ConditionStatus, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionConditionReason, FunctionConditionType } from '../../api/function-status';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { OutputFormat, table } from '../_output';
 
 /** The steps of the pipeline, in order. */
 export enum PipelineStage {
