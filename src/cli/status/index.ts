@@ -3,18 +3,21 @@
  * ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its conditions
  * and from the objects the controller labels with the Function's name; once, or followed live
  * through the watch API.
+ *
+ * This file holds the command and re-exports the rest: `resources.ts` (the JSON it reads),
+ * `model.ts` (the pipeline), `report.ts` (a Function's report, as `-o json` prints it), `render.ts`
+ * (tables, frames and lines), and the cluster side in `_kinds.ts`, `_store.ts` and `_watch.ts`.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FUNCTION_GROUP, FUNCTION_VERSION } from '../../api/function-schema';
-import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../../api/function-status';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
 import { OutputFormat } from '../_output';
+import { Kind, kindsOf } from './_kinds';
+import { FunctionStore } from './_store';
+import { StoreWatch } from './_watch';
 import { ProgressState } from './model';
 import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, renderTable } from './render';
-import { FunctionStatusReport, statusReport } from './report';
-import { FunctionChildren, FunctionResource } from './resources';
+import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
 export { PipelineStage, ProgressState, StepState, autoscales, functionProgress } from './model';
@@ -103,266 +106,6 @@ export function processIo(interrupt?: AbortSignal): StatusIo {
   return { stdout: process.stdout, stderr: process.stderr, now: Date.now, interrupt };
 }
 
-/** A kind the status lists and watches. */
-interface Kind {
-  readonly key: 'functions' | keyof FunctionChildren;
-  /** For messages: `Functions`, `build Jobs`. */
-  readonly noun: string;
-  readonly path: (namespace?: string) => string;
-  readonly list: (namespace: string | undefined, query: Selectors) => Promise<{ items: unknown[]; metadata?: { resourceVersion?: string } }>;
-}
-
-interface Selectors {
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-}
-
-const FUNCTION_PLURAL = 'functions';
-
-function collectionPath(group: string, version: string, plural: string, namespace?: string): string {
-  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  return `${base}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}`;
-}
-
-/** The Functions and the five kinds of objects the controller creates for them. */
-async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
-  const k8s = await import('@kubernetes/client-node');
-  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
-  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
-  const apps = kubeConfig.makeApiClient(k8s.AppsV1Api);
-  const autoscaling = kubeConfig.makeApiClient(k8s.AutoscalingV2Api);
-  const fn = { group: FUNCTION_GROUP, version: FUNCTION_VERSION, plural: FUNCTION_PLURAL };
-  return [
-    {
-      key: 'functions',
-      noun: 'Functions',
-      path: ns => collectionPath(fn.group, fn.version, fn.plural, ns),
-      list: (namespace, query) => (namespace === undefined
-        ? custom.listClusterCustomObject({ ...fn, ...query })
-        : custom.listNamespacedCustomObject({ ...fn, namespace, ...query })),
-    },
-    {
-      key: 'configMaps',
-      noun: 'ConfigMaps',
-      path: ns => collectionPath('', 'v1', 'configmaps', ns),
-      list: (namespace, query) => (namespace === undefined
-        ? core.listConfigMapForAllNamespaces(query)
-        : core.listNamespacedConfigMap({ namespace, ...query })),
-    },
-    {
-      key: 'jobs',
-      noun: 'build Jobs',
-      path: ns => collectionPath('batch', 'v1', 'jobs', ns),
-      list: (namespace, query) => (namespace === undefined ? batch.listJobForAllNamespaces(query) : batch.listNamespacedJob({ namespace, ...query })),
-    },
-    {
-      key: 'deployments',
-      noun: 'Deployments',
-      path: ns => collectionPath('apps', 'v1', 'deployments', ns),
-      list: (namespace, query) => (namespace === undefined
-        ? apps.listDeploymentForAllNamespaces(query)
-        : apps.listNamespacedDeployment({ namespace, ...query })),
-    },
-    {
-      key: 'services',
-      noun: 'Services',
-      path: ns => collectionPath('', 'v1', 'services', ns),
-      list: (namespace, query) => (namespace === undefined
-        ? core.listServiceForAllNamespaces(query)
-        : core.listNamespacedService({ namespace, ...query })),
-    },
-    {
-      key: 'horizontalPodAutoscalers',
-      noun: 'HorizontalPodAutoscalers',
-      path: ns => collectionPath('autoscaling', 'v2', 'horizontalpodautoscalers', ns),
-      list: (namespace, query) => (namespace === undefined
-        ? autoscaling.listHorizontalPodAutoscalerForAllNamespaces(query)
-        : autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace, ...query })),
-    },
-  ];
-}
-
-/** What a kind's list left: its objects by `namespace/name`, and the resourceVersion to watch from. */
-interface Listed {
-  readonly objects: Map<string, any>;
-  resourceVersion?: string;
-}
-
-const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${object?.metadata?.name ?? ''}`;
-
-/**
- * The Functions and their objects, listed once and (for `--watch`) kept up to date from watches.
- * Kinds other than Functions that the user may not list (403) or the cluster does not serve (404)
- * are left out, with a warning: their progress then comes from the conditions.
- */
-class FunctionStore {
-  /** Listed kinds, by key; a child kind is missing when it could not be listed. */
-  public readonly listed = new Map<Kind['key'], Listed>();
-  private readonly warned = new Set<Kind['key']>();
-
-  constructor(
-    private readonly cluster: Cluster,
-    private readonly kinds: readonly Kind[],
-    private readonly namespace: string | undefined,
-    private readonly name: string | undefined,
-    private readonly stderr: OutputStream,
-  ) {}
-
-  /** The selectors of a kind: the Function's name, or the controller's labels. */
-  public selectors(kind: Kind): Selectors {
-    if (kind.key === 'functions') return this.name === undefined ? {} : { fieldSelector: `metadata.name=${this.name}` };
-    const byName = this.name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${this.name}`;
-    return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
-  }
-
-  /** Lists every kind: Functions first, then the others at once. */
-  public async listAll(): Promise<void> {
-    await this.list(this.kinds[0]);
-    await Promise.all(this.kinds.slice(1).map(kind => this.list(kind)));
-  }
-
-  /**
-   * Lists one kind, replacing what was known of it.
-   *
-   * @throws CliError for API errors, but 403 and 404 of the controller's kinds, which only warn
-   */
-  public async list(kind: Kind): Promise<void> {
-    try {
-      const list = await kind.list(this.namespace, this.selectors(kind));
-      // client-node turns timestamps of typed lists into Dates: back to the API's JSON.
-      const items = JSON.parse(JSON.stringify(list.items ?? [])) as any[];
-      this.listed.set(kind.key, { objects: new Map(items.map(i => [objectKey(i), i])), resourceVersion: list.metadata?.resourceVersion });
-    } catch (e) {
-      const code = statusOf(e);
-      if (kind.key !== 'functions' && (code === 403 || code === 404)) {
-        this.listed.delete(kind.key);
-        if (!this.warned.has(kind.key)) {
-          this.warned.add(kind.key);
-          const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
-          this.stderr.write(`kyma-serverless: cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): `
-            + 'their progress comes from the Functions\' conditions alone\n');
-        }
-        return;
-      }
-      throw describeApiError(e, `listing ${kind.noun}`, this.cluster);
-    }
-  }
-
-  /** Applies one watch event; returns whether it changed anything. */
-  public apply(kind: Kind, type: string, object: any): boolean {
-    const listed = this.listed.get(kind.key);
-    if (!listed) return false;
-    const version = object?.metadata?.resourceVersion;
-    if (version) listed.resourceVersion = version;
-    switch (type) {
-      case 'ADDED':
-      case 'MODIFIED':
-        listed.objects.set(objectKey(object), object);
-        return true;
-      case 'DELETED':
-        return listed.objects.delete(objectKey(object));
-      default:
-        return false;
-    }
-  }
-
-  /** The Functions, sorted by namespace and name. */
-  public functions(): FunctionResource[] {
-    return [...(this.listed.get('functions')?.objects.values() ?? [])]
-      .sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
-  }
-
-  /** The objects of the controller's kinds; a kind not listed is left out. */
-  public children(): FunctionChildren {
-    const of = (key: keyof FunctionChildren) => {
-      const listed = this.listed.get(key);
-      return listed ? [...listed.objects.values()] : undefined;
-    };
-    return {
-      configMaps: of('configMaps'),
-      jobs: of('jobs'),
-      deployments: of('deployments'),
-      services: of('services'),
-      horizontalPodAutoscalers: of('horizontalPodAutoscalers'),
-    };
-  }
-
-  /** Every Function's report. */
-  public reports(): FunctionStatusReport[] {
-    const children = this.children();
-    return this.functions().map(fn => statusReport(fn, children));
-  }
-}
-
-/**
- * Keeps a {@link FunctionStore} up to date with one watch per kind, from the resourceVersion of
- * its list. A watch that ends (the API server closes watches after a while) or reports an
- * ERROR (410 Expired) is replaced after the kind is listed again.
- */
-class StoreWatch {
-  private readonly aborts = new Map<Kind['key'], AbortController>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private stopped = false;
-
-  constructor(
-    private readonly kubeConfig: KubeConfig,
-    private readonly store: FunctionStore,
-    private readonly kinds: readonly Kind[],
-    private readonly namespace: string | undefined,
-    private readonly onChange: () => void,
-    private readonly onError: (e: Error) => void,
-  ) {}
-
-  public async start(): Promise<void> {
-    await Promise.all(this.kinds.filter(k => this.store.listed.has(k.key)).map(kind => this.watch(kind, 0)));
-  }
-
-  public stop(): void {
-    this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    for (const abort of this.aborts.values()) abort.abort();
-    this.aborts.clear();
-  }
-
-  private async watch(kind: Kind, restarts: number): Promise<void> {
-    if (this.stopped || !this.store.listed.has(kind.key)) return;
-    const { Watch } = await import('@kubernetes/client-node');
-    const query = { ...this.store.selectors(kind), resourceVersion: this.store.listed.get(kind.key)?.resourceVersion, allowWatchBookmarks: true };
-    let own: AbortController | undefined;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      own?.abort();
-      if (!this.stopped) this.restart(kind, restarts + 1);
-    };
-    own = await new Watch(this.kubeConfig).watch(kind.path(this.namespace), query, (type: string, object: any) => {
-      if (ended || this.stopped) return;
-      restarts = 0;
-      // An ERROR event (410 Expired: the resourceVersion is too old) ends the watch; listing again recovers.
-      if (type === 'ERROR') end();
-      else if (this.store.apply(kind, type, object)) this.onChange();
-    }, () => end());
-    if (this.stopped || ended) own.abort();
-    else this.aborts.set(kind.key, own);
-  }
-
-  /** Lists the kind again and watches from there, after a pause that grows while watches keep ending at once. */
-  private restart(kind: Kind, restarts: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.stopped) return;
-      this.store.list(kind).then(() => {
-        if (this.stopped) return;
-        this.onChange();
-        return this.watch(kind, restarts);
-      }).catch(e => this.onError(e as Error));
-    }, Math.min(5_000, 100 * 2 ** Math.min(restarts - 1, 6)));
-    this.timers.add(timer);
-  }
-}
-
 /**
  * Prints the Functions' status, once or (with `watch`) until they are all ready.
  *
@@ -382,7 +125,7 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
   const cluster = await connect(options);
   const namespace = options.allNamespaces ? undefined : cluster.namespace;
   const kinds = await kindsOf(cluster.kubeConfig);
-  const store = new FunctionStore(cluster, kinds, namespace, options.name, io.stderr);
+  const store = new FunctionStore(cluster, kinds, namespace, options.name, message => io.stderr.write(`kyma-serverless: ${message}\n`));
   await store.listAll();
   const json = options.output === OutputFormat.JSON;
   const out = (text: string) => io.stdout.write(`${text}\n`);
