@@ -99,19 +99,15 @@ export class FunctionStore {
       .sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
   }
 
-  /** The objects of the controller's kinds; a kind not listed is left out. */
+  /** The objects of every kind but Functions, by their {@link Kind} key; a kind not listed is left out. */
   public children(): FunctionChildren {
     const of = (key: keyof FunctionChildren) => {
       const listed = this.listed.get(key);
       return listed ? [...listed.objects.values()] : undefined;
     };
-    return {
-      configMaps: of('configMaps'),
-      jobs: of('jobs'),
-      deployments: of('deployments'),
-      services: of('services'),
-      horizontalPodAutoscalers: of('horizontalPodAutoscalers'),
-    };
+    const children: { -readonly [key in keyof FunctionChildren]: FunctionChildren[key] } = {};
+    for (const { key } of this.kinds) if (key !== 'functions') children[key] = of(key);
+    return children;
   }
 
   /** Every Function's report. */

@@ -95,10 +95,12 @@ export const time = (value: string | undefined): number => (value ? Date.parse(v
 /**
  * The Function's own objects of a kind, oldest first: its name's label, its namespace, and its uid where labelled.
  *
+ * Any object labelled with the Function's name qualifies, not only the controller's.
+ *
  * @returns `undefined` when the kind is not known
  * @internal
  */
-export function ownChildren(fn: FunctionResource, items: readonly ChildResource[] | undefined): ChildResource[] | undefined {
+export function ownChildren<T extends { readonly metadata?: ResourceMetadata }>(fn: FunctionResource, items: readonly T[] | undefined): T[] | undefined {
   if (!items) return undefined;
   const { name, namespace, uid } = fn.metadata ?? {};
   const matches = (actual: string | undefined, expected: string | undefined) => expected === undefined || actual === undefined || actual === expected;
@@ -115,4 +117,4 @@ export function ownChildren(fn: FunctionResource, items: readonly ChildResource[
  *
  * @internal
  */
-export const newest = (items: readonly ChildResource[] | undefined): ChildResource | undefined => items?.[items.length - 1];
+export const newest = <T>(items: readonly T[] | undefined): T | undefined => items?.[items.length - 1];
