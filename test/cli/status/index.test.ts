@@ -1,6 +1,6 @@
 /**
- * `kyma-serverless status`: the derivation of each Function's progress (pure), its renderings, and
- * the command against the fake API server over HTTP with the real client-node, once and watching.
+ * `kyma-serverless status` against the fake API server over HTTP with the real client-node, once and
+ * watching, and as a command; and the fake's selectors and watches it relies on.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -8,47 +8,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { Command } from 'commander';
-import { program } from '../../src/cli';
-import { CliError } from '../../src/cli/_kube';
-import { OutputFormat } from '../../src/cli/_output';
-import {
-  FunctionChildren, FunctionResource, FunctionStatusReport, PipelineStage, ProgressState, StatusIo, StatusOptions, StepState,
-  addStatusCommand, explanation, functionProgress, humanDuration, parseDuration, renderFrame, renderSteps, runStatus, statusReport,
-} from '../../src/cli/status';
+import { program } from '../../../src/cli';
+import { CliError } from '../../../src/cli/_kube';
+import { OutputFormat } from '../../../src/cli/_output';
+import { FunctionStatusReport, StatusIo, StatusOptions, addStatusCommand, parseDuration, runStatus } from '../../../src/cli/status';
 import {
   DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, JOBS, KubeObject, kubeConfigFor, matchesLabelSelector,
   objectPath, parseLabelSelector, writeKubeconfig,
-} from '../util/fake-kube-api';
-import { fixture, loadYamlDocuments } from '../util/fixtures';
-
-const FIXTURES = [
-  '01-waiting-for-controller', '02-source-configmap-created', '03-build-job-running', '04-build-failed', '05-build-job-finished',
-  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready',
-] as const;
-type FixtureName = typeof FIXTURES[number];
-
-/** A fixture's documents: the Function first, then the controller's objects. */
-function documents(name: FixtureName): KubeObject[] {
-  return loadYamlDocuments(fixture('functions-status', `${name}.yaml`));
-}
-
-/** A fixture as plain objects, for the pure functions: the Function and its children by kind. */
-function recorded(name: FixtureName): { fn: FunctionResource; children: FunctionChildren } {
-  const [fn, ...rest] = documents(name);
-  const of = (kind: string) => rest.filter(o => o.kind === kind);
-  return {
-    fn,
-    children: { configMaps: of('ConfigMap'), jobs: of('Job'), deployments: of('Deployment'), services: of('Service'), horizontalPodAutoscalers: of('HorizontalPodAutoscaler') },
-  };
-}
-
-/** Stores a fixture in the fake: the Function first, then its objects labelled with the uid the fake gave it. */
-function seed(api: FakeKubeApi, name: FixtureName): KubeObject {
-  const [fn, ...children] = documents(name);
-  const stored = api.put(fn);
-  for (const child of children) api.put(JSON.parse(JSON.stringify(child).split(fn.metadata!.uid!).join(stored.metadata!.uid!)));
-  return stored;
-}
+} from '../../util/fake-kube-api';
+import { FIXTURES, NOW, condition, documents, seed } from './_fixtures';
 
 /** A stream that keeps what is written; a terminal when asked. */
 function capture(tty = false) {
@@ -61,8 +29,6 @@ function capture(tty = false) {
     lines: () => text.split('\n').filter(Boolean),
   };
 }
-
-const NOW = Date.parse('2026-03-20T09:05:00Z');
 
 /** Waits until a condition holds (a line printed, a watch open). */
 async function until(check: () => boolean, what: string, timeoutMs = 4_000): Promise<void> {
@@ -78,163 +44,7 @@ function change(api: FakeKubeApi, type: typeof FUNCTIONS, namespace: string, nam
   api.put(object);
 }
 
-const condition = (type: string, status: string, reason: string, message: string, at = '2026-03-20T09:02:00Z') => ({ type, status, lastTransitionTime: at, reason, message });
-
-describe('functionProgress', () => {
-  const cases: [FixtureName, PipelineStage, ProgressState, string, string | undefined][] = [
-    ['01-waiting-for-controller', PipelineStage.SOURCE, ProgressState.PROGRESSING, 'source … build · deploy · service · ready ·', 'waiting for the controller'],
-    ['02-source-configmap-created', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'ConfigMapCreated: ConfigMap sourced-7xk2p created'],
-    ['03-build-job-running', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'JobRunning: Job building-build-8fz4m is still in progress'],
-    ['04-build-failed', PipelineStage.BUILD, ProgressState.FAILED, 'source ✓ build ✗ deploy · service · ready ·', 'JobFailed: Job broken-build-l6v5t failed, it will be re-run'],
-    ['05-build-job-finished', PipelineStage.DEPLOYMENT, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy … service · ready ·', 'JobFinished: Job built-build-p2k9s finished'],
-    ['06-deployment-created', PipelineStage.SERVICE, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service … ready ·', 'DeploymentCreated: Deployment deploying-9qkzv created'],
-    ['07-service-created', PipelineStage.HPA, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa … ready ·', 'ServiceCreated: Service exposing created'],
-    ['08-hpa-created', PipelineStage.READY, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa ✓ ready …', 'HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created'],
-    ['09-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment hello-x7b2c is ready'],
-    ['10-git-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment orders-api-v6p9s is ready'],
-  ];
-
-  test.each(cases)('%s: stage %s, %s', (name, stage, state, steps, why) => {
-    const { fn, children } = recorded(name);
-    const progress = functionProgress(fn, children);
-    expect(progress).toMatchObject({ stage, state });
-    expect(renderSteps(progress.steps)).toBe(steps);
-    expect(explanation(progress)).toBe(why ?? '');
-  });
-
-  test.each(cases)('%s: the same from the conditions alone, when the objects cannot be listed', (name, stage, state) => {
-    expect(functionProgress(recorded(name).fn)).toMatchObject({ stage, state });
-  });
-
-  test('shows progress between condition updates: a build Job that succeeded before BuildReady says so', () => {
-    const { fn, children } = recorded('03-build-job-running');
-    const job = recorded('05-build-job-finished').children.jobs![0];
-    const succeeded = { ...children.jobs![0], status: job.status };
-    const progress = functionProgress(fn, { ...children, jobs: [succeeded] });
-    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.PROGRESSING, reason: 'JobRunning' });
-  });
-
-  test('fails at build when the newest build Job failed before BuildReady says so', () => {
-    const { fn, children } = recorded('03-build-job-running');
-    const failed = { ...children.jobs![0], status: recorded('04-build-failed').children.jobs![0].status };
-    expect(functionProgress(fn, { ...children, jobs: [failed] })).toMatchObject({
-      stage: PipelineStage.BUILD, state: ProgressState.FAILED, reason: 'BackoffLimitExceeded',
-      message: 'Job building-build-8fz4m failed: Job has reached the specified backoff limit',
-    });
-  });
-
-  test('treats a running newest Job as a rebuild, whatever an older BuildReady says', () => {
-    const { fn, children } = recorded('09-ready');
-    const rebuild = { ...recorded('03-build-job-running').children.jobs![0] };
-    rebuild.metadata = { ...rebuild.metadata, name: 'hello-build-zz9zz', creationTimestamp: '2026-03-20T10:00:00Z', labels: children.jobs![0].metadata!.labels };
-    const progress = functionProgress(fn, { ...children, jobs: [...children.jobs!, rebuild] });
-    expect(progress.state).toBe(ProgressState.PROGRESSING);
-    expect(renderSteps(progress.steps)).toBe('source ✓ build … deploy ✓ service ✓ ready ·');
-  });
-
-  test('ignores objects of another Function of the same name (another uid) and of other Functions', () => {
-    const { fn, children } = recorded('05-build-job-finished');
-    const leftover = recorded('06-deployment-created').children.deployments![0];
-    const other = { ...leftover, metadata: { ...leftover.metadata, labels: { ...leftover.metadata!.labels, 'serverless.kyma-project.io/function-name': 'built' } } };
-    const progress = functionProgress(fn, { ...children, deployments: [leftover, other], services: [] });
-    expect(progress.stage).toBe(PipelineStage.DEPLOYMENT);
-  });
-
-  test('fails at deployment with the controller\'s message on one line', () => {
-    const { fn } = recorded('06-deployment-created');
-    const message = 'Deployment deploying-9qkzv failed with condition: \n- type: Progressing\n  status: "False"\n  reason: ProgressDeadlineExceeded\n';
-    const failed = { ...fn, status: { conditions: [condition('Running', 'False', 'DeploymentFailed', message), ...fn.status!.conditions!.slice(1)] } };
-    const progress = functionProgress(failed);
-    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.FAILED, reason: 'DeploymentFailed', message });
-    expect(explanation(progress)).toBe('DeploymentFailed: Deployment deploying-9qkzv failed with condition: - type: Progressing status: "False" reason: ProgressDeadlineExceeded');
-  });
-
-  test('fails at source with the controller\'s validation errors', () => {
-    const { fn } = recorded('01-waiting-for-controller');
-    const invalid = { ...fn, status: { conditions: [condition('ConfigurationReady', 'False', 'InvalidFunctionSpec', 'invalid runtime value: cannot find runtime: nodejs18')] } };
-    expect(functionProgress(invalid)).toMatchObject({ stage: PipelineStage.SOURCE, state: ProgressState.FAILED, steps: expect.arrayContaining([{ stage: PipelineStage.SOURCE, state: StepState.FAILED }]) });
-  });
-
-  test('waits for the controller when the status is of an older generation', () => {
-    const { fn, children } = recorded('09-ready');
-    const changed = { ...fn, metadata: { ...fn.metadata, generation: 3 }, status: { ...fn.status, observedGeneration: 2 } };
-    expect(functionProgress(changed, children)).toMatchObject({
-      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to process generation 3 (the status is of generation 2)',
-    });
-  });
-
-  test('is not ready while the inline sources in the ConfigMap are not those of the spec (right after an apply)', () => {
-    const { fn, children } = recorded('09-ready');
-    const changed = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'module.exports = { main: () => "Hi" };\n' } } } };
-    expect(functionProgress(changed, children)).toMatchObject({
-      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to update ConfigMap hello-5kq8n with the changed sources',
-    });
-  });
-
-  test('is not ready while the status is of another runtime or Git reference', () => {
-    const { fn, children } = recorded('10-git-ready');
-    const moved = { ...fn, spec: { ...fn.spec, source: { gitRepository: { ...fn.spec!.source!.gitRepository, reference: 'v2' } } } };
-    expect(functionProgress(moved, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to fetch v2 /api (the status is of main /api)' });
-    const switched = { ...fn, spec: { ...fn.spec, runtime: 'nodejs22' } };
-    expect(functionProgress(switched, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to switch the runtime to nodejs22 (the status is of python312)' });
-  });
-
-  test('is ready when all three conditions are True, as upstream reads them, whatever objects were listed', () => {
-    const { fn } = recorded('09-ready');
-    expect(functionProgress(fn, { deployments: [], services: [] })).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.READY });
-  });
-
-  test('reports the Function\'s name, runtime, conditions, objects and replicas', () => {
-    const { fn, children } = recorded('09-ready');
-    expect(statusReport(fn, children)).toEqual({
-      namespace: 'default', name: 'hello', runtime: 'nodejs22', generation: 1, created: '2026-03-20T09:00:00Z',
-      stage: 'ready', state: 'ready', reason: 'DeploymentReady', message: 'Deployment hello-x7b2c is ready', since: '2026-03-20T09:01:32Z',
-      steps: ['source', 'build', 'deployment', 'service', 'ready'].map(stage => ({ stage, state: 'done' })),
-      conditions: fn.status!.conditions,
-      objects: { configMap: 'hello-5kq8n', job: 'hello-build-r9m4z', deployment: 'hello-x7b2c', service: 'hello' },
-      replicas: { desired: 1, ready: 1 },
-    });
-  });
-});
-
-describe('rendering', () => {
-  const reports = (['03-build-job-running', '04-build-failed', '08-hpa-created', '09-ready'] as const).map(n => statusReport(recorded(n).fn, recorded(n).children));
-
-  test('a frame of the live display: a row per Function with its steps, and a summary', () => {
-    const frame = renderFrame(reports, { now: Date.parse('2026-03-20T09:04:10Z'), startedAt: Date.parse('2026-03-20T09:03:55Z') });
-    expect(frame).toBe([
-      'NAME      PROGRESS                                           STATE        AGE    REASON',
-      'building  source ✓ build … deploy · service · ready ·        progressing  4m10s  JobRunning: Job building-build-8fz4m is still in progress',
-      'broken    source ✓ build ✗ deploy · service · ready ·        failed       4m10s  JobFailed: Job broken-build-l6v5t failed, it will be re-run',
-      'scaling   source ✓ build ✓ deploy ✓ service ✓ hpa ✓ ready …  progressing  4m10s  HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created',
-      'hello     source ✓ build ✓ deploy ✓ service ✓ ready ✓        ready        4m10s  DeploymentReady: Deployment hello-x7b2c is ready',
-      '',
-      '4 Functions: 1 ready, 2 progressing, 1 failed (watching 15s)',
-    ].join('\n'));
-  });
-
-  test('cuts lines to the terminal\'s width, so that redrawing stays in place', () => {
-    const frame = renderFrame(reports, { now: NOW, columns: 60, allNamespaces: true });
-    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(59);
-    expect(frame.split('\n')[1]).toMatch(/^default {4}building {2}source ✓ .*…$/);
-  });
-
-  test('counts the Functions that do not fit the terminal\'s height in one line', () => {
-    const frame = renderFrame(reports, { now: NOW, rows: 7 });
-    expect(frame.split('\n')).toEqual([
-      expect.stringMatching(/^NAME {6}PROGRESS/),
-      expect.stringMatching(/^building {2}source ✓ build …/),
-      expect.stringMatching(/^broken {4}source ✓ build ✗/),
-      '… 2 more',
-      '',
-      '4 Functions: 1 ready, 2 progressing, 1 failed',
-    ]);
-  });
-
-  test('ages the way kubectl shows them', () => {
-    expect([45, 200, 1500, 7500, 30_000, 200_000, 900_000].map(s => humanDuration(s * 1000))).toEqual(['45s', '3m20s', '25m', '125m', '8h', '2d7h', '10d']);
-  });
-
+describe('parseDuration', () => {
   test('parses durations with units, and refuses others', () => {
     expect(parseDuration('10m').toMilliseconds()).toBe(600_000);
     expect(parseDuration('1h30m').toMilliseconds()).toBe(5_400_000);

@@ -1,0 +1,118 @@
+/**
+ * What `status` knows of the cluster: the Functions and their objects, listed once and kept up to
+ * date by the watches of `_watch.ts`.
+ */
+import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../../api/function-status';
+import { Cluster, describeApiError, statusOf } from '../_kube';
+import { Kind, Selectors } from './_kinds';
+import { FunctionStatusReport, statusReport } from './report';
+import { FunctionChildren, FunctionResource } from './resources';
+
+/** What a kind's list left: its objects by `namespace/name`, and the resourceVersion to watch from. */
+interface Listed {
+  readonly objects: Map<string, any>;
+  resourceVersion?: string;
+}
+
+const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${object?.metadata?.name ?? ''}`;
+
+/**
+ * The Functions and their objects, listed once and (for `--watch`) kept up to date from watches.
+ * Kinds other than Functions that the user may not list (403) or the cluster does not serve (404)
+ * are left out, with a warning: their progress then comes from the conditions.
+ */
+export class FunctionStore {
+  /** Listed kinds, by key; a child kind is missing when it could not be listed. */
+  public readonly listed = new Map<Kind['key'], Listed>();
+  private readonly warned = new Set<Kind['key']>();
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly kinds: readonly Kind[],
+    private readonly namespace: string | undefined,
+    private readonly name: string | undefined,
+    /** Told, once per kind, of a kind that could not be listed. */
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** The selectors of a kind: the Function's name, or the controller's labels. */
+  public selectors(kind: Kind): Selectors {
+    if (kind.key === 'functions') return this.name === undefined ? {} : { fieldSelector: `metadata.name=${this.name}` };
+    const byName = this.name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${this.name}`;
+    return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
+  }
+
+  /** Lists every kind: Functions first, then the others at once. */
+  public async listAll(): Promise<void> {
+    await this.list(this.kinds[0]);
+    await Promise.all(this.kinds.slice(1).map(kind => this.list(kind)));
+  }
+
+  /**
+   * Lists one kind, replacing what was known of it.
+   *
+   * @throws CliError for API errors, but 403 and 404 of the controller's kinds, which only warn
+   */
+  public async list(kind: Kind): Promise<void> {
+    try {
+      const list = await kind.list(this.namespace, this.selectors(kind));
+      // client-node turns timestamps of typed lists into Dates: back to the API's JSON.
+      const items = JSON.parse(JSON.stringify(list.items ?? [])) as any[];
+      this.listed.set(kind.key, { objects: new Map(items.map(i => [objectKey(i), i])), resourceVersion: list.metadata?.resourceVersion });
+    } catch (e) {
+      const code = statusOf(e);
+      if (kind.key !== 'functions' && (code === 403 || code === 404)) {
+        this.listed.delete(kind.key);
+        if (!this.warned.has(kind.key)) {
+          this.warned.add(kind.key);
+          const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
+          this.warn(`cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): `
+            + 'their progress comes from the Functions\' conditions alone');
+        }
+        return;
+      }
+      throw describeApiError(e, `listing ${kind.noun}`, this.cluster);
+    }
+  }
+
+  /** Applies one watch event; returns whether it changed anything. */
+  public apply(kind: Kind, type: string, object: any): boolean {
+    const listed = this.listed.get(kind.key);
+    if (!listed) return false;
+    const version = object?.metadata?.resourceVersion;
+    if (version) listed.resourceVersion = version;
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        listed.objects.set(objectKey(object), object);
+        return true;
+      case 'DELETED':
+        return listed.objects.delete(objectKey(object));
+      default:
+        return false;
+    }
+  }
+
+  /** The Functions, sorted by namespace and name. */
+  public functions(): FunctionResource[] {
+    return [...(this.listed.get('functions')?.objects.values() ?? [])]
+      .sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+  }
+
+  /** The objects of every kind but Functions, by their {@link Kind} key; a kind not listed is left out. */
+  public children(): FunctionChildren {
+    const of = (key: keyof FunctionChildren) => {
+      const listed = this.listed.get(key);
+      return listed ? [...listed.objects.values()] : undefined;
+    };
+    const children: { -readonly [key in keyof FunctionChildren]: FunctionChildren[key] } = {};
+    for (const { key } of this.kinds) if (key !== 'functions') children[key] = of(key);
+    return children;
+  }
+
+  /** Every Function's report. */
+  public reports(): FunctionStatusReport[] {
+    const children = this.children();
+    return this.functions().map(fn => statusReport(fn, children));
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * `kyma-serverless status`: where each Function is in the Function controller's pipeline (source
+ * ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its conditions
+ * and from the objects the controller labels with the Function's name; once, or followed live
+ * through the watch API.
+ *
+ * This file holds the command and re-exports the rest: `resources.ts` (the JSON it reads),
+ * `model.ts` (the pipeline), `report.ts` (a Function's report, as `-o json` prints it), `render.ts`
+ * (tables, frames and lines), and the cluster side in `_kinds.ts`, `_store.ts` and `_watch.ts`.
+ */
+import { Duration } from 'cdk8s';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
+import { OutputFormat } from '../_output';
+import { Kind, kindsOf } from './_kinds';
+import { FunctionStore } from './_store';
+import { StoreWatch } from './_watch';
+import { ProgressState } from './model';
+import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, renderTable } from './render';
+import { FunctionStatusReport } from './report';
+
+export type { FunctionProgress, PipelineStep } from './model';
+export { PipelineStage, ProgressState, StepState, autoscales, functionProgress } from './model';
+export type { FrameOptions, RenderOptions } from './render';
+export { changeLine, explanation, humanDuration, renderFrame, renderSteps, renderTable } from './render';
+export type { FunctionStatusReport } from './report';
+export { statusReport } from './report';
+export type { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, ResourceMetadata } from './resources';
+
+/**
+ * Parses a duration as kubectl takes it: a number and a unit (`ms`, `s`, `m`, `h`), repeated,
+ * such as `90s`, `10m` or `1h30m`.
+ *
+ * @throws InvalidArgumentError when the text is no such duration
+ */
+export function parseDuration(text: string): Duration {
+  const units: { readonly [unit: string]: number } = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (!parts.length || parts.map(p => p[0]).join('') !== text.trim()) {
+    throw new InvalidArgumentError(`'${text}' is not a duration: give a number and a unit, such as 90s, 10m or 1h30m`);
+  }
+  return Duration.millis(Math.round(parts.reduce((sum, [, amount, unit]) => sum + Number(amount) * units[unit], 0)));
+}
+
+/** Options of {@link runStatus}: the global cluster options and the command's own. */
+export interface StatusOptions extends ClusterOptions {
+  /**
+   * One Function's name.
+   *
+   * @default - every Function of the namespace
+   */
+  readonly name?: string;
+  /**
+   * Every namespace's Functions (`-A`).
+   *
+   * @default false
+   */
+  readonly allNamespaces?: boolean;
+  /**
+   * Follow the Functions until every one is ready, or one fails.
+   *
+   * @default false
+   */
+  readonly watch?: boolean;
+  /**
+   * With `watch`: how long to wait for every Function to be ready.
+   *
+   * @default - no limit
+   */
+  readonly timeout?: Duration;
+  /**
+   * The output format.
+   *
+   * @default OutputFormat.TABLE
+   */
+  readonly output?: OutputFormat;
+}
+
+/** A stream the status writes to: stdout, or a test's stand-in. */
+export interface OutputStream {
+  write(text: string): unknown;
+  /** Whether it is a terminal: the watch then redraws a table in place. */
+  readonly isTTY?: boolean;
+  /** The terminal's width. */
+  readonly columns?: number;
+  /** The terminal's height. */
+  readonly rows?: number;
+}
+
+/** Where {@link runStatus} writes, its clock, and the signal that interrupts a watch. */
+export interface StatusIo {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** The time in milliseconds since the epoch. */
+  readonly now: () => number;
+  /**
+   * Aborted on Ctrl-C: a watch ends with exit code 130.
+   *
+   * @default - never interrupted
+   */
+  readonly interrupt?: AbortSignal;
+}
+
+/** The process's own streams and clock. */
+export function processIo(interrupt?: AbortSignal): StatusIo {
+  return { stdout: process.stdout, stderr: process.stderr, now: Date.now, interrupt };
+}
+
+/**
+ * Prints the Functions' status, once or (with `watch`) until they are all ready.
+ *
+ * Without `watch`, it prints a table (or a JSON array) and fails when a Function has failed.
+ * With `watch`, it follows the Functions and their objects through the watch API: on a terminal
+ * it redraws the table in place; elsewhere it prints a line (or with JSON output, a JSON object)
+ * per change. It returns once every Function is ready.
+ *
+ * @throws CliError when a Function failed, the named Function does not exist, the watch timed out
+ * (exit code 1) or was interrupted (130), or the API server could not be asked
+ */
+export async function runStatus(options: StatusOptions, io: StatusIo = processIo()): Promise<void> {
+  if (options.name !== undefined && options.allNamespaces) {
+    throw new CliError('A Function name cannot be given with --all-namespaces: give its namespace with -n instead');
+  }
+  if (options.timeout !== undefined && !options.watch) throw new CliError('--timeout applies only with --watch');
+  const cluster = await connect(options);
+  const namespace = options.allNamespaces ? undefined : cluster.namespace;
+  const kinds = await kindsOf(cluster.kubeConfig);
+  const store = new FunctionStore(cluster, kinds, namespace, options.name, message => io.stderr.write(`kyma-serverless: ${message}\n`));
+  await store.listAll();
+  const json = options.output === OutputFormat.JSON;
+  const out = (text: string) => io.stdout.write(`${text}\n`);
+
+  const reports = store.reports();
+  if (!reports.length) {
+    if (options.name !== undefined) throw new CliError(`Function ${options.name} not found in namespace ${namespace}`);
+    if (json) out('[]');
+    io.stderr.write(`No Functions found ${namespace === undefined ? 'in any namespace' : `in namespace ${namespace}`}.\n`);
+    return;
+  }
+  if (!options.watch) {
+    out(json ? JSON.stringify(reports, null, 2) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
+    const failed = reports.filter(r => r.state === ProgressState.FAILED);
+    if (failed.length) {
+      throw new CliError(`${failed.length} of ${reports.length} Function${reports.length === 1 ? '' : 's'} failed: ${failed.map(label).join(', ')}`);
+    }
+    return;
+  }
+  await follow(cluster, kinds, store, namespace, options, io);
+}
+
+const label = (r: FunctionStatusReport) => `${r.namespace}/${r.name}`;
+
+/** The watch: renders every change and settles once the Functions are ready, one failed, time is up, or Ctrl-C. */
+async function follow(
+  cluster: Cluster, kinds: readonly Kind[], store: FunctionStore, namespace: string | undefined, options: StatusOptions, io: StatusIo,
+): Promise<void> {
+  const json = options.output === OutputFormat.JSON;
+  const live = io.stdout.isTTY === true && !json;
+  const startedAt = io.now();
+  const printed = new Map<string, string>();
+  let drawnLines = 0;
+
+  const draw = (reports: FunctionStatusReport[]) => {
+    const { columns, rows } = io.stdout;
+    const frame = renderFrame(reports, { now: io.now(), allNamespaces: options.allNamespaces, columns, rows, startedAt });
+    const lines = frame.split('\n');
+    // Back to the first line of the last frame, then each line cleared and written, then the rest cleared.
+    io.stdout.write(`${drawnLines ? `\x1b[${drawnLines}A` : ''}${lines.map(l => `\r\x1b[2K${l}\n`).join('')}\x1b[J`);
+    drawnLines = lines.length;
+  };
+
+  const print = (reports: FunctionStatusReport[]) => {
+    const now = io.now();
+    const seen = new Set<string>();
+    for (const report of reports) {
+      seen.add(label(report));
+      const text = json ? JSON.stringify({ time: isoSeconds(now), ...report }) : changeLine(report, now);
+      // A change is a change of what the line says, not of the time on it.
+      const key = json ? JSON.stringify(report) : changeLine(report, 0);
+      if (printed.get(label(report)) === key) continue;
+      printed.set(label(report), key);
+      io.stdout.write(`${text}\n`);
+    }
+    for (const gone of [...printed.keys()].filter(k => !seen.has(k))) {
+      printed.delete(gone);
+      const [ns, name] = gone.split('/');
+      const text = json ? JSON.stringify({ time: isoSeconds(now), namespace: ns, name, deleted: true }) : `${isoSeconds(now)} ${gone} deleted`;
+      io.stdout.write(`${text}\n`);
+    }
+  };
+
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    let ticker: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let watch: StoreWatch | undefined;
+    const onInterrupt = () => settle(new CliError(`Interrupted; ${notReady(store.reports())}`, 130));
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      watch?.stop();
+      clearInterval(ticker);
+      clearTimeout(timer);
+      io.interrupt?.removeEventListener('abort', onInterrupt);
+      if (error) reject(error);
+      else resolve();
+    };
+    const update = () => {
+      if (settled) return;
+      const reports = store.reports();
+      if (live) draw(reports);
+      else print(reports);
+      if (options.name !== undefined && !reports.length) {
+        settle(new CliError(`Function ${options.name} was deleted from namespace ${namespace}`));
+        return;
+      }
+      const failed = reports.filter(r => r.state === ProgressState.FAILED);
+      if (failed.length) settle(new CliError(`Function ${failed.map(r => `${label(r)} failed: ${explanation(r)}`).join('; Function ')}`));
+      else if (reports.every(r => r.state === ProgressState.READY)) settle();
+    };
+
+    if (io.interrupt?.aborted) return onInterrupt();
+    io.interrupt?.addEventListener('abort', onInterrupt);
+    if (options.timeout) {
+      const timeout = options.timeout;
+      const ms = timeout.toMilliseconds();
+      const after = ms < 1000 ? `${ms}ms` : humanDuration(ms);
+      timer = setTimeout(() => settle(new CliError(`Timed out after ${after}; ${notReady(store.reports())}`)), ms);
+    }
+    if (live) ticker = setInterval(() => !settled && draw(store.reports()), 1_000);
+    update();
+    if (settled) return;
+    watch = new StoreWatch(cluster.kubeConfig, store, kinds, namespace, update, e => settle(e));
+    watch.start().catch(e => settle(describeApiError(e, 'watching Functions', cluster)));
+  });
+}
+
+/** `not ready: ns/a (build, JobRunning), ns/b (ready, DeploymentWaiting)`. */
+function notReady(reports: readonly FunctionStatusReport[]): string {
+  const waiting = reports.filter(r => r.state !== ProgressState.READY);
+  if (!waiting.length) return 'every Function is ready';
+  return `not ready: ${waiting.map(r => `${label(r)} (${[r.stage, r.reason ?? r.message].filter(Boolean).join(', ')})`).join(', ')}`;
+}
+
+/** Adds `status` to a program whose global options are those of `kyma-serverless`. */
+export function addStatusCommand(program: Command): void {
+  program.command('status')
+    .description('Show where each Function is in the build pipeline: source ConfigMap, build Job, Deployment, Service, HPA, ready')
+    .argument('[name]', 'one Function (default: every Function in the namespace)')
+    .option('-A, --all-namespaces', 'Functions of every namespace')
+    .option('-w, --watch', 'follow the Functions until every one is ready (exit 0) or one fails (exit 1)')
+    .addOption(new Option('--timeout <duration>', 'with --watch: give up after this long (exit 1), e.g. 90s, 10m, 1h30m').argParser(parseDuration))
+    .addHelpText('after', `
+Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (the build Job),
+deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready. They come from
+the Function's conditions and from the objects the controller labels
+serverless.kyma-project.io/function-name=<name>.
+
+Exit code: 0 when no Function failed (without --watch; building is not failing) or every Function is
+ready (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be asked;
+130 when the watch is interrupted.
+
+Examples:
+  # Every Function of the current namespace
+  kyma-serverless status
+
+  # One Function, followed until it is ready; give up after 10 minutes
+  kyma-serverless status hello -n shop --watch --timeout 10m
+
+  # Every namespace, as JSON for scripts
+  kyma-serverless status -A -o json
+
+  # In CI, after applying the manifests: one line per change, fails when a build fails
+  kubectl apply -f dist/ && kyma-serverless status -n shop --watch --timeout 15m
+`)
+    .action(async (name: string | undefined, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<Omit<StatusOptions, 'name'>>();
+      const interrupt = new AbortController();
+      const onSigint = () => interrupt.abort();
+      if (options.watch) process.once('SIGINT', onSigint);
+      try {
+        await runStatus({ ...options, name }, processIo(interrupt.signal));
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    });
+}

@@ -1,0 +1,236 @@
+/**
+ * The pipeline model of `status`: where a Function is in the Function controller's pipeline
+ * (source ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its
+ * conditions and from the objects the controller labels with the Function's name. Pure: no I/O.
+ */
+import { ConditionStatus, FunctionConditionReason, FunctionConditionType } from '../../api/function-status';
+import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren, time } from './resources';
+
+/** The steps of the pipeline, in order. */
+export enum PipelineStage {
+  /** Inline sources in a ConfigMap, or Git sources fetched. */
+  SOURCE = 'source',
+  /** The build Job. */
+  BUILD = 'build',
+  /** The Function's Deployment. */
+  DEPLOYMENT = 'deployment',
+  /** The Service named after the Function. */
+  SERVICE = 'service',
+  /** The HorizontalPodAutoscaler, only for a `scaleConfig` whose minReplicas and maxReplicas differ. */
+  HPA = 'hpa',
+  /** Every condition True: the Deployment is ready. */
+  READY = 'ready',
+}
+
+/** Where a Function is as a whole. */
+export enum ProgressState {
+  /** Every condition is True. */
+  READY = 'ready',
+  /** On its way (building is not a failure). */
+  PROGRESSING = 'progressing',
+  /** A condition is False, or the build Job failed. */
+  FAILED = 'failed',
+}
+
+/** Where one step of the pipeline is. */
+export enum StepState {
+  DONE = 'done',
+  /** The step the Function is at. */
+  IN_PROGRESS = 'in-progress',
+  PENDING = 'pending',
+  FAILED = 'failed',
+}
+
+/** One step of the pipeline and where it is. */
+export interface PipelineStep {
+  readonly stage: PipelineStage;
+  readonly state: StepState;
+}
+
+/** Where a Function is in the pipeline, derived by {@link functionProgress}. */
+export interface FunctionProgress {
+  /** The first step not done: the one failed, or in progress; `ready` when ready. */
+  readonly stage: PipelineStage;
+  readonly state: ProgressState;
+  /** The reason of the condition that tells most: the False one, else the newest. */
+  readonly reason?: string;
+  /** Its message, or what the status waits for. */
+  readonly message?: string;
+  /** That condition's lastTransitionTime. */
+  readonly since?: string;
+  /** Every step, in order; `hpa` only when the Function autoscales. */
+  readonly steps: readonly PipelineStep[];
+}
+
+const R = FunctionConditionReason;
+/** Running reasons the controller writes once the Deployment exists. */
+const DEPLOYMENT_EXISTS: ReadonlySet<string> = new Set([
+  R.DEPLOYMENT_CREATED, R.DEPLOYMENT_UPDATED, R.SERVICE_CREATED, R.SERVICE_UPDATED, R.SERVICE_FAILED,
+  R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED, R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+/** Running reasons the controller writes once the Service exists. */
+const SERVICE_EXISTS: ReadonlySet<string> = new Set([
+  R.SERVICE_CREATED, R.SERVICE_UPDATED, R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED,
+  R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+/** Running reasons the controller writes once the HPA (of an autoscaled Function) exists. */
+const HPA_EXISTS: ReadonlySet<string> = new Set([
+  R.HORIZONTAL_POD_AUTOSCALER_CREATED, R.HORIZONTAL_POD_AUTOSCALER_UPDATED, R.DEPLOYMENT_WAITING, R.MIN_REPLICAS_NOT_AVAILABLE, R.DEPLOYMENT_READY,
+]);
+
+/** The condition of a type; the controller keeps one per type. */
+function conditionOf(fn: FunctionResource, type: FunctionConditionType): ResourceCondition | undefined {
+  return fn.status?.conditions?.find(c => c.type === type);
+}
+
+const hasCondition = (object: ChildResource, type: string, status = ConditionStatus.TRUE) =>
+  (object.status?.conditions ?? []).some(c => c.type === type && c.status === status);
+
+/** A build Job's outcome: `Complete` (or a completionTime) for success, `Failed` for failure. */
+function jobOutcome(job: ChildResource): 'succeeded' | 'failed' | 'running' {
+  if (job.status?.completionTime || hasCondition(job, 'Complete')) return 'succeeded';
+  if (hasCondition(job, 'Failed')) return 'failed';
+  return 'running';
+}
+
+/** Whether a Function autoscales: the controller creates an HPA only when minReplicas and maxReplicas differ. */
+export function autoscales(fn: FunctionResource): boolean {
+  const scale = fn.spec?.scaleConfig;
+  return scale?.minReplicas !== undefined && scale.maxReplicas !== undefined && scale.minReplicas !== scale.maxReplicas;
+}
+
+/**
+ * Why the status describes an older spec than the Function's, if it does: the controller has not
+ * processed the current generation (when the status has `observedGeneration`), or the runtime, the
+ * inline ConfigMap's sources or the Git reference differ from the spec (the 1.11.1 status has no
+ * observedGeneration; right after an apply, its conditions still describe the previous version).
+ */
+function behind(fn: FunctionResource, configMap: ChildResource | undefined): string | undefined {
+  const generation = fn.metadata?.generation;
+  const status = fn.status;
+  if (status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation) {
+    return `waiting for the controller to process generation ${generation} (the status is of generation ${status.observedGeneration})`;
+  }
+  if (!status?.conditions?.length) return undefined;
+  if (status.runtime && fn.spec?.runtime && status.runtime !== fn.spec.runtime) {
+    return `waiting for the controller to switch the runtime to ${fn.spec.runtime} (the status is of ${status.runtime})`;
+  }
+  const inline = fn.spec?.source?.inline;
+  // The controller stores blank Node.js dependencies as `{}`: compare dependencies only when given.
+  const data = configMap?.data;
+  if (inline && data && (data.source !== inline.source || (inline.dependencies?.trim() && data.dependencies !== inline.dependencies))) {
+    return `waiting for the controller to update ConfigMap ${configMap.metadata?.name} with the changed sources`;
+  }
+  const git = fn.spec?.source?.gitRepository;
+  if (git && status.reference !== undefined && (status.reference !== git.reference || status.baseDir !== git.baseDir)) {
+    return `waiting for the controller to fetch ${git.reference} ${git.baseDir} (the status is of ${status.reference} ${status.baseDir})`;
+  }
+  return undefined;
+}
+
+/**
+ * Where a Function is in the controller's pipeline: source ConfigMap → build Job → Deployment →
+ * Service → HPA (when it autoscales) → ready.
+ *
+ * The Function is ready when all three conditions are True (as upstream's printer columns and
+ * Busola read them), no newer build Job is running, and the status is of the current spec (see
+ * the `behind` checks: observedGeneration where the controller writes it, the runtime, the inline
+ * sources, the Git reference). Until then, each step is done when the controller's condition
+ * says so or, between condition updates, when its object exists (found by the
+ * {@link FunctionChildLabel} labels, never by name): the inline ConfigMap, a succeeded newest build
+ * Job, the Deployment, the Service, the HPA. A step fails with a False condition
+ * (ConfigurationReady; BuildReady; Running with DeploymentFailed or ServiceFailed) or a failed
+ * newest build Job, unless the status is behind the spec.
+ *
+ * @param fn the Function
+ * @param children the controller's objects; each kind left out is derived from the conditions alone
+ * @returns the stage (the first step not done), the overall state, the condition that explains it and every step
+ */
+export function functionProgress(fn: FunctionResource, children: FunctionChildren = {}): FunctionProgress {
+  const configured = conditionOf(fn, FunctionConditionType.CONFIGURATION_READY);
+  const built = conditionOf(fn, FunctionConditionType.BUILD_READY);
+  const running = conditionOf(fn, FunctionConditionType.RUNNING);
+  const isTrue = (c?: ResourceCondition) => c?.status === ConditionStatus.TRUE;
+  const isFalse = (c?: ResourceCondition) => c?.status === ConditionStatus.FALSE;
+  const runningReason = running?.reason ?? '';
+
+  const configMaps = ownChildren(fn, children.configMaps);
+  const jobs = ownChildren(fn, children.jobs);
+  const job = newest(jobs);
+  const jobState = job && jobOutcome(job);
+  const stale = behind(fn, newest(configMaps));
+  const ready = !stale && isTrue(configured) && isTrue(built) && isTrue(running) && jobState !== 'running';
+  // Known objects say whether they exist; else the Running reasons the controller writes after creating them.
+  const exists = (items: readonly ChildResource[] | undefined, reasons: ReadonlySet<string>) => {
+    const own = ownChildren(fn, items);
+    return ready || (own ? own.length > 0 : isTrue(running) || reasons.has(runningReason));
+  };
+
+  type Step = { stage: PipelineStage; done: boolean; failed?: ResourceCondition };
+  const steps: Step[] = [
+    {
+      stage: PipelineStage.SOURCE,
+      done: ready || (!stale && (isTrue(configured) || (fn.spec?.source?.inline !== undefined && (configMaps?.length ?? 0) > 0))),
+      failed: isFalse(configured) ? configured : undefined,
+    },
+    {
+      stage: PipelineStage.BUILD,
+      // A running newest Job is a (re)build in progress, whatever an older BuildReady says.
+      done: ready || (job ? jobState === 'succeeded' : isTrue(built)),
+      failed: isFalse(built) ? built : jobState === 'failed' ? failedJobCondition(job!) : undefined,
+    },
+    {
+      stage: PipelineStage.DEPLOYMENT,
+      done: exists(children.deployments, DEPLOYMENT_EXISTS),
+      failed: isFalse(running) && runningReason === R.DEPLOYMENT_FAILED ? running : undefined,
+    },
+    {
+      stage: PipelineStage.SERVICE,
+      done: exists(children.services, SERVICE_EXISTS),
+      failed: isFalse(running) && runningReason === R.SERVICE_FAILED ? running : undefined,
+    },
+    ...(autoscales(fn) ? [{ stage: PipelineStage.HPA, done: exists(children.horizontalPodAutoscalers, HPA_EXISTS) }] : []),
+  ];
+  // Running False for a reason of no step above (none at 1.11.1) fails the last step.
+  const unexplained = isFalse(running) && !steps.some(s => s.failed === running) ? running : undefined;
+  steps.push({ stage: PipelineStage.READY, done: ready, failed: unexplained });
+
+  // A failure of an older spec may be gone with the current one: not a failure until the controller says so again.
+  const failedStep = stale ? undefined : steps.find(s => s.failed);
+  const current = failedStep ?? steps.find(s => !s.done);
+  const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
+  const resultSteps = steps.map(s => ({
+    stage: s.stage,
+    state: s.failed && failedStep ? StepState.FAILED
+      : s.done ? StepState.DONE
+        : s === current ? StepState.IN_PROGRESS : StepState.PENDING,
+  }));
+
+  const explain = (condition: ResourceCondition | undefined, message?: string): FunctionProgress => ({
+    stage: current?.stage ?? PipelineStage.READY,
+    state,
+    ...(condition?.reason ? { reason: condition.reason } : {}),
+    ...(message ?? condition?.message ? { message: message ?? condition?.message } : {}),
+    ...(condition?.lastTransitionTime ? { since: condition.lastTransitionTime } : {}),
+    steps: resultSteps,
+  });
+  if (failedStep) return explain(failedStep.failed);
+  if (stale) return explain(undefined, stale);
+  const conditions = fn.status?.conditions ?? [];
+  if (!conditions.length) return explain(undefined, 'waiting for the controller');
+  // The controller puts the condition it wrote last first; a later lastTransitionTime wins all the same.
+  const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
+  return explain(latest);
+}
+
+/** The Failed condition of a failed build Job, worded as a Function condition. */
+function failedJobCondition(job: ChildResource): ResourceCondition {
+  const failed = job.status?.conditions?.find(c => c.type === 'Failed' && c.status === ConditionStatus.TRUE);
+  return {
+    type: 'Failed',
+    status: ConditionStatus.FALSE,
+    reason: failed?.reason ?? R.JOB_FAILED,
+    message: `Job ${job.metadata?.name} failed${failed?.message ? `: ${failed.message}` : ''}`,
+    lastTransitionTime: failed?.lastTransitionTime,
+  };
+}

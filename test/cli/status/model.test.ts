@@ -1,0 +1,110 @@
+/**
+ * `kyma-serverless status`: the derivation of each Function's progress from its conditions and objects (pure).
+ */
+import { PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps } from '../../../src/cli/status';
+import { FixtureName, condition, recorded } from './_fixtures';
+
+describe('functionProgress', () => {
+  const cases: [FixtureName, PipelineStage, ProgressState, string, string | undefined][] = [
+    ['01-waiting-for-controller', PipelineStage.SOURCE, ProgressState.PROGRESSING, 'source … build · deploy · service · ready ·', 'waiting for the controller'],
+    ['02-source-configmap-created', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'ConfigMapCreated: ConfigMap sourced-7xk2p created'],
+    ['03-build-job-running', PipelineStage.BUILD, ProgressState.PROGRESSING, 'source ✓ build … deploy · service · ready ·', 'JobRunning: Job building-build-8fz4m is still in progress'],
+    ['04-build-failed', PipelineStage.BUILD, ProgressState.FAILED, 'source ✓ build ✗ deploy · service · ready ·', 'JobFailed: Job broken-build-l6v5t failed, it will be re-run'],
+    ['05-build-job-finished', PipelineStage.DEPLOYMENT, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy … service · ready ·', 'JobFinished: Job built-build-p2k9s finished'],
+    ['06-deployment-created', PipelineStage.SERVICE, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service … ready ·', 'DeploymentCreated: Deployment deploying-9qkzv created'],
+    ['07-service-created', PipelineStage.HPA, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa … ready ·', 'ServiceCreated: Service exposing created'],
+    ['08-hpa-created', PipelineStage.READY, ProgressState.PROGRESSING, 'source ✓ build ✓ deploy ✓ service ✓ hpa ✓ ready …', 'HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created'],
+    ['09-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment hello-x7b2c is ready'],
+    ['10-git-ready', PipelineStage.READY, ProgressState.READY, 'source ✓ build ✓ deploy ✓ service ✓ ready ✓', 'DeploymentReady: Deployment orders-api-v6p9s is ready'],
+  ];
+
+  test.each(cases)('%s: stage %s, %s', (name, stage, state, steps, why) => {
+    const { fn, children } = recorded(name);
+    const progress = functionProgress(fn, children);
+    expect(progress).toMatchObject({ stage, state });
+    expect(renderSteps(progress.steps)).toBe(steps);
+    expect(explanation(progress)).toBe(why ?? '');
+  });
+
+  test.each(cases)('%s: the same from the conditions alone, when the objects cannot be listed', (name, stage, state) => {
+    expect(functionProgress(recorded(name).fn)).toMatchObject({ stage, state });
+  });
+
+  test('shows progress between condition updates: a build Job that succeeded before BuildReady says so', () => {
+    const { fn, children } = recorded('03-build-job-running');
+    const job = recorded('05-build-job-finished').children.jobs![0];
+    const succeeded = { ...children.jobs![0], status: job.status };
+    const progress = functionProgress(fn, { ...children, jobs: [succeeded] });
+    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.PROGRESSING, reason: 'JobRunning' });
+  });
+
+  test('fails at build when the newest build Job failed before BuildReady says so', () => {
+    const { fn, children } = recorded('03-build-job-running');
+    const failed = { ...children.jobs![0], status: recorded('04-build-failed').children.jobs![0].status };
+    expect(functionProgress(fn, { ...children, jobs: [failed] })).toMatchObject({
+      stage: PipelineStage.BUILD, state: ProgressState.FAILED, reason: 'BackoffLimitExceeded',
+      message: 'Job building-build-8fz4m failed: Job has reached the specified backoff limit',
+    });
+  });
+
+  test('treats a running newest Job as a rebuild, whatever an older BuildReady says', () => {
+    const { fn, children } = recorded('09-ready');
+    const rebuild = { ...recorded('03-build-job-running').children.jobs![0] };
+    rebuild.metadata = { ...rebuild.metadata, name: 'hello-build-zz9zz', creationTimestamp: '2026-03-20T10:00:00Z', labels: children.jobs![0].metadata!.labels };
+    const progress = functionProgress(fn, { ...children, jobs: [...children.jobs!, rebuild] });
+    expect(progress.state).toBe(ProgressState.PROGRESSING);
+    expect(renderSteps(progress.steps)).toBe('source ✓ build … deploy ✓ service ✓ ready ·');
+  });
+
+  test('ignores objects of another Function of the same name (another uid) and of other Functions', () => {
+    const { fn, children } = recorded('05-build-job-finished');
+    const leftover = recorded('06-deployment-created').children.deployments![0];
+    const other = { ...leftover, metadata: { ...leftover.metadata, labels: { ...leftover.metadata!.labels, 'serverless.kyma-project.io/function-name': 'built' } } };
+    const progress = functionProgress(fn, { ...children, deployments: [leftover, other], services: [] });
+    expect(progress.stage).toBe(PipelineStage.DEPLOYMENT);
+  });
+
+  test('fails at deployment with the controller\'s message on one line', () => {
+    const { fn } = recorded('06-deployment-created');
+    const message = 'Deployment deploying-9qkzv failed with condition: \n- type: Progressing\n  status: "False"\n  reason: ProgressDeadlineExceeded\n';
+    const failed = { ...fn, status: { conditions: [condition('Running', 'False', 'DeploymentFailed', message), ...fn.status!.conditions!.slice(1)] } };
+    const progress = functionProgress(failed);
+    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.FAILED, reason: 'DeploymentFailed', message });
+    expect(explanation(progress)).toBe('DeploymentFailed: Deployment deploying-9qkzv failed with condition: - type: Progressing status: "False" reason: ProgressDeadlineExceeded');
+  });
+
+  test('fails at source with the controller\'s validation errors', () => {
+    const { fn } = recorded('01-waiting-for-controller');
+    const invalid = { ...fn, status: { conditions: [condition('ConfigurationReady', 'False', 'InvalidFunctionSpec', 'invalid runtime value: cannot find runtime: nodejs18')] } };
+    expect(functionProgress(invalid)).toMatchObject({ stage: PipelineStage.SOURCE, state: ProgressState.FAILED, steps: expect.arrayContaining([{ stage: PipelineStage.SOURCE, state: StepState.FAILED }]) });
+  });
+
+  test('waits for the controller when the status is of an older generation', () => {
+    const { fn, children } = recorded('09-ready');
+    const changed = { ...fn, metadata: { ...fn.metadata, generation: 3 }, status: { ...fn.status, observedGeneration: 2 } };
+    expect(functionProgress(changed, children)).toMatchObject({
+      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to process generation 3 (the status is of generation 2)',
+    });
+  });
+
+  test('is not ready while the inline sources in the ConfigMap are not those of the spec (right after an apply)', () => {
+    const { fn, children } = recorded('09-ready');
+    const changed = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'module.exports = { main: () => "Hi" };\n' } } } };
+    expect(functionProgress(changed, children)).toMatchObject({
+      stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to update ConfigMap hello-5kq8n with the changed sources',
+    });
+  });
+
+  test('is not ready while the status is of another runtime or Git reference', () => {
+    const { fn, children } = recorded('10-git-ready');
+    const moved = { ...fn, spec: { ...fn.spec, source: { gitRepository: { ...fn.spec!.source!.gitRepository, reference: 'v2' } } } };
+    expect(functionProgress(moved, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to fetch v2 /api (the status is of main /api)' });
+    const switched = { ...fn, spec: { ...fn.spec, runtime: 'nodejs22' } };
+    expect(functionProgress(switched, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to switch the runtime to nodejs22 (the status is of python312)' });
+  });
+
+  test('is ready when all three conditions are True, as upstream reads them, whatever objects were listed', () => {
+    const { fn } = recorded('09-ready');
+    expect(functionProgress(fn, { deployments: [], services: [] })).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.READY });
+  });
+});
