@@ -4,6 +4,7 @@ export * from './function-rules';
 export * from './function-schema';
 export * from './function-status';
 export * from './function-validator';
+export * from './labels';
 export * from './names';
 export * from './presets';
 export * from './profiles';
