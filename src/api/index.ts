@@ -8,6 +8,7 @@ export * from './names';
 export * from './presets';
 export * from './profiles';
 export * from './quantity';
+export * from './rule-info';
 export * from './runtimes';
 export * from './schema';
 export * from './validator';

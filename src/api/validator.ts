@@ -18,7 +18,8 @@ export interface Violation {
   readonly message: string;
   /**
    * Which rule failed: `openapi.<keyword>` for the OpenAPI part of a schema (`openapi.enum`),
-   * the CEL expression for a CEL rule, or the name of a rule of the Function API (see `FUNCTION_RULES`).
+   * the CEL expression for a CEL rule, or the id of a rule of a rules table (see `FUNCTION_RULES`,
+   * `APIRULE_RULES`, `SUBSCRIPTION_RULES`).
    */
   readonly rule?: string;
   /** How to fix it, when the message alone does not say. */
