@@ -151,6 +151,12 @@ function describeAjvError(error: ErrorObject): Violation {
       return { path, message: `Invalid value: ${showJson(error.data)}: must be of type ${describeTypes(error)}` };
     case 'minimum':
       return { path, message: `Invalid value: ${showJson(error.data)}: should be greater than or equal to ${String(params.limit)}` };
+    case 'maximum':
+      return { path, message: `Invalid value: ${showJson(error.data)}: should be less than or equal to ${String(params.limit)}` };
+    case 'minItems':
+      return { path, message: `Invalid value: ${Array.isArray(error.data) ? error.data.length : 0}: should have at least ${String(params.limit)} items` };
+    case 'maxItems':
+      return { path, message: `Too many: ${Array.isArray(error.data) ? error.data.length : 0}: must have at most ${String(params.limit)} items` };
     case 'minLength':
       return { path, message: `Invalid value: ${showJson(error.data)}: should be at least ${String(params.limit)} chars long` };
     case 'maxLength':
