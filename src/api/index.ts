@@ -1,3 +1,5 @@
+export * from './apirule-rules';
+export * from './apirule-schema';
 export * from './crd';
 export * from './function-defaults';
 export * from './function-rules';
