@@ -13,4 +13,6 @@ export * from './quantity';
 export * from './rule-info';
 export * from './runtimes';
 export * from './schema';
+export * from './subscription-rules';
+export * from './subscription-schema';
 export * from './validator';
