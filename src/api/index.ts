@@ -15,4 +15,5 @@ export * from './runtimes';
 export * from './schema';
 export * from './subscription-rules';
 export * from './subscription-schema';
+export * from './traffic';
 export * from './validator';
