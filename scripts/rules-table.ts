@@ -1,21 +1,22 @@
 /**
  * Prints the README's table of Function rules from `FUNCTION_RULES`, so that the docs list
- * exactly the rules the code checks (a test compares the README with this output).
+ * exactly the rules the code checks (a test compares the README with this output). `rulesTable()`
+ * prints any other rules table too (`APIRULE_RULES`, `SUBSCRIPTION_RULES`).
  *
  *   npx ts-node --transpile-only scripts/rules-table.ts            # print it
  *   npx ts-node --transpile-only scripts/rules-table.ts --write    # put it into README.md
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTION_RULES } from '../src/api';
+import { FUNCTION_RULES, RuleInfo } from '../src/api';
 
 /** The markers around the table in README.md. */
 export const TABLE_BLOCK = /(<!-- rules-table:start[^>]*-->\n)([\s\S]*?)(\n<!-- rules-table:end -->)/;
 
-/** The markdown table of every rule of the Function API. */
-export function rulesTable(): string {
+/** The markdown table of every rule of a rules table: by default, of the Function API. */
+export function rulesTable(rules: readonly RuleInfo[] = FUNCTION_RULES): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const rows = FUNCTION_RULES.map(r => `| \`${r.id}\` | ${cell(r.field)} | ${cell(r.requires)} | ${r.upstream} | ${cell(r.hint)} |`);
+  const rows = rules.map(r => `| \`${r.id}\` | ${cell(r.field)} | ${cell(r.requires)} | ${r.upstream} | ${cell(r.hint)} |`);
   return ['| rule | field | requires | without our checks, rejected by | fix |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

@@ -8,6 +8,7 @@
  * Function fail later (its Service name, its ConfigMap size). `KymaFunction` runs it at synth,
  * the webhook at admission and `kyma-serverless validate` on files, so all three agree.
  */
+import { RuleReport, text } from './_rules';
 import { FunctionRules } from './function-schema';
 import { functionSchemaValidator } from './function-validator';
 import {
@@ -17,6 +18,7 @@ import { isObject } from './_json';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
 import { parseQuantity } from './quantity';
+import { RuleInfo, UpstreamEnforcement } from './rule-info';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
 import { Violation } from './validator';
 
@@ -45,29 +47,8 @@ export interface FunctionRuleOptions {
   readonly buildMinRequest?: MinimumRequest;
 }
 
-/** Who rejects a Function that breaks a rule, in an upstream 1.11.1 cluster without our webhook. */
-export enum UpstreamEnforcement {
-  /** The API server, from the CRD's schema or CEL rules: `kubectl apply` fails. */
-  API_SERVER = 'API server (CRD)',
-  /** The Function Controller: the Function is stored, then gets `ConfigurationReady=False`. */
-  CONTROLLER = 'Function Controller',
-  /** Nobody: the Function is stored and fails later (a failed Service, ConfigMap or Deployment). */
-  NOBODY = 'nobody: fails later',
-}
-
 /** What a rule of the Function API requires, for docs and for tests that must cover them all. */
-export interface FunctionRuleInfo {
-  /** The name of the rule, as `Violation.rule` gives it (a CEL rule's id is its expression's key in `FunctionRules`). */
-  readonly id: string;
-  /** The fields it looks at. */
-  readonly field: string;
-  /** What it requires. */
-  readonly requires: string;
-  /** How to fix a Function that breaks it. */
-  readonly hint: string;
-  /** Who rejects a Function that breaks it without our webhook. */
-  readonly upstream: UpstreamEnforcement;
-}
+export interface FunctionRuleInfo extends RuleInfo {}
 
 const API = UpstreamEnforcement.API_SERVER;
 const CONTROLLER = UpstreamEnforcement.CONTROLLER;
@@ -123,34 +104,8 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'runtimeImageOverride', field: 'spec.runtimeImageOverride', requires: 'an image reference such as registry.example.com/node:22', hint: 'give a full image reference', upstream: NOBODY },
 ];
 
-const RULES_BY_ID = new Map(FUNCTION_RULES.map(r => [r.id, r]));
-const CEL_RULES = Object.entries(FunctionRules);
-
-/**
- * The id of the CEL rule a violation comes from. Two rules may share an expression (the
- * reserved-prefix rules of labels and annotations), so the message tells them apart.
- */
-function celRuleId(violation: Violation): string | undefined {
-  const candidates = CEL_RULES.filter(([, rule]) => rule.rule === violation.rule);
-  return (candidates.find(([, rule]) => violation.message.endsWith(rule.message)) ?? candidates[0])?.[0];
-}
-
-
-function text(value: unknown): string {
-  return JSON.stringify(value);
-}
-
 function utf8Bytes(value: unknown): number {
   return typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0;
-}
-
-/** Collects violations, with the rule's id and hint. */
-class Report {
-  public readonly violations: Violation[] = [];
-
-  public add(rule: string, path: string, message: string): void {
-    this.violations.push({ path, message, rule, hint: RULES_BY_ID.get(rule)?.hint });
-  }
 }
 
 const GIT_SSH_URL = /^((git|ssh)|(git@[\w.]+))(:(\/\/)?)([\w.@:/\-~]+)(\/)?$/;
@@ -166,7 +121,7 @@ function isGitUrl(url: string): boolean {
   }
 }
 
-function checkMetadata(metadata: unknown, report: Report): void {
+function checkMetadata(metadata: unknown, report: RuleReport): void {
   if (!isObject(metadata)) return;
   const { name, generateName, namespace } = metadata;
   if (name === undefined && generateName === undefined) {
@@ -183,7 +138,7 @@ function checkMetadata(metadata: unknown, report: Report): void {
  * Reports a Secret or ConfigMap name that is not a DNS-1123 subdomain. An empty name is left
  * to the schema (`minLength`) or to the caller, and a blank one, when `blankChecked`, to a CEL rule.
  */
-function checkObjectName(path: string, name: unknown, kind: string, report: Report, blankChecked = false): void {
+function checkObjectName(path: string, name: unknown, kind: string, report: RuleReport, blankChecked = false): void {
   if (typeof name !== 'string' || name === '' || (blankChecked && name.trim() === '')) return;
   if (!isDns1123Subdomain(name)) {
     report.add('objectName', path, `Invalid value: ${text(name)}: a ${kind} name must be a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' and '.', starting and ending alphanumeric`);
@@ -192,7 +147,7 @@ function checkObjectName(path: string, name: unknown, kind: string, report: Repo
 
 const ENV_SOURCES = ['configMapKeyRef', 'fieldRef', 'fileKeyRef', 'resourceFieldRef', 'secretKeyRef'];
 
-function checkEnv(env: unknown, report: Report): void {
+function checkEnv(env: unknown, report: RuleReport): void {
   if (!Array.isArray(env)) return;
   env.forEach((variable, i) => {
     if (!isObject(variable)) return;
@@ -227,7 +182,7 @@ function checkEnv(env: unknown, report: Report): void {
   });
 }
 
-function checkSecretMounts(mounts: unknown, report: Report): void {
+function checkSecretMounts(mounts: unknown, report: RuleReport): void {
   if (!Array.isArray(mounts)) return;
   const secrets = new Set<string>();
   const paths = new Set<string>([FUNCTION_TMP_DIR]);
@@ -256,7 +211,7 @@ function checkSecretMounts(mounts: unknown, report: Report): void {
   });
 }
 
-function checkSource(source: unknown, runtime: unknown, report: Report): void {
+function checkSource(source: unknown, runtime: unknown, report: RuleReport): void {
   if (!isObject(source)) return;
   const { inline, gitRepository } = source;
   if (isObject(inline)) {
@@ -301,7 +256,7 @@ function packageJsonProblem(dependencies: string): string | undefined {
   return isObject(parsed) ? undefined : `it is JSON, but not an object`;
 }
 
-function checkLabels(labels: unknown, report: Report): void {
+function checkLabels(labels: unknown, report: RuleReport): void {
   if (!isObject(labels)) return;
   for (const [key, value] of Object.entries(labels)) {
     for (const problem of qualifiedNameProblems(key)) {
@@ -313,7 +268,7 @@ function checkLabels(labels: unknown, report: Report): void {
   }
 }
 
-function checkAnnotations(annotations: unknown, report: Report): void {
+function checkAnnotations(annotations: unknown, report: RuleReport): void {
   if (!isObject(annotations)) return;
   let bytes = 0;
   for (const [key, value] of Object.entries(annotations)) {
@@ -332,7 +287,7 @@ function amountOf(value: unknown): number | undefined {
   return typeof value === 'string' || typeof value === 'number' ? parseQuantity(value) : undefined;
 }
 
-function checkResources(block: unknown, path: string, what: 'Function' | 'build', minimum: MinimumRequest, report: Report): void {
+function checkResources(block: unknown, path: string, what: 'Function' | 'build', minimum: MinimumRequest, report: RuleReport): void {
   if (!isObject(block) || !isObject(block.resources)) return;
   const requests = isObject(block.resources.requests) ? block.resources.requests : {};
   const limits = isObject(block.resources.limits) ? block.resources.limits : {};
@@ -366,11 +321,8 @@ function checkResources(block: unknown, path: string, what: 'Function' | 'build'
  * empty when the cluster would accept and run the Function
  */
 export function validateFunction(object: unknown, options: FunctionRuleOptions = {}): Violation[] {
-  const report = new Report();
-  for (const violation of functionSchemaValidator().validate(object)) {
-    const rule = celRuleId(violation) ?? violation.rule;
-    report.violations.push({ ...violation, rule, hint: rule ? RULES_BY_ID.get(rule)?.hint : undefined });
-  }
+  const report = new RuleReport(FUNCTION_RULES);
+  report.addSchemaViolations(functionSchemaValidator(), object, FunctionRules);
   if (!isObject(object)) return report.violations;
   checkMetadata(object.metadata, report);
   const spec = object.spec;

@@ -1,3 +1,5 @@
+export * from './apirule-rules';
+export * from './apirule-schema';
 export * from './crd';
 export * from './function-defaults';
 export * from './function-rules';
@@ -9,6 +11,10 @@ export * from './names';
 export * from './presets';
 export * from './profiles';
 export * from './quantity';
+export * from './rule-info';
 export * from './runtimes';
 export * from './schema';
+export * from './subscription-rules';
+export * from './subscription-schema';
+export * from './traffic';
 export * from './validator';

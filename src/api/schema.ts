@@ -3,7 +3,8 @@
  *
  * These are the structural-schema keywords the Kubernetes API server understands, including
  * the `x-kubernetes-*` extensions. The Function schema in `function-schema.ts` is written with
- * these builders, and the CRD, the validator and the tests all read that one schema.
+ * these builders, and the CRD, the validator and the tests all read that one schema; so are the
+ * schemas of the Kyma resources we emit next to Functions (`apirule-schema.ts`, `subscription-schema.ts`).
  */
 
 /** One CEL rule of a schema node (`x-kubernetes-validations`). */
@@ -29,6 +30,8 @@ export interface JsonSchemaProps {
   readonly 'maximum'?: number;
   readonly 'minLength'?: number;
   readonly 'maxLength'?: number;
+  readonly 'minItems'?: number;
+  readonly 'maxItems'?: number;
   readonly 'pattern'?: string;
   readonly 'anyOf'?: readonly JsonSchemaProps[];
   readonly 'x-kubernetes-int-or-string'?: boolean;
@@ -51,6 +54,8 @@ export interface StringOptions extends NodeOptions {
   readonly enum?: readonly string[];
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** A regular expression the whole value must match (anchor it with `^` and `$`). */
+  readonly pattern?: string;
   readonly default?: string;
   readonly format?: string;
 }
@@ -67,13 +72,24 @@ export interface ObjectOptions extends NodeOptions {
 export interface ArrayOptions extends NodeOptions {
   readonly listType?: 'atomic' | 'set' | 'map';
   readonly listMapKeys?: readonly string[];
+  /** The fewest items. */
+  readonly minItems?: number;
+  /** The most items. */
+  readonly maxItems?: number;
 }
 
 /** Options of an integer node. */
 export interface IntegerOptions extends NodeOptions {
   readonly format?: 'int32' | 'int64';
   readonly minimum?: number;
+  readonly maximum?: number;
   readonly default?: number;
+}
+
+/** Options of a map node. */
+export interface MapOptions extends NodeOptions {
+  /** The value the API server stores when the field is absent. */
+  readonly default?: { readonly [key: string]: unknown };
 }
 
 /** The pattern the API server applies to resource quantities (`100m`, `1Gi`, `0.5`). */
@@ -95,6 +111,7 @@ export function string(options: StringOptions = {}): JsonSchemaProps {
     ...(options.format ? { format: options.format } : {}),
     ...(options.maxLength !== undefined ? { maxLength: options.maxLength } : {}),
     ...(options.minLength !== undefined ? { minLength: options.minLength } : {}),
+    ...(options.pattern !== undefined ? { pattern: options.pattern } : {}),
     type: 'string',
   };
 }
@@ -110,6 +127,7 @@ export function integer(options: IntegerOptions = {}): JsonSchemaProps {
     ...(options.default !== undefined ? { default: options.default } : {}),
     ...common(options),
     ...(options.format ? { format: options.format } : {}),
+    ...(options.maximum !== undefined ? { maximum: options.maximum } : {}),
     ...(options.minimum !== undefined ? { minimum: options.minimum } : {}),
     type: 'integer',
   };
@@ -127,8 +145,13 @@ export function object(properties: { [name: string]: JsonSchemaProps }, options:
 }
 
 /** An object whose keys are free and whose values all have one schema (a Go `map[string]T`). */
-export function mapOf(values: JsonSchemaProps, options: NodeOptions = {}): JsonSchemaProps {
-  return { additionalProperties: values, ...common(options), type: 'object' };
+export function mapOf(values: JsonSchemaProps, options: MapOptions = {}): JsonSchemaProps {
+  return {
+    additionalProperties: values,
+    ...(options.default !== undefined ? { default: options.default } : {}),
+    ...common(options),
+    type: 'object',
+  };
 }
 
 /** An object with no declared fields: `metadata`, which the API server validates itself. */
@@ -141,6 +164,8 @@ export function array(items: JsonSchemaProps, options: ArrayOptions = {}): JsonS
   return {
     ...common(options),
     items,
+    ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
+    ...(options.minItems !== undefined ? { minItems: options.minItems } : {}),
     type: 'array',
     ...(options.listMapKeys ? { 'x-kubernetes-list-map-keys': options.listMapKeys } : {}),
     ...(options.listType ? { 'x-kubernetes-list-type': options.listType } : {}),

@@ -18,7 +18,8 @@ export interface Violation {
   readonly message: string;
   /**
    * Which rule failed: `openapi.<keyword>` for the OpenAPI part of a schema (`openapi.enum`),
-   * the CEL expression for a CEL rule, or the name of a rule of the Function API (see `FUNCTION_RULES`).
+   * the CEL expression for a CEL rule, or the id of a rule of a rules table (see `FUNCTION_RULES`,
+   * `APIRULE_RULES`, `SUBSCRIPTION_RULES`).
    */
   readonly rule?: string;
   /** How to fix it, when the message alone does not say. */
@@ -150,6 +151,12 @@ function describeAjvError(error: ErrorObject): Violation {
       return { path, message: `Invalid value: ${showJson(error.data)}: must be of type ${describeTypes(error)}` };
     case 'minimum':
       return { path, message: `Invalid value: ${showJson(error.data)}: should be greater than or equal to ${String(params.limit)}` };
+    case 'maximum':
+      return { path, message: `Invalid value: ${showJson(error.data)}: should be less than or equal to ${String(params.limit)}` };
+    case 'minItems':
+      return { path, message: `Invalid value: ${Array.isArray(error.data) ? error.data.length : 0}: should have at least ${String(params.limit)} items` };
+    case 'maxItems':
+      return { path, message: `Too many: ${Array.isArray(error.data) ? error.data.length : 0}: must have at most ${String(params.limit)} items` };
     case 'minLength':
       return { path, message: `Invalid value: ${showJson(error.data)}: should be at least ${String(params.limit)} chars long` };
     case 'maxLength':

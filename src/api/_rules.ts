@@ -1,0 +1,42 @@
+/**
+ * What the validating functions of the API share: collecting violations with their rule's hint,
+ * and naming the rule of a schema violation.
+ */
+import { RuleInfo } from './rule-info';
+import { ValidationRule } from './schema';
+import { SchemaValidator, Violation } from './validator';
+
+/** Collects violations, each with its rule's id and the hint of the rules table. */
+export class RuleReport {
+  public readonly violations: Violation[] = [];
+  private readonly hints: Map<string, string>;
+
+  constructor(table: readonly RuleInfo[]) {
+    this.hints = new Map(table.map(r => [r.id, r.hint]));
+  }
+
+  /** Adds a violation of a rule of the table. */
+  public add(rule: string, path: string, message: string): void {
+    this.violations.push({ path, message, rule, hint: this.hints.get(rule) });
+  }
+
+  /**
+   * Adds the violations of a schema, each named after its rule: `openapi.<keyword>`, or the key
+   * of its CEL rule in `celRules`. Two CEL rules may share an expression (such as the
+   * reserved-prefix rules of a Function's labels and annotations), so the message tells them apart.
+   */
+  public addSchemaViolations(validator: SchemaValidator, object: unknown, celRules: { readonly [id: string]: ValidationRule }): void {
+    const cel = Object.entries(celRules);
+    for (const violation of validator.validate(object)) {
+      const candidates = cel.filter(([, rule]) => rule.rule === violation.rule);
+      const celId = (candidates.find(([, rule]) => violation.message.endsWith(`: ${rule.message}`)) ?? candidates[0])?.[0];
+      const rule = celId ?? violation.rule;
+      this.violations.push({ ...violation, rule, hint: rule ? this.hints.get(rule) : undefined });
+    }
+  }
+}
+
+/** A value as JSON, for messages. */
+export function text(value: unknown): string {
+  return JSON.stringify(value);
+}
