@@ -1,5 +1,6 @@
 export * from './api';
 export * from './stack/controller';
+export * from './stack/exposure';
 export * from './stack/images';
 export * from './stack/network-policies';
 export * from './stack/registry';
@@ -9,6 +10,10 @@ export * from './stack/webhook';
 export * from './webhook/config';
 export * from './namespace/function-namespace';
 export * from './function/kyma-function';
+export * from './function/endpoint';
+export * from './function/exposure';
+export * from './function/subscription';
+export * from './function/traffic';
 export * from './function/resources';
 export * from './function/runtime';
 export * from './function/source';

@@ -1,7 +1,7 @@
 /**
  * KymaFunction: one Function, declared as code.
  */
-import { Chart, Lazy } from 'cdk8s';
+import { ApiObject, Chart, Lazy } from 'cdk8s';
 import { EnvValue } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
@@ -17,20 +17,22 @@ import {
   FunctionSpecSourceGitRepositoryAuthType,
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
-import { Violation, cpuMillis, parseQuantity, sizeBytes, validateFunction } from '../api';
+import {
+  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, cpuMillis, parseQuantity, sizeBytes, validateFunction,
+} from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
+import { DECLARED_IN_METADATA } from './_declared';
+import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
+import { EndpointTarget } from './exposure';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
 import { FunctionRuntime } from './runtime';
 import { FunctionSource, FunctionSourceConfig } from './source';
+import { FunctionSubscription, SubscribeOptions } from './subscription';
 
 /** The annotation that carries the SHA-256 of a source read from a folder, so that a code change shows in review. */
 export const SOURCE_SHA256_ANNOTATION = 'cdk8s-kyma-serverless/source-sha256';
 
-/**
- * The type of the construct metadata entry that names the file a Function was declared in
- * (such as a function folder's `function.yaml`); problems found at synth name that file too.
- */
-export const DECLARED_IN_METADATA = 'cdk8s-kyma-serverless:declared-in';
+export { DECLARED_IN_METADATA };
 
 /** A Secret mounted into the Function's container. */
 export interface SecretMount {
@@ -213,7 +215,7 @@ function abbreviated(value: unknown): string {
  * });
  * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
  */
-export class KymaFunction extends Construct {
+export class KymaFunction extends Construct implements IExposable {
   /** Name of the Function, and of its Service. */
   public readonly name: string;
   /** Namespace of the Function, when it has one. */
@@ -232,6 +234,9 @@ export class KymaFunction extends Construct {
   private readonly props: KymaFunctionProps;
   private readonly source?: FunctionSourceConfig;
   private readonly problems: string[] = [];
+  private readonly endpoints: FunctionEndpoint[] = [];
+  private readonly subscriptions: FunctionSubscription[] = [];
+  private eventingAccess?: ApiObject;
 
   constructor(scope: Construct, id: string, props: KymaFunctionProps) {
     super(scope, id);
@@ -290,6 +295,84 @@ export class KymaFunction extends Construct {
    */
   public addSecretMount(mount: SecretMount): void {
     this.secretMounts.push({ secretName: mount.secretName, mountPath: mount.mountPath });
+  }
+
+  /**
+   * Exposes the Function over HTTP outside the cluster: an APIRule, an Istio VirtualService or a
+   * Gateway API HTTPRoute (`via`), for a host, paths and methods, with JWT or no authentication.
+   * Problems of the options fail synth, each naming the option.
+   *
+   * @param options host, paths, auth (required: `EndpointAuth.jwt(...)` or an explicit
+   * `EndpointAuth.none()`), CORS, timeout and `via` (default: the stack's `exposure.via`)
+   * @returns the endpoint, with its `url`
+   * @example
+   * fn.expose({ host: 'orders', auth: EndpointAuth.jwt({ issuer: 'https://login.example.com', jwksUri: 'https://login.example.com/keys' }) });
+   */
+  public expose(options: ExposeOptions): FunctionEndpoint {
+    const n = this.endpoints.length + 1;
+    const endpoint = new FunctionEndpoint(this, n === 1 ? 'Endpoint' : `Endpoint${n}`, {
+      ...options,
+      target: this,
+      name: n === 1 ? this.name : `${this.name}-${n}`,
+    });
+    this.endpoints.push(endpoint);
+    this.admitEventing();
+    return endpoint;
+  }
+
+  /**
+   * Subscribes the Function to events of Kyma Eventing: a Subscription whose sink is the
+   * Function's Service. Its source and event types are checked at synth with Kyma Eventing's
+   * rules, each problem naming the option.
+   *
+   * @param options source, types, typeMatching and maxInFlightMessages
+   * @returns the subscription
+   * @example
+   * fn.subscribe({ source: 'commerce', types: ['order.created.v1'] });
+   */
+  public subscribe(options: SubscribeOptions): FunctionSubscription {
+    const n = this.subscriptions.length + 1;
+    const subscription = new FunctionSubscription(this, n === 1 ? 'Subscription' : `Subscription${n}`, {
+      ...options,
+      functionName: this.name,
+      namespace: this.namespace ?? '',
+      name: n === 1 ? this.name : `${this.name}-${n}`,
+      labels: { [FUNCTION_LABEL]: this.name },
+    });
+    this.subscriptions.push(subscription);
+    this.admitEventing();
+    return subscription;
+  }
+
+  /** @internal */
+  public _endpointTarget(): Pick<EndpointTarget, 'namespace' | 'backends' | 'workloads' | 'labels'> {
+    return {
+      namespace: this.namespace ?? '',
+      backends: [{ service: this.name, percent: 100 }],
+      workloads: [this.name],
+      labels: { [FUNCTION_LABEL]: this.name },
+    };
+  }
+
+  /**
+   * An endpoint through an APIRule, or with JWT, puts an ALLOW AuthorizationPolicy on the
+   * Function's Pods, which then refuse every request the policy does not admit: also the
+   * deliveries of Kyma Eventing. A subscribed Function with such an endpoint gets one more ALLOW
+   * policy: POST requests to its in-cluster address, the Subscription's sink.
+   */
+  private admitEventing(): void {
+    if (this.eventingAccess || !this.subscriptions.length || !this.endpoints.some(e => e.restrictsCallers)) return;
+    const host = `${this.name}.${this.namespace}.svc.cluster.local`;
+    this.eventingAccess = new ApiObject(this, 'EventingAccess', {
+      apiVersion: 'security.istio.io/v1',
+      kind: 'AuthorizationPolicy',
+      metadata: { name: `${this.name}-eventing`, labels: { [FUNCTION_LABEL]: this.name } },
+      spec: {
+        selector: { matchLabels: { [FUNCTION_POD_LABEL]: this.name, 'serverless.kyma-project.io/resource': 'deployment' } },
+        action: 'ALLOW',
+        rules: [{ to: [{ operation: { hosts: [host, `${host}:80`], methods: ['POST'] } }] }],
+      },
+    });
   }
 
   /**

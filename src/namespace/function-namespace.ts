@@ -116,6 +116,8 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
 
   /** Name of the namespace. */
   public readonly name: string;
+  /** The stack whose presets and exposure defaults the namespace follows, when given. */
+  public readonly stack?: ServerlessStack;
   /** The charts a GitOpsApp writes before this one: the stack, when given. */
   public readonly appliedAfter: readonly Chart[];
   /** The per-container maximum of the LimitRange. */
@@ -131,6 +133,7 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
     this.name = name;
+    this.stack = props.stack;
     this.appliedAfter = props.stack ? [props.stack] : [];
     Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 

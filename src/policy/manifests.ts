@@ -1,10 +1,15 @@
 /**
  * Offline checks of synthesized manifests: every object against its schema (Kubernetes 1.27,
- * cert-manager, Argo CD, Flux), every Function against all rules of the Function API.
+ * cert-manager, Argo CD, Flux, Istio, Gateway API), every Function against all rules of the
+ * Function API, every APIRule and Subscription against ours (their CRDs' schemas, CEL rules, and
+ * their controllers' checks).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTION_API_VERSION, FUNCTION_KIND, Violation, validateFunction } from '../api';
+import {
+  APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_API_VERSION, FUNCTION_KIND, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, Violation,
+  validateApiRule, validateFunction, validateSubscription,
+} from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { PolicyViolation, checkPolicies } from './policy';
 
@@ -63,6 +68,16 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
   'argoproj.io': '@kubernetes-models/argo-cd',
   'source.toolkit.fluxcd.io': '@kubernetes-models/flux-cd',
   'kustomize.toolkit.fluxcd.io': '@kubernetes-models/flux-cd',
+  'networking.istio.io': '@kubernetes-models/istio',
+  'security.istio.io': '@kubernetes-models/istio',
+  'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
+};
+
+/** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
+const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown) => Violation[] } = {
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: object => validateFunction(object),
+  [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: validateApiRule,
+  [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: validateSubscription,
 };
 
 const modelCache = new Map<string, ModelClass | undefined>();
@@ -97,8 +112,8 @@ function fieldPath(instancePath: string): string {
 }
 
 /**
- * Every violation of one object: Functions by `validateFunction` (our CRD's schema, its CEL rules
- * and the Function API's other rules), other kinds by their schema.
+ * Every violation of one object: Functions, APIRules and Subscriptions by their validators of
+ * `src/api` (schema, CEL rules and the rules of their controllers), other kinds by their schema.
  *
  * @param object a parsed manifest
  * @returns the violations, and whether a schema was known for it
@@ -108,7 +123,8 @@ export function validateObject(object: unknown): { readonly violations: Violatio
   if (typeof o !== 'object' || o === null || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
     return { known: true, violations: [{ path: '', message: 'not a Kubernetes object: apiVersion and kind are required', rule: 'manifest.object' }] };
   }
-  if (o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND) return { known: true, violations: validateFunction(object) };
+  const ruled = RULED_KINDS[`${o.apiVersion}/${o.kind}`];
+  if (ruled) return { known: true, violations: ruled(object) };
   const model = modelOf(o.apiVersion, o.kind);
   if (!model) return { known: false, violations: [] };
   try {

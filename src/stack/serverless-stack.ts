@@ -10,6 +10,7 @@ import {
 } from '../api';
 import { clusterScoped, requireInteger } from './_util';
 import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
+import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } from './images';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { Registry } from './registry';
@@ -139,6 +140,15 @@ export interface ServerlessStackProps {
   readonly logFormat?: LogFormat;
 
   /**
+   * How Functions are exposed over HTTP by default, and the domain of short host names: with it,
+   * `fn.expose({ host: 'orders', auth })` is enough. Optionally the stack also creates the Istio
+   * Gateway for the domain.
+   *
+   * @default - none: every `expose()` names its `via` and a full host name
+   */
+  readonly exposure?: StackExposureOptions;
+
+  /**
    * Labels added to every object of the chart.
    *
    * @default - none beyond the stack's own
@@ -177,6 +187,10 @@ export class ServerlessStack extends Chart {
   public readonly controller: FunctionController;
   /** The admission webhook; `undefined` when disabled. */
   public readonly webhook?: AdmissionWebhook;
+  /** The exposure defaults of Functions in namespaces made with this stack, when set. */
+  public readonly exposure?: StackExposureOptions;
+  /** The Istio Gateway of the exposure domain, when the stack creates it. */
+  public readonly exposureGateway?: ExposureGateway;
 
   constructor(scope: Construct, id: string, props: ServerlessStackProps = {}) {
     const namespace = props.namespace ?? DEFAULT_SYSTEM_NAMESPACE;
@@ -281,6 +295,14 @@ export class ServerlessStack extends Chart {
 
     if (props.networkPolicies ?? true) {
       new ServerlessNetworkPolicies(this, 'NetworkPolicies', { webhook: this.webhook !== undefined });
+    }
+
+    if (props.exposure) {
+      const exposureProblemList = exposureProblems(props.exposure);
+      if (exposureProblemList.length) throw new Error(exposureProblemList.join('\n'));
+      this.exposure = props.exposure;
+      const gateway = props.exposure.gateway;
+      if (gateway) this.exposureGateway = new ExposureGateway(this, 'ExposureGateway', { ...props.exposure, gateway });
     }
   }
 }

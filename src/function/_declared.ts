@@ -1,0 +1,28 @@
+/**
+ * Constructs declared in a file rather than in code (function folders): their synth problems
+ * name the file, and their props by the keys of that file.
+ */
+import { IConstruct } from 'constructs';
+
+/**
+ * The type of the construct metadata entry that names the file a Function was declared in
+ * (such as a function folder's `function.yaml`); problems found at synth name that file too.
+ */
+export const DECLARED_IN_METADATA = 'cdk8s-kyma-serverless:declared-in';
+
+/** The type of the construct metadata entry that names the key of that file a construct comes from, such as `expose`. */
+export const DECLARED_AS_METADATA = 'cdk8s-kyma-serverless:declared-as';
+
+/**
+ * Problems as a construct declared in a file reports them: the file first, and each prop named
+ * by its key in the file (`'host'` of the `expose` key becomes `'expose.host'`).
+ *
+ * @param construct the construct, with its metadata
+ * @param problems its problems, each starting with the prop in quotes
+ */
+export function declaredProblems(construct: IConstruct, problems: readonly string[]): string[] {
+  const file = construct.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
+  if (!file) return [...problems];
+  const key = construct.node.metadata.find(m => m.type === DECLARED_AS_METADATA)?.data;
+  return problems.map(p => `${String(file)}: ${key ? p.replace(/^'/, `'${String(key)}.`) : p}`);
+}
