@@ -17,11 +17,28 @@ export enum SyncWave {
   FOUNDATION = '-2',
   /** The stack and the namespaces' policies: RBAC, controller, registry, LimitRanges. */
   SYSTEM = '-1',
-  /** Functions, once their CRD and the controller are there. */
+  /** Functions, once their CRD and the controller are there, and the Istio policies that guard their endpoints. */
   FUNCTIONS = '0',
+  /** What routes requests and events to Functions (APIRules, VirtualServices, HTTPRoutes, Subscriptions), once they run. */
+  ROUTES = '1',
 }
 
 const FOUNDATION_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'PriorityClass']);
+
+/** Groups of the custom resources we emit besides Functions: their CRDs come from other modules. */
+const CUSTOM_GROUPS = new Set([
+  'gateway.kyma-project.io', 'eventing.kyma-project.io', 'networking.istio.io', 'security.istio.io', 'gateway.networking.k8s.io', 'cert-manager.io',
+]);
+
+/** Kinds that route requests or events to Functions. */
+const ROUTE_KINDS = new Set([
+  'gateway.kyma-project.io/APIRule', 'networking.istio.io/VirtualService', 'gateway.networking.k8s.io/HTTPRoute', 'eventing.kyma-project.io/Subscription',
+]);
+
+/** Policies that guard Functions' endpoints: in place before any route leads to the Functions. */
+const GUARD_KINDS = new Set(['security.istio.io/AuthorizationPolicy', 'security.istio.io/RequestAuthentication']);
+
+const groupKind = (object: ApiObject) => `${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`;
 
 function isFunction(object: ApiObject): boolean {
   return object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND;
@@ -30,16 +47,17 @@ function isFunction(object: ApiObject): boolean {
 /** The sync wave of an object. */
 export function syncWaveOf(object: ApiObject): SyncWave {
   if (FOUNDATION_KINDS.has(object.kind)) return SyncWave.FOUNDATION;
-  if (isFunction(object)) return SyncWave.FUNCTIONS;
+  if (isFunction(object) || GUARD_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
+  if (ROUTE_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
   return SyncWave.SYSTEM;
 }
 
 /** The Argo CD sync options an object needs, if any. */
 export function syncOptionsOf(object: ApiObject): string[] {
-  // The Function CRD is larger than the 256 KiB annotation client-side apply keeps.
+  // Server-side apply owns fields per manager, and takes CRDs of any size (client-side apply's annotation holds 256 KiB).
   if (object.kind === 'CustomResourceDefinition') return ['ServerSideApply=true'];
-  // A first sync dry-runs Functions before their CRD exists.
-  if (isFunction(object)) return ['SkipDryRunOnMissingResource=true'];
+  // A first sync dry-runs Functions before their CRD exists; the other custom resources' CRDs come from other modules.
+  if (isFunction(object) || CUSTOM_GROUPS.has(groupKind(object).split('/')[0])) return ['SkipDryRunOnMissingResource=true'];
   return [];
 }
 
