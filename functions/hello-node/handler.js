@@ -1,8 +1,10 @@
 // A Kyma Function: the runtime calls main(event, context) for every HTTP request
 // and sends what it returns as the response.
 module.exports = {
-  main(event) {
+  async main(event) {
     const name = event.extensions.request.query.name || process.env.GREETING_TARGET;
+    // Publish an event for every greeting; hello-python subscribes to it (see its function.yaml).
+    await event.emitCloudEvent('greeting.sent.v1', 'hello-node', { name });
     return { message: `Hello, ${name}!` };
   },
 };

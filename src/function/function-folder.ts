@@ -4,20 +4,24 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Size } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import Ajv, { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import {
-  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, parseQuantity,
+  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
+import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
-import { DECLARED_IN_METADATA, KymaFunction, SecretMount } from './kyma-function';
+import { EndpointAuth, EndpointCors, ExposeOptions } from './endpoint';
+import { Exposure, GatewayParentRef } from './exposure';
+import { KymaFunction, SecretMount } from './kyma-function';
 import { BuildResources, FunctionResources } from './resources';
 import { FunctionRuntime } from './runtime';
 import { FunctionSource } from './source';
+import { SubscribeOptions } from './subscription';
 
 /** The name of the settings file of a function folder. */
 export const FUNCTION_FILE = 'function.yaml';
@@ -39,6 +43,23 @@ type EnvSetting = string | number | boolean | {
   readonly resourceFieldRef?: { readonly resource: string; readonly divisor?: Quantity };
 };
 
+/** `expose` of a `function.yaml`: the options of `expose()`, in YAML. */
+export interface ExposeSettings {
+  readonly host: string;
+  readonly paths?: { readonly path: string; readonly methods?: HttpMethod[] }[];
+  /** `none`, or `{ jwt: { issuer, jwksUri, requiredScopes?, audiences? } }`. */
+  readonly auth: 'none' | { readonly jwt: { readonly issuer: string; readonly jwksUri: string; readonly requiredScopes?: string[]; readonly audiences?: string[] } };
+  readonly cors?: Omit<EndpointCors, 'maxAge'> & { readonly maxAge?: number };
+  /** Seconds. */
+  readonly timeout?: number;
+  /** One of `{ istio: { gateway, tls? } }`, `{ apiRule: { gateway? } }`, `{ gatewayApi: { parentRefs, tls? } }`. */
+  readonly via?: {
+    readonly istio?: { readonly gateway: string; readonly tls?: boolean };
+    readonly apiRule?: { readonly gateway?: string };
+    readonly gatewayApi?: { readonly parentRefs: GatewayParentRef[]; readonly tls?: boolean };
+  };
+}
+
 /** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
 export interface FunctionFolderSettings {
   readonly runtime?: string;
@@ -52,6 +73,10 @@ export interface FunctionFolderSettings {
   readonly labels?: { readonly [key: string]: string };
   readonly annotations?: { readonly [key: string]: string };
   readonly runtimeImageOverride?: string;
+  /** An HTTP endpoint: what `expose()` takes. */
+  readonly expose?: ExposeSettings;
+  /** Event subscriptions: what `subscribe()` takes, one entry per Subscription. */
+  readonly subscribe?: SubscribeOptions[];
 }
 
 // Without anyOf, so that errors point at the wrong part rather than at "no branch matched":
@@ -71,6 +96,55 @@ const keyRef = {
   properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } },
 };
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
+const strings = { type: 'array', items: { type: 'string' } };
+const methods = { type: 'array', items: { enum: Object.values(HttpMethod) } };
+const closed = (properties: object, required: string[] = []) => ({ type: 'object', additionalProperties: false, required, properties });
+
+/** `expose` of function.yaml. */
+const EXPOSE_SCHEMA = closed({
+  host: { type: 'string' },
+  paths: { type: 'array', items: closed({ path: { type: 'string' }, methods }, ['path']) },
+  // `none`, or a map with `jwt`.
+  auth: {
+    type: ['string', 'object'],
+    pattern: '^none$',
+    additionalProperties: false,
+    required: ['jwt'],
+    properties: {
+      jwt: closed({ issuer: { type: 'string' }, jwksUri: { type: 'string' }, requiredScopes: strings, audiences: strings }, ['issuer', 'jwksUri']),
+    },
+  },
+  cors: closed({
+    allowOrigins: strings, allowMethods: methods, allowHeaders: strings, exposeHeaders: strings,
+    allowCredentials: { type: 'boolean' }, maxAge: { type: 'integer', minimum: 1 },
+  }, ['allowOrigins']),
+  timeout: { type: 'integer', minimum: 1, maximum: 3900 },
+  via: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+    properties: {
+      istio: closed({ gateway: { type: 'string' }, tls: { type: 'boolean' } }, ['gateway']),
+      apiRule: closed({ gateway: { type: 'string' } }),
+      gatewayApi: closed({
+        parentRefs: {
+          type: 'array',
+          items: closed({ name: { type: 'string' }, namespace: { type: 'string' }, sectionName: { type: 'string' }, port: { type: 'integer' } }, ['name']),
+        },
+        tls: { type: 'boolean' },
+      }, ['parentRefs']),
+    },
+  },
+}, ['host', 'auth']);
+
+/** One entry of `subscribe` of function.yaml. */
+const SUBSCRIBE_SCHEMA = closed({
+  source: { type: 'string' },
+  types: strings,
+  typeMatching: { enum: Object.values(TypeMatching) },
+  maxInFlightMessages: { type: 'integer' },
+}, ['source', 'types']);
 
 /** The JSON Schema of `function.yaml`. */
 const SETTINGS_SCHEMA = {
@@ -117,13 +191,16 @@ const SETTINGS_SCHEMA = {
     labels: stringMap,
     annotations: stringMap,
     runtimeImageOverride: { type: 'string' },
+    expose: EXPOSE_SCHEMA,
+    subscribe: { type: 'array', items: SUBSCRIBE_SCHEMA },
   },
 };
 
 const checkSettings = new Ajv({ allErrors: true, strict: false, verbose: true }).compile<FunctionFolderSettings>(SETTINGS_SCHEMA);
 
 /** The lists of function.yaml: a number after one of these is an index, anywhere else a key (`labels.8080`). */
-const LISTS = new Set(['secretMounts']);
+const LISTS = new Set(['secretMounts', 'paths', 'subscribe', 'types', 'allowOrigins', 'allowMethods', 'allowHeaders', 'exposeHeaders',
+  'methods', 'parentRefs', 'requiredScopes', 'audiences']);
 
 function isIndex(parents: readonly string[]): boolean {
   return parents.length > 0 && LISTS.has(parents[parents.length - 1]);
@@ -139,6 +216,9 @@ function keyOf(instancePath: string, extra?: string): string {
 
 function describeSettingsError(error: ErrorObject): string {
   const params = error.params as Record<string, any>;
+  if (error.instancePath === '/expose/auth' && ['pattern', 'type', 'required'].includes(error.keyword)) {
+    return `'expose.auth' (${showJson(error.data)}): give none, or jwt: { issuer, jwksUri }`;
+  }
   switch (error.keyword) {
     case 'additionalProperties':
       return `'${keyOf(error.instancePath, params.additionalProperty)}': unknown key`;
@@ -150,6 +230,7 @@ function describeSettingsError(error: ErrorObject): string {
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be a quantity such as 100m, 0.5, 128Mi or 1Gi`;
     case 'minProperties':
     case 'maxProperties':
+      if (/^\/expose\/via$/.test(error.instancePath)) return '\'expose.via\': give exactly one of istio, apiRule, gatewayApi';
       return `'${keyOf(error.instancePath)}': give a plain value, or exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef`;
     default:
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): ${error.message}`;
@@ -333,10 +414,37 @@ export class FunctionFolder {
       annotations: s.annotations,
       runtimeImageOverride: s.runtimeImageOverride,
     });
-    fn.node.addMetadata(DECLARED_IN_METADATA, displayPath(this.file ?? this.directory));
+    const declaredIn = displayPath(this.file ?? this.directory);
+    fn.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
     for (const [name, setting] of Object.entries(s.env ?? {})) fn.addEnv(name, envValue(fn, name, setting));
+    if (s.expose) {
+      const endpoint = fn.expose(exposeOptions(s.expose));
+      endpoint.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
+      endpoint.node.addMetadata(DECLARED_AS_METADATA, 'expose');
+    }
+    (s.subscribe ?? []).forEach((options, i) => {
+      const subscription = fn.subscribe(options);
+      subscription.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
+      subscription.node.addMetadata(DECLARED_AS_METADATA, `subscribe[${i}]`);
+    });
     return fn;
   }
+}
+
+/** The options of `expose()` that an `expose` key of function.yaml describes. */
+function exposeOptions(settings: ExposeSettings): ExposeOptions {
+  const { auth, via, cors } = settings;
+  return {
+    host: settings.host,
+    paths: settings.paths,
+    auth: auth === 'none' ? EndpointAuth.none() : EndpointAuth.jwt(auth.jwt),
+    cors: cors && { ...cors, maxAge: cors.maxAge === undefined ? undefined : Duration.seconds(cors.maxAge) },
+    timeout: settings.timeout === undefined ? undefined : Duration.seconds(settings.timeout),
+    via: via?.istio ? Exposure.istio(via.istio)
+      : via?.apiRule ? Exposure.apiRule(via.apiRule)
+        : via?.gatewayApi ? Exposure.gatewayApi(via.gatewayApi)
+          : undefined,
+  };
 }
 
 function envValue(scope: Construct, name: string, setting: EnvSetting): EnvValue {

@@ -16,7 +16,7 @@ import { BUILT_IN_RESOURCES } from '../util/fake-cluster';
 import { FAKE_CA_BUNDLE, FakeControllers } from '../util/fake-controllers';
 import {
   APPLY_PATCH_CONTENT_TYPE, FakeKubeApi, FakeKubeApiOptions, KubeObject, MUTATING_WEBHOOK_CONFIGURATIONS, RecordedRequest, objectPath,
-  writeKubeconfig,
+  ResourceType, writeKubeconfig,
 } from '../util/fake-kube-api';
 
 const DIST = path.join(__dirname, '..', '..', 'dist');
@@ -79,9 +79,18 @@ function capture() {
   return { write: (chunk: string) => { text += chunk; return true; }, text: () => text };
 }
 
-/** A cluster with every built-in kind, `default` and nothing else; Functions are served once their CRD is applied. */
+/** Kinds of Kyma's API Gateway and Eventing modules, installed in the cluster (dist/ exposes and subscribes Functions). */
+const KYMA_MODULE_RESOURCES: readonly ResourceType[] = [
+  { group: 'gateway.kyma-project.io', version: 'v2', plural: 'apirules', kind: 'APIRule', namespaced: true, statusSubresource: true, generation: true },
+  { group: 'eventing.kyma-project.io', version: 'v1alpha2', plural: 'subscriptions', kind: 'Subscription', namespaced: true, statusSubresource: true, generation: true },
+];
+
+/**
+ * A cluster with every built-in kind and Kyma's API Gateway and Eventing modules, `default` and
+ * nothing else; Functions are served once their CRD is applied.
+ */
 async function cluster(options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
-  const api = await FakeKubeApi.start({ resources: BUILT_IN_RESOURCES, namespaceLifecycle: true, ...options });
+  const api = await FakeKubeApi.start({ resources: [...BUILT_IN_RESOURCES, ...KYMA_MODULE_RESOURCES], namespaceLifecycle: true, ...options });
   api.put(namespace('default'));
   return api;
 }
@@ -140,11 +149,11 @@ describe('planApply', () => {
     ]);
   });
 
-  test('the stack of dist/ is three steps: foundation, system, Functions', () => {
+  test('the stack of dist/ is four steps: foundation, system, Functions, then their APIRule and Subscription', () => {
     const plan = planApply(DIST);
     expect(plan.files).toEqual(['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml']);
     expect(plan.steps.map(s => [s.wave, s.phase, s.objects.length])).toEqual([
-      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 41], [0, ApplyPhase.CUSTOM_RESOURCES, 2],
+      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 41], [0, ApplyPhase.CUSTOM_RESOURCES, 2], [1, ApplyPhase.CUSTOM_RESOURCES, 2],
     ]);
   });
 
@@ -468,12 +477,12 @@ describe('runApply', () => {
     }
   });
 
-  test('applies the stack of dist/ end to end, in three steps, and again without a change', async () => {
+  test('applies the stack of dist/ end to end, in four steps, and again without a change', async () => {
     controllers.start({ delayMs: 5 });
     const events = timeline(api);
     const started = Date.now();
     const first = await apply(api, DIST);
-    expect(first.report).toMatchObject({ ok: true, counts: { created: 47 } });
+    expect(first.report).toMatchObject({ ok: true, counts: { created: 49 } });
     expect(Date.now() - started).toBeLessThan(3_000);
     const at = (event: string) => events.indexOf(event);
     for (const ready of ['Deployment serverless-webhook', 'MutatingWebhookConfiguration defaulting.webhook.serverless.kyma-project.io',
@@ -489,7 +498,7 @@ describe('runApply', () => {
     // Again: nothing changes, nothing is written, and the webhook's caBundle stays.
     const writes = events.length;
     const again = await apply(api, DIST);
-    expect(again.report).toMatchObject({ ok: true, counts: { unchanged: 47 } });
+    expect(again.report).toMatchObject({ ok: true, counts: { unchanged: 49 } });
     expect(events.length).toBe(writes);
     expect(again.out).not.toContain('Functions are built');
     expect(api.get(objectPath(MUTATING_WEBHOOK_CONFIGURATIONS, 'defaulting.webhook.serverless.kyma-project.io'))!.webhooks[0].clientConfig.caBundle).toBe(FAKE_CA_BUNDLE);

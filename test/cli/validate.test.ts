@@ -84,6 +84,29 @@ describe('validate', () => {
     expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ object: 'Certificate a/web', path: 'spec', rule: 'openapi.required', message: 'must have required property issuerRef' })]);
   });
 
+  test('checks APIRules and Subscriptions by our rules, Istio and Gateway API objects by their models', () => {
+    write('reach.yaml', [
+      'apiVersion: gateway.kyma-project.io/v2\nkind: APIRule\nmetadata: { name: orders, namespace: a }\n'
+        + 'spec: { hosts: [orders.example.com], gateway: kyma-gateway, service: { name: orders, port: 80 }, rules: [{ path: orders, methods: [GET], noAuth: true }] }',
+      'apiVersion: eventing.kyma-project.io/v1alpha2\nkind: Subscription\nmetadata: { name: invoices, namespace: a }\n'
+        + 'spec: { sink: "http://invoices.b.svc.cluster.local", source: shop, types: [created] }',
+      'apiVersion: networking.istio.io/v1beta1\nkind: VirtualService\nmetadata: { name: orders, namespace: a }\n'
+        + 'spec: { hosts: [orders.example.com], http: [{ route: [{ destination: { host: orders }, weight: half }] }] }',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: orders, namespace: a }\n'
+        + 'spec: { rules: [{ backendRefs: [{ name: orders, port: 80, weight: -1 }] }] }',
+    ].join('\n---\n'));
+    const findings = validateManifests(dir).findings.map(f => `${f.object} ${f.path} ${f.rule}`);
+    expect(findings).toEqual(expect.arrayContaining([
+      'APIRule a/orders spec.gateway gatewayFormat',
+      'APIRule a/orders spec.rules[0].path openapi.pattern',
+      'Subscription a/invoices spec.types[0] eventType',
+      'Subscription a/invoices metadata.namespace sinkNamespace',
+      'VirtualService a/orders spec.http[0].route[0].weight openapi.type',
+      'HTTPRoute a/orders spec.rules[0].backendRefs[0].weight openapi.minimum',
+    ]));
+    expect(validateManifests(dir).findings.every(f => f.severity === Severity.ERROR)).toBe(true);
+  });
+
   test('warns about kinds it knows no schema of, without failing', () => {
     write('other.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w }\nspec: { size: 3 }\n');
     expect(validateManifests(dir).findings).toEqual([

@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Chart, Testing } from 'cdk8s';
-import { FunctionFolder, FunctionRuntime, SOURCE_SHA256_ANNOTATION, validateFunction } from '../../src';
+import {
+  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
+} from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -154,13 +156,66 @@ describe('FunctionFolder', () => {
     expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\] .*fn\/function\.yaml: 'scale' \(spec\.scaleConfig\)/);
   });
 
-  test('the example folders load and synthesize valid Functions', () => {
+  test('the example folders load and synthesize valid Functions, one exposed and one subscribed to the other\'s events', () => {
     const folders = FunctionFolder.discover(path.join(ROOT, 'functions'));
     expect(folders.map(f => [f.name, f.runtime.name])).toEqual([['hello-node', 'nodejs22'], ['hello-python', 'python312']]);
+    const app = Testing.app();
+    const stack = new ServerlessStack(app, 'serverless', { exposure: { via: Exposure.apiRule(), domain: 'local.kyma.dev' } });
+    const team = new FunctionNamespace(app, 'team-a', { stack });
+    for (const folder of folders) folder.addTo(team);
+    const objects = Testing.synth(team).filter(o => o.kind !== 'Namespace' && o.kind !== 'LimitRange');
+    expect(objects.map(o => `${o.kind}/${o.metadata.name}`)).toEqual(['Function/hello-node', 'APIRule/hello-node', 'Function/hello-python', 'Subscription/hello-python']);
+    expect(objects[1].spec.hosts).toEqual(['hello-node.local.kyma.dev']);
+    expect(objects[3].spec).toMatchObject({ source: 'hello-node', types: ['greeting.sent.v1'] });
+    // hello-node publishes what hello-python receives.
+    expect(fs.readFileSync(path.join(ROOT, 'functions', 'hello-node', 'handler.js'), 'utf8')).toContain("emitCloudEvent('greeting.sent.v1', 'hello-node'");
+    expectValidKubernetesObjects(objects);
+  });
+});
+
+describe('FunctionFolder expose and subscribe', () => {
+  const handler = { 'handler.js': 'module.exports = { main: () => "hi" }' };
+
+  test('expose and subscribe take the options of expose() and subscribe()', () => {
+    const root = functionsRoot({ fn: { ...handler, 'function.yaml': `
+expose:
+  host: fn.example.com
+  via: { istio: { gateway: istio-system/public } }
+  paths: [{ path: "/orders/{*}", methods: [GET] }]
+  auth: { jwt: { issuer: https://login.example.com, jwksUri: https://login.example.com/keys, requiredScopes: [read] } }
+  cors: { allowOrigins: [https://shop.example.com], maxAge: 600 }
+  timeout: 30
+subscribe:
+  - { source: shop, types: [order.created.v1, order.paid.v1], maxInFlightMessages: 2 }
+  - { source: /default/shop, types: [sap.kyma.custom.shop.order.created.v1], typeMatching: exact }
+` } });
     const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
-    for (const folder of folders) folder.addTo(chart);
-    const functions = Testing.synth(chart).filter(o => o.kind === 'Function');
-    expect(functions).toHaveLength(2);
-    expectValidKubernetesObjects(functions);
+    FunctionFolder.discover(root)[0].addTo(chart);
+    const objects = Testing.synth(chart);
+    const service = objects.find(o => o.kind === 'VirtualService');
+    expect(service.spec).toMatchObject({ hosts: ['fn.example.com'], gateways: ['istio-system/public'] });
+    expect(service.spec.http[0]).toMatchObject({ match: [{ method: { regex: '^(GET|OPTIONS)$' } }], timeout: '30s', corsPolicy: { maxAge: '600s' } });
+    expect(objects.filter(o => o.kind === 'AuthorizationPolicy').map(o => o.metadata.name)).toEqual(['fn-jwt', 'fn-eventing']);
+    expect(objects.filter(o => o.kind === 'Subscription').map(o => [o.metadata.name, o.spec.typeMatching, o.spec.config.maxInFlightMessages]))
+      .toEqual([['fn', 'standard', '2'], ['fn-2', 'exact', '10']]);
+    expectValidKubernetesObjects(objects);
+  });
+
+  test.each([
+    ['auth is neither none nor jwt', 'expose: { host: a.example.com, auth: open }', /'expose\.auth' \("open"\): give none, or jwt/],
+    ['auth is missing', 'expose: { host: a.example.com }', /'expose\.auth': required/],
+    ['via names two ways', 'expose: { host: a.example.com, auth: none, via: { apiRule: {}, istio: { gateway: a/b } } }', /'expose\.via': give exactly one of istio, apiRule, gatewayApi/],
+    ['a method is unknown', 'expose: { host: a.example.com, auth: none, paths: [{ path: /a, methods: [FETCH] }] }', /'expose\.paths\[0\]\.methods\[0\]' \("FETCH"\): must be one of GET/],
+    ['a subscription lacks its types', 'subscribe: [{ source: shop }]', /'subscribe\[0\]\.types': required/],
+  ])('fails to load when %s, naming the file and the key', (_what, yaml, message) => {
+    expect(loadError({ ...handler, 'function.yaml': yaml })).toMatch(message);
+  });
+
+  test('problems found at synth name the file and the key under expose or subscribe', () => {
+    const root = functionsRoot({ fn: { ...handler, 'function.yaml': 'expose: { host: a.example.com, auth: none, via: { apiRule: {} }, paths: [{ path: orders }] }\nsubscribe: [{ source: shop, types: [created] }]' } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(root)[0].addTo(chart);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/Endpoint\] .*fn\/function\.yaml: 'expose\.paths\[0\]\.path' \(orders\)/);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/Subscription\] .*fn\/function\.yaml: 'subscribe\[0\]\.types\[0\]' \("created"\)/);
   });
 });

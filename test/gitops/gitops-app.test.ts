@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ApiObject, Chart } from 'cdk8s';
 import { parse } from 'yaml';
 import {
-  FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
   SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, environmentOutdir, kustomization,
 } from '../../src';
 import { loadYamlDocuments } from '../util/fixtures';
@@ -50,6 +50,37 @@ describe('GitOpsApp', () => {
     expect(options('Function')).toEqual(['SkipDryRunOnMissingResource=true']);
     expect(objects.filter(o => !['CustomResourceDefinition', 'Function'].includes(o.kind))
       .filter(o => o.metadata.annotations[SYNC_OPTIONS_ANNOTATION] !== undefined)).toEqual([]);
+  });
+});
+
+describe('GitOpsApp with Functions people can reach', () => {
+  test('puts the JWT policies in wave 0 with the Functions, and routes and Subscriptions in wave 1', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
+    try {
+      const app = new GitOpsApp({ outdir: dir });
+      const stack = new ServerlessStack(app, 'serverless', {
+        exposure: { via: Exposure.istio({ gateway: 'istio-system/functions' }), domain: 'apps.example.com', gateway: { tls: GatewayTls.fromSecret('apps-tls') } },
+      });
+      const team = new FunctionNamespace(app, 'team-a', { stack });
+      const fn = new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}') });
+      fn.expose({ host: 'hello', auth: EndpointAuth.jwt({ issuer: 'https://login.example.com', jwksUri: 'https://login.example.com/keys' }) });
+      fn.subscribe({ source: 'shop', types: ['order.created.v1'] });
+      app.synth();
+      const objects = fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort().flatMap(f => loadYamlDocuments(path.join(dir, f)));
+      const waves = Object.fromEntries(objects.map(o => [`${o.kind}/${o.metadata.name}`, [o.metadata.annotations[SYNC_WAVE_ANNOTATION], o.metadata.annotations[SYNC_OPTIONS_ANNOTATION]]]));
+      const skip = 'SkipDryRunOnMissingResource=true';
+      expect(waves).toMatchObject({
+        'Gateway/functions': [SyncWave.SYSTEM, skip],
+        'Function/hello': [SyncWave.FUNCTIONS, skip],
+        'RequestAuthentication/hello-jwt': [SyncWave.FUNCTIONS, skip],
+        'AuthorizationPolicy/hello-jwt': [SyncWave.FUNCTIONS, skip],
+        'AuthorizationPolicy/hello-eventing': [SyncWave.FUNCTIONS, skip],
+        'VirtualService/hello': [SyncWave.ROUTES, skip],
+        'Subscription/hello': [SyncWave.ROUTES, skip],
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
