@@ -4,6 +4,7 @@
  *
  * The command reads first ({@link readCluster}) and judges after ({@link judge}): every check is
  * a small function over objects as the API server returns them, so each can be tested alone.
+ * `report.ts` holds what a check reports.
  */
 import type {
   V1CustomResourceDefinition, V1Deployment, V1LimitRange, V1MutatingWebhookConfiguration, V1Namespace, V1PriorityClass,
@@ -11,17 +12,21 @@ import type {
 } from '@kubernetes/client-node';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { FUNCTION_CRD_NAME } from '../api/crd';
-import { DEFAULT_FUNCTION_DEFAULTS } from '../api/function-defaults';
-import { FUNCTION_VERSION } from '../api/function-schema';
-import { isDns1123Label } from '../api/names';
-import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../api/presets';
-import { parseQuantity } from '../api/quantity';
-import { CONTROLLER_NAMES } from '../stack/controller';
-import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../stack/registry';
-import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../stack/serverless-stack';
-import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { OutputFormat, print, printJson, table } from './_output';
+import { FUNCTION_CRD_NAME } from '../../api/crd';
+import { DEFAULT_FUNCTION_DEFAULTS } from '../../api/function-defaults';
+import { FUNCTION_VERSION } from '../../api/function-schema';
+import { isDns1123Label } from '../../api/names';
+import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../../api/presets';
+import { parseQuantity } from '../../api/quantity';
+import { CONTROLLER_NAMES } from '../../stack/controller';
+import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/registry';
+import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { OutputFormat, print, printJson, table } from '../_output';
+import { CheckId, CheckResult, CheckStatus, PreflightReport, fail, pass, skip } from './report';
+
+export { CheckId, CheckStatus } from './report';
+export type { CheckResult, PreflightReport } from './report';
 
 /** The oldest Kubernetes the stack supports: its manifests are validated against 1.27's schema. */
 const MIN_KUBERNETES = { major: 1, minor: 27 } as const;
@@ -30,62 +35,6 @@ const ISTIO_INJECTOR_SUFFIX = 'sidecar-injector.istio.io';
 const ISTIO_INJECTION_LABEL = 'istio-injection';
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 const RESOURCE_CONFIG_ENV = 'APP_FUNCTION_RESOURCE_CONFIG';
-
-/** What a check concluded. */
-export enum CheckStatus {
-  /** The cluster is ready in this respect. */
-  PASS = 'pass',
-  /** Something must change before the stack or its Functions work; the check says what. */
-  FAIL = 'fail',
-  /** The check does not apply (for example, registry checks with `--external-registry`). */
-  SKIP = 'skip',
-}
-
-/** The checks, by the id `-o json` gives them. */
-export enum CheckId {
-  /** The API server is Kubernetes 1.27 or later. */
-  SERVER_VERSION = 'server-version',
-  /** Istio's sidecar injector webhook is installed. */
-  ISTIO_INJECTOR = 'istio-injector',
-  /** A Function namespace exists and is labelled `istio-injection=enabled`. */
-  NAMESPACE_INJECTION = 'namespace-injection',
-  /** A Function namespace's LimitRanges allow the largest build preset's limits. */
-  LIMIT_RANGE = 'limitrange',
-  /** A Function namespace's ResourceQuotas leave room for one build Job of the default build preset. */
-  QUOTA = 'quota',
-  /** A default StorageClass exists for the internal registry's volume. */
-  STORAGE_CLASS = 'storage-class',
-  /** No other Service holds the internal registry's NodePort. */
-  NODE_PORT = 'node-port',
-  /** The Function CRD is absent, or serves and stores `v1alpha2`. */
-  FUNCTION_CRD = 'function-crd',
-  /** The stack's PriorityClass is absent, or has the stack's value. */
-  PRIORITY_CLASS = 'priority-class',
-}
-
-/** The outcome of one check. */
-export interface CheckResult {
-  /** Which check this is. */
-  readonly id: CheckId;
-  /** The Function namespace, for the checks made once per namespace. */
-  readonly namespace?: string;
-  /** A short name for people, such as `limitrange team-b`. */
-  readonly title: string;
-  /** Pass, fail or skip. */
-  readonly status: CheckStatus;
-  /** What was found. */
-  readonly detail: string;
-  /** For a failure: a command to run or a prop to set. */
-  readonly fix?: string;
-}
-
-/** The outcome of every check. */
-export interface PreflightReport {
-  /** True when no check failed. */
-  readonly ok: boolean;
-  /** The checks, in a fixed order. */
-  readonly checks: readonly CheckResult[];
-}
 
 /** Options of {@link runPreflight}: the cluster options and the command's own. */
 export interface PreflightOptions extends ClusterOptions {
@@ -296,13 +245,6 @@ export function selectFunctionNamespaces(given: readonly string[] | undefined, n
 
 // ---------------------------------------------------------------------------------------------
 // The checks
-
-const pass = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.PASS, detail });
-const skip = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.SKIP, detail });
-const fail = (id: CheckId, title: string, detail: string, fix: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.FAIL, detail, fix });
 
 /**
  * The major and minor version of an API server: from `major` and `minor` (a minor such as `27+`
