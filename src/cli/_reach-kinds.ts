@@ -47,6 +47,12 @@ export const SUBSCRIPTION: CustomKind = { group: 'eventing.kyma-project.io', ver
 /** cert-manager's Certificate. */
 export const CERTIFICATE: CustomKind = { group: 'cert-manager.io', version: 'v1', plural: 'certificates', kind: 'Certificate' };
 
+/** cert-manager's Issuer. */
+export const ISSUER: CustomKind = { group: 'cert-manager.io', version: 'v1', plural: 'issuers', kind: 'Issuer' };
+
+/** cert-manager's ClusterIssuer. */
+export const CLUSTER_ISSUER: CustomKind = { group: 'cert-manager.io', version: 'v1', plural: 'clusterissuers', kind: 'ClusterIssuer' };
+
 /** The name of a kind's CRD: `apirules.gateway.kyma-project.io`. */
 export function crdNameOf(kind: Pick<CustomKind, 'group' | 'plural'>): string {
   return `${kind.plural}.${kind.group}`;

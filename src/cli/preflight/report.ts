@@ -33,6 +33,22 @@ export enum CheckId {
   FUNCTION_CRD = 'function-crd',
   /** The stack's PriorityClass is absent, or has the stack's value. */
   PRIORITY_CLASS = 'priority-class',
+  /** The manifests hold APIRules: Kyma's APIRule CRD serves their version (`v2`). */
+  APIRULE_CRD = 'apirule-crd',
+  /** The manifests hold VirtualServices, Istio Gateways, RequestAuthentications or AuthorizationPolicies: Istio's CRD of each serves their version. */
+  ISTIO_CRD = 'istio-crd',
+  /** The manifests hold HTTPRoutes (or Gateway API Gateways): the Gateway API's CRD serves their version (`v1`). */
+  GATEWAY_API_CRD = 'gateway-api-crd',
+  /** The manifests hold Subscriptions: Kyma's Subscription CRD serves their version (`v1alpha2`). */
+  EVENTING_CRD = 'eventing-crd',
+  /** The manifests hold cert-manager Certificates or issuers: cert-manager's CRD of each serves their version. */
+  CERT_MANAGER_CRD = 'cert-manager-crd',
+  /** An Istio Gateway that APIRules or VirtualServices of the manifests name exists, or the manifests create it. */
+  ISTIO_GATEWAY = 'istio-gateway',
+  /** A Gateway that HTTPRoutes of the manifests name as parent exists (or the manifests create it), and admits them. */
+  GATEWAY_API_GATEWAY = 'gateway-api-gateway',
+  /** The manifests hold Subscriptions: the Service of the eventing publisher proxy the controller hands Functions exists. */
+  PUBLISHER_PROXY = 'publisher-proxy',
 }
 
 /** The outcome of one check. */
