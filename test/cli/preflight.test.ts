@@ -633,8 +633,8 @@ describe('preflight against a cluster', () => {
         '        fix: install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml) '
           + 'and a Gateway implementation, then create Gateway infra/public',
         expect.stringMatching(/^fail {4}publisher proxy {19}Service kyma-system\/eventing-publisher-proxy does not exist: Functions cannot publish events to http:\/\/eventing-publisher-proxy\.kyma-system\.svc\.cluster\.local\/publish \(set in .*\), and Subscription team-a\/hello-order-created needs Kyma's eventing$/),
-        '        fix: add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats), which runs it; '
-          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to your publisher proxy',
+        '        fix: add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats): it runs the publisher proxy; '
+          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to yours',
         '',
         'Preflight failed (13 passed, 11 failed): apply the fixes above and run it again.',
         '',
@@ -719,8 +719,8 @@ describe('preflight against a cluster', () => {
         id: CheckId.PUBLISHER_PROXY, title: 'publisher proxy', status: CheckStatus.FAIL,
         detail: 'Service eventing/publisher does not exist: Functions cannot publish events to http://publisher.eventing/publish '
           + '(set by Deployment kyma-system/serverless-ctrl-mngr in the cluster), and Subscription team-a/hello-order-created needs Kyma\'s eventing',
-        fix: 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats), which runs it; '
-          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to your publisher proxy',
+        fix: 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats): it runs the publisher proxy; '
+          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to yours',
       });
       cluster.api.remove(deploymentPath);
       expect(check(await preflight({ manifests: functionsOnly }))).toMatchObject({ status: CheckStatus.PASS, detail: expect.stringMatching(/\(upstream's default\)$/) });

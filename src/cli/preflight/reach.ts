@@ -460,7 +460,7 @@ export function checkPublisherProxy(facts: PublisherProxyFacts, subscriptions: r
   if (facts.service.exists) return pass(CheckId.PUBLISHER_PROXY, title, `Service ${service} exists: Functions publish events to ${from}`);
   return fail(CheckId.PUBLISHER_PROXY, title,
     `Service ${service} does not exist: Functions cannot publish events to ${from}, and ${they(subscriptions, 'needs', 'need')} Kyma's eventing`,
-    `${KYMA_EVENTING.fix}, which runs it; or set the ServerlessStack's controller.publisherProxyAddress to your publisher proxy`);
+    `${KYMA_EVENTING.fix}: it runs the publisher proxy; or set the ServerlessStack's controller.publisherProxyAddress to yours`);
 }
 
 /**
