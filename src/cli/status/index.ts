@@ -12,6 +12,7 @@
  */
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { FUNCTION_LABEL } from '../../api/labels';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
 import { OutputFormat } from '../_output';
 import { Kind, kindsOf } from './_kinds';
@@ -260,9 +261,9 @@ Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (t
 deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready, and reach (only
 for Functions with endpoints or Subscriptions). They come from the Function's conditions, from the
 objects the controller labels serverless.kyma-project.io/function-name=<name>, and from the
-APIRules, HTTPRoutes, VirtualServices and Subscriptions synth labels cdk8s-kyma-serverless/function=<name>
-(kinds whose CRD is not installed are left out). REACH counts those that are ready; URL is the
-endpoint's URL.
+APIRules, HTTPRoutes, VirtualServices and Subscriptions synth labels
+${FUNCTION_LABEL}=<name> (kinds whose CRD is not installed are left out).
+REACH counts those that are ready; URL is the endpoint's URL.
 
 A Function is ready once its pipeline is ready and its endpoints and Subscriptions are too: an
 APIRule in state Ready, an HTTPRoute Accepted with ResolvedRefs by every parent Gateway, a

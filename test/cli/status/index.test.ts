@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { Command } from 'commander';
+import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { program } from '../../../src/cli';
 import { CliError } from '../../../src/cli/_kube';
 import { OutputFormat } from '../../../src/cli/_output';
@@ -494,7 +495,7 @@ describe('kyma-serverless status', () => {
       expect(error).toMatchObject({ exitCode: 1, message: '2 of 8 Functions failed: default/orders, default/search' });
       // Each kind listed once, by the label synth writes.
       for (const plural of ['apirules', 'httproutes', 'virtualservices', 'subscriptions']) {
-        expect(api.requestsOf('GET', new RegExp(`/namespaces/default/${plural}$`)).map(r => r.query.labelSelector)).toEqual(['cdk8s-kyma-serverless/function']);
+        expect(api.requestsOf('GET', new RegExp(`/namespaces/default/${plural}$`)).map(r => r.query.labelSelector)).toEqual([FUNCTION_LABEL]);
       }
     });
 
@@ -552,7 +553,7 @@ describe('kyma-serverless status', () => {
       const { stdout } = await status({ name: 'hello' });
       expect(stdout).toMatch(/^NAME {3}RUNTIME {3}STAGE {2}STATE {2}AGE {2}REASON\nhello /);
       expect(api.requestsOf('GET', '/apis/networking.istio.io/v1beta1/namespaces/default/virtualservices').map(r => r.query.labelSelector))
-        .toEqual(['cdk8s-kyma-serverless/function=hello']);
+        .toEqual([`${FUNCTION_LABEL}=hello`]);
     });
 
     test('warns once when a kind that reaches Functions may not be listed, and shows the others', async () => {

@@ -2,6 +2,7 @@
  * `kyma-serverless status`: a Function's endpoints and Subscriptions, judged from their status, and
  * how they change the Function's progress (pure).
  */
+import { FUNCTION_LABEL } from '../../../src/api/labels';
 import {
   EndpointKind, PipelineStage, ProgressState, ReachResource, ReachState, explanation, functionProgress, functionReach, renderSteps,
   statusReport, withReach,
@@ -135,7 +136,7 @@ describe('functionReach', () => {
   test('picks the Function\'s own objects by the label cdk8s-kyma-serverless/function and the namespace, and leaves out kinds not listed', () => {
     const { fn, children } = recordedReach('reach-apirule-ready');
     const rule = children.apiRules![0];
-    const other = { ...rule, metadata: { ...rule.metadata, name: 'other', labels: { 'cdk8s-kyma-serverless/function': 'other' } } };
+    const other = { ...rule, metadata: { ...rule.metadata, name: 'other', labels: { [FUNCTION_LABEL]: 'other' } } };
     const elsewhere = { ...rule, metadata: { ...rule.metadata, name: 'elsewhere', namespace: 'shop' } };
     expect(functionReach(fn, { ...children, apiRules: [other, elsewhere, rule] }, READY_SINCE).endpoints.map(e => e.name)).toEqual(['hello']);
     expect(functionReach(fn, { services: children.services }, READY_SINCE)).toEqual({ endpoints: [], subscriptions: [] });
@@ -171,7 +172,7 @@ describe('withReach', () => {
   test('a Function on its way keeps its stage, with reach pending; a failed Function keeps its failure', () => {
     const building = recorded('03-build-job-running');
     const { children } = recordedReach('reach-apirule-error');
-    const rule = { ...children.apiRules![0], metadata: { ...children.apiRules![0].metadata, labels: { 'cdk8s-kyma-serverless/function': 'building' } } };
+    const rule = { ...children.apiRules![0], metadata: { ...children.apiRules![0].metadata, labels: { [FUNCTION_LABEL]: 'building' } } };
     const progress = statusReport(building.fn, { ...building.children, apiRules: [rule] });
     expect(progress).toMatchObject({ stage: PipelineStage.BUILD, state: ProgressState.PROGRESSING, reason: 'JobRunning' });
     expect(renderSteps(progress.steps)).toBe('source ✓ build … deploy · service · ready · reach ·');
@@ -179,7 +180,7 @@ describe('withReach', () => {
 
     const broken = recorded('04-build-failed');
     const route = recordedReach('reach-httproute-not-accepted').children.httpRoutes![0];
-    const failed = statusReport(broken.fn, { ...broken.children, httpRoutes: [{ ...route, metadata: { ...route.metadata, labels: { 'cdk8s-kyma-serverless/function': 'broken' } } }] });
+    const failed = statusReport(broken.fn, { ...broken.children, httpRoutes: [{ ...route, metadata: { ...route.metadata, labels: { [FUNCTION_LABEL]: 'broken' } } }] });
     expect(failed).toMatchObject({ stage: PipelineStage.BUILD, state: ProgressState.FAILED, reason: 'JobFailed' });
     expect(renderSteps(failed.steps)).toBe('source ✓ build ✗ deploy · service · ready · reach ✗');
   });

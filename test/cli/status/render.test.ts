@@ -1,6 +1,7 @@
 /**
  * `kyma-serverless status`: the table, the frames of the live display and the ages (pure).
  */
+import { URL_ANNOTATION } from '../../../src/api/labels';
 import { humanDuration, renderFrame, renderTable, statusReport } from '../../../src/cli/status';
 import { NOW, REACH_FIXTURES, recorded, recordedReach } from './_fixtures';
 
@@ -42,7 +43,7 @@ describe('rendering', () => {
     const reached = REACH_FIXTURES.map(n => statusReport(recordedReach(n).fn, recordedReach(n).children));
     const route = recordedReach('reach-httproute-accepted');
     const twoUrls = statusReport(route.fn, { ...route.children, httpRoutes: [...route.children.httpRoutes!, {
-      ...route.children.httpRoutes![0], metadata: { ...route.children.httpRoutes![0].metadata, name: 'catalog-www', annotations: { 'cdk8s-kyma-serverless/url': 'https://www.example.com/catalog' } },
+      ...route.children.httpRoutes![0], metadata: { ...route.children.httpRoutes![0].metadata, name: 'catalog-www', annotations: { [URL_ANNOTATION]: 'https://www.example.com/catalog' } },
     }] });
     expect(renderTable([...reached, twoUrls, reports[0]], { now: NOW })).toBe([
       'NAME      RUNTIME   STAGE  STATE        REACH  AGE  URL                               REASON',
