@@ -10,8 +10,10 @@ import { Command } from 'commander';
 import { CliError } from '../../src/cli/_kube';
 import { program } from '../../src/cli/index';
 import {
-  CheckId, CheckStatus, NamespaceFacts, PreflightOptions, PreflightReport, addPreflightCommand, buildPresetsOf, checkLimitRanges, checkQuotas,
-  checkServerVersion, defaultBuildPresets, formatReport, parseServerVersion, runPreflight, selectFunctionNamespaces,
+  CheckId, CheckStatus, GatewayUse, NamespaceFacts, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,
+  buildPresetsOf, checkGatewayApiGateway, checkLimitRanges, checkPublisherProxy, checkQuotas, checkRequiredKind, checkServerVersion,
+  defaultBuildPresets, formatReport, parseServerVersion, publisherProxyAddressOf, readDeclaredReach, runPreflight, selectFunctionNamespaces,
+  serviceOfAddress,
 } from '../../src/cli/preflight';
 import { FakeCluster } from '../util/fake-cluster';
 import { writeKubeconfig } from '../util/fake-kube-api';
@@ -19,6 +21,10 @@ import { fixture } from '../util/fixtures';
 
 const HEALTHY = fixture('cluster', 'healthy');
 const DONE_WHEN = fixture('cluster', 'done-when');
+/** The CRDs of Kyma's api-gateway and eventing modules, Istio, the Gateway API and cert-manager; their Gateways; the publisher proxy. */
+const REACH = fixture('cluster', 'reach');
+/** Manifests whose Functions are reached through an APIRule, a VirtualService with JWT, an HTTPRoute and a Subscription. */
+const REACH_MANIFESTS = fixture('manifests', 'reach');
 
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(HEALTHY, file), 'utf8'));
 const version = (v: Partial<VersionInfo>) => ({ major: '', minor: '', gitVersion: '', ...v }) as VersionInfo;
@@ -129,6 +135,100 @@ describe('checks, judged alone', () => {
       '',
       'Preflight failed (1 passed, 1 failed, 1 skipped): apply the fixes above and run it again.',
     ].join('\n'));
+  });
+});
+
+describe('checks of what the manifests declare to reach Functions, judged alone', () => {
+  const declared = () => readDeclaredReach(REACH_MANIFESTS)!;
+  const gatewayUse = (references: GatewayUse['references']): GatewayUse => ({ namespace: 'infra', name: 'public', references });
+  const gateway = (listeners: object[]) => ({ metadata: { namespace: 'infra', name: 'public' }, spec: { listeners } }) as any;
+  const route = { from: 'HTTPRoute team-a/catalog', namespace: 'team-a' };
+
+  test('reads the kinds, Gateways, Subscriptions and publisher proxy the manifests declare, from one folder', () => {
+    const reach = declared();
+    expect(reach.kinds.map(k => [k.crd, k.versions, k.objects])).toEqual([
+      ['apirules.gateway.kyma-project.io', ['v2'], ['APIRule team-a/hello']],
+      ['virtualservices.networking.istio.io', ['v1beta1'], ['VirtualService team-a/orders']],
+      ['gateways.networking.istio.io', ['v1beta1'], ['Gateway istio-system/functions']],
+      ['requestauthentications.security.istio.io', ['v1'], ['RequestAuthentication team-a/orders']],
+      ['authorizationpolicies.security.istio.io', ['v1'], ['AuthorizationPolicy team-a/orders']],
+      ['httproutes.gateway.networking.k8s.io', ['v1'], ['HTTPRoute team-a/catalog']],
+      ['subscriptions.eventing.kyma-project.io', ['v1alpha2'], ['Subscription team-a/hello-order-created']],
+      ['certificates.cert-manager.io', ['v1'], ['Certificate istio-system/functions-tls']],
+    ]);
+    expect(reach.istioGateways.map(g => [`${g.namespace}/${g.name}`, g.references.map(r => r.from), g.created?.file])).toEqual([
+      ['istio-system/functions', ['VirtualService team-a/orders'], path.join(REACH_MANIFESTS, '0000-serverless.k8s.yaml')],
+      ['kyma-system/kyma-gateway', ['APIRule team-a/hello'], undefined],
+    ]);
+    expect(reach.gatewayApiGateways).toEqual([{ namespace: 'infra', name: 'public', references: [{ ...route, sectionName: 'https' }] }]);
+    expect(reach.subscriptions).toEqual(['Subscription team-a/hello-order-created']);
+    expect(reach.namespaces.get('team-a')).toMatchObject({ 'gateway-access': 'public' });
+    expect(reach.publisherProxyAddress).toEqual({ address: UPSTREAM_PUBLISHER_PROXY_ADDRESS, source: `set in ${path.join(REACH_MANIFESTS, '0000-serverless.k8s.yaml')}` });
+  });
+
+  test('takes the publisher proxy from the manifests, else the running controller, else upstream\'s default, and finds its Service', () => {
+    const controller = json('deployment-serverless-ctrl-mngr.json') as V1Deployment;
+    const env = controller.spec!.template.spec!.containers[0].env!.find(e => e.name === 'APP_FUNCTION_PUBLISHER_PROXY_ADDRESS')!;
+    env.value = 'http://publisher.eventing:8080/publish';
+    const { publisherProxyAddress: _, ...withoutController } = declared();
+    expect(publisherProxyAddressOf(declared(), controller).source).toMatch(/^set in .*0000-serverless\.k8s\.yaml$/);
+    expect(publisherProxyAddressOf(withoutController, controller)).toEqual({
+      address: 'http://publisher.eventing:8080/publish', source: 'set by Deployment kyma-system/serverless-ctrl-mngr in the cluster',
+    });
+    expect(publisherProxyAddressOf(withoutController, undefined)).toEqual({ address: UPSTREAM_PUBLISHER_PROXY_ADDRESS, source: 'upstream\'s default' });
+    expect(serviceOfAddress(UPSTREAM_PUBLISHER_PROXY_ADDRESS)).toEqual({ namespace: 'kyma-system', name: 'eventing-publisher-proxy' });
+    expect(serviceOfAddress('http://publisher.eventing:8080/publish')).toEqual({ namespace: 'eventing', name: 'publisher' });
+    expect(serviceOfAddress('http://publisher.eventing.svc/publish')).toEqual({ namespace: 'eventing', name: 'publisher' });
+    for (const outside of ['https://events.example.com/publish', 'http://10.0.0.7/publish', 'http://publisher/publish', 'not a url']) {
+      expect(serviceOfAddress(outside)).toBeUndefined();
+    }
+    expect(checkPublisherProxy({ address: 'https://events.example.com/publish', source: 'x' }, ['Subscription a/b'])).toMatchObject({
+      status: CheckStatus.SKIP, detail: 'https://events.example.com/publish (x) names no Service of the cluster: not checked',
+    });
+  });
+
+  test('a CRD must serve every version the manifests write, also one the manifests install themselves', () => {
+    const kind = { crd: 'httproutes.gateway.networking.k8s.io', kind: 'HTTPRoute', versions: ['v1'], objects: ['HTTPRoute a/x', 'HTTPRoute a/y', 'HTTPRoute b/z'] };
+    const crd = (versions: object[]) => ({ spec: { versions } }) as any;
+    expect(checkRequiredKind(kind, crd([{ name: 'v1beta1', served: true, storage: true }]))).toEqual({
+      id: CheckId.GATEWAY_API_CRD, title: 'crd HTTPRoute', status: CheckStatus.FAIL,
+      detail: 'httproutes.gateway.networking.k8s.io does not serve v1 (versions: v1beta1 (storage)); HTTPRoute a/x, HTTPRoute a/y and 1 more need gateway.networking.k8s.io/v1',
+      fix: 'upgrade the Gateway API CRDs to a release that serves gateway.networking.k8s.io/v1 (release 1.0 and later serve v1)',
+    });
+    const installed = { file: 'dist/0000-gateway-api.k8s.yaml', object: crd([{ name: 'v1', served: false, storage: true }]) };
+    expect(checkRequiredKind(kind, undefined, installed)).toMatchObject({
+      status: CheckStatus.FAIL, fix: 'serve v1 in the CRD httproutes.gateway.networking.k8s.io of dist/0000-gateway-api.k8s.yaml',
+    });
+    installed.object.spec.versions[0].served = true;
+    expect(checkRequiredKind(kind, undefined, installed)).toMatchObject({
+      status: CheckStatus.PASS, detail: 'httproutes.gateway.networking.k8s.io (in the manifests, dist/0000-gateway-api.k8s.yaml) serves v1 (3 HTTPRoutes in the manifests)',
+    });
+  });
+
+  test('a Gateway API Gateway must have the listener a route names and admit routes of its namespace and kind', () => {
+    const selector = { from: 'Selector', selector: { matchExpressions: [{ key: 'gateway-access', operator: 'In', values: ['public', 'partner'] }] } };
+    const https = (namespaces: object) => ({ name: 'https', protocol: 'HTTPS', allowedRoutes: { namespaces } });
+    const labels = new Map([['team-a', { 'gateway-access': 'partner' }]]);
+    expect(checkGatewayApiGateway(gatewayUse([route]), [gateway([https(selector)])], labels).status).toBe(CheckStatus.PASS);
+    expect(checkGatewayApiGateway(gatewayUse([route]), [gateway([https(selector)])], new Map())).toMatchObject({
+      status: CheckStatus.FAIL,
+      detail: 'Gateway infra/public exists, but no listener admits HTTPRoute team-a/catalog from namespace team-a (https: HTTPS, from Selector)',
+      fix: 'let a listener admit HTTPRoutes from namespace team-a (allowedRoutes.namespaces.from: All, or a Selector that matches it): '
+        + 'kubectl edit gateways.gateway.networking.k8s.io public -n infra',
+    });
+    // Same is the default; by name, the namespace's own label is always there.
+    expect(checkGatewayApiGateway(gatewayUse([{ ...route, namespace: 'infra' }]), [gateway([{ name: 'http', protocol: 'HTTP' }])], new Map()).status).toBe(CheckStatus.PASS);
+    const byName = { from: 'Selector', selector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-a' } } };
+    expect(checkGatewayApiGateway(gatewayUse([route]), [gateway([https(byName)])], new Map()).status).toBe(CheckStatus.PASS);
+    // A TCP listener, or one for other kinds, does not take HTTPRoutes.
+    const tcp = { name: 'tcp', protocol: 'TCP', allowedRoutes: { namespaces: { from: 'All' } } };
+    const grpc = { name: 'grpc', protocol: 'HTTPS', allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'GRPCRoute' }] } };
+    expect(checkGatewayApiGateway(gatewayUse([route]), [gateway([tcp, grpc])], new Map()).status).toBe(CheckStatus.FAIL);
+    expect(checkGatewayApiGateway(gatewayUse([{ ...route, sectionName: 'admin' }]), [gateway([https({ from: 'All' })])], new Map())).toMatchObject({
+      status: CheckStatus.FAIL,
+      detail: 'Gateway infra/public exists, but HTTPRoute team-a/catalog names listener admin, which it does not have (listeners: https)',
+      fix: 'name one of its listeners in the parentRef\'s sectionName, or add listener admin: kubectl edit gateways.gateway.networking.k8s.io public -n infra',
+    });
   });
 });
 
@@ -453,5 +553,216 @@ describe('preflight against a cluster', () => {
       'Not allowed while listing Namespaces: namespaces is forbidden: User "system:serviceaccount:kyma-system:serverless-webhook" '
       + 'cannot list resource "namespaces" in API group "" at the cluster scope',
     ));
+  });
+
+  describe('what the manifests declare to reach Functions', () => {
+    const reachChecks = (report: PreflightReport) => report.checks.slice(12);
+    /** A copy of the reach manifests in a folder of its own, each file changed by `edit`. */
+    function manifests(edit: (file: string, text: string) => string | undefined = (_, text) => text): string {
+      const copy = fs.mkdtempSync(path.join(dir, 'manifests-'));
+      for (const file of fs.readdirSync(REACH_MANIFESTS)) {
+        const text = edit(file, fs.readFileSync(path.join(REACH_MANIFESTS, file), 'utf8'));
+        if (text !== undefined) fs.writeFileSync(path.join(copy, file), text);
+      }
+      return copy;
+    }
+    const crdPath = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+
+    test('a cluster with everything they need passes every check, after the cluster\'s', async () => {
+      await start(HEALTHY, REACH);
+      const report = await preflight({ manifests: REACH_MANIFESTS });
+      expect(report.ok).toBe(true);
+      expect(report.checks.slice(0, 12).map(c => c.id)).toEqual([
+        'server-version', 'istio-injector', 'namespace-injection', 'namespace-injection', 'limitrange', 'limitrange', 'quota', 'quota',
+        'storage-class', 'node-port', 'function-crd', 'priority-class',
+      ]);
+      const manifest = (file: string) => path.join(REACH_MANIFESTS, file);
+      expect(reachChecks(report)).toEqual([
+        { id: 'apirule-crd', title: 'crd APIRule', status: 'pass', detail: 'apirules.gateway.kyma-project.io serves v2 (1 APIRule in the manifests)' },
+        { id: 'istio-crd', title: 'crd VirtualService', status: 'pass', detail: 'virtualservices.networking.istio.io serves v1beta1 (1 VirtualService in the manifests)' },
+        { id: 'istio-crd', title: 'crd Gateway (Istio)', status: 'pass', detail: 'gateways.networking.istio.io serves v1beta1 (1 Gateway in the manifests)' },
+        {
+          id: 'istio-crd', title: 'crd RequestAuthentication', status: 'pass',
+          detail: 'requestauthentications.security.istio.io serves v1 (1 RequestAuthentication in the manifests)',
+        },
+        { id: 'istio-crd', title: 'crd AuthorizationPolicy', status: 'pass', detail: 'authorizationpolicies.security.istio.io serves v1 (1 AuthorizationPolicy in the manifests)' },
+        { id: 'gateway-api-crd', title: 'crd HTTPRoute', status: 'pass', detail: 'httproutes.gateway.networking.k8s.io serves v1 (1 HTTPRoute in the manifests)' },
+        { id: 'eventing-crd', title: 'crd Subscription', status: 'pass', detail: 'subscriptions.eventing.kyma-project.io serves v1alpha2 (1 Subscription in the manifests)' },
+        { id: 'cert-manager-crd', title: 'crd Certificate', status: 'pass', detail: 'certificates.cert-manager.io serves v1 (1 Certificate in the manifests)' },
+        {
+          id: 'istio-gateway', title: 'gateway istio-system/functions', status: 'pass',
+          detail: `Istio Gateway istio-system/functions is in the manifests (${manifest('0000-serverless.k8s.yaml')}), for VirtualService team-a/orders`,
+        },
+        { id: 'istio-gateway', title: 'gateway kyma-system/kyma-gateway', status: 'pass', detail: 'Istio Gateway kyma-system/kyma-gateway exists, for APIRule team-a/hello' },
+        { id: 'gateway-api-gateway', title: 'gateway infra/public', status: 'pass', detail: 'Gateway infra/public exists and admits HTTPRoute team-a/catalog' },
+        {
+          id: 'publisher-proxy', title: 'publisher proxy', status: 'pass',
+          detail: 'Service kyma-system/eventing-publisher-proxy exists: Functions publish events to '
+            + `http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish (set in ${manifest('0000-serverless.k8s.yaml')})`,
+        },
+      ]);
+      expect(cluster.api.requests.every(r => r.method === 'GET')).toBe(true);
+    });
+
+    test('done when: a cluster without their CRDs fails a check per kind, each with the module or project to install', async () => {
+      await start(HEALTHY);
+      const { stdout, exitCode } = await command(['preflight', '--manifests', manifests()]);
+      expect(exitCode).toBe(1);
+      const lines = stdout.split('\n');
+      expect(lines.slice(lines.findIndex(l => l.startsWith('fail    crd APIRule')))).toEqual([
+        'fail    crd APIRule                       apirules.gateway.kyma-project.io is not installed; APIRule team-a/hello needs gateway.kyma-project.io/v2',
+        '        fix: add Kyma\'s api-gateway module (kyma alpha add module api-gateway)',
+        'fail    crd VirtualService                virtualservices.networking.istio.io is not installed; VirtualService team-a/orders needs networking.istio.io/v1beta1',
+        '        fix: install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio)',
+        'fail    crd Gateway (Istio)               gateways.networking.istio.io is not installed; Gateway istio-system/functions needs networking.istio.io/v1beta1',
+        '        fix: install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio)',
+        'fail    crd RequestAuthentication         requestauthentications.security.istio.io is not installed; RequestAuthentication team-a/orders needs security.istio.io/v1',
+        '        fix: install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio)',
+        'fail    crd AuthorizationPolicy           authorizationpolicies.security.istio.io is not installed; AuthorizationPolicy team-a/orders needs security.istio.io/v1',
+        '        fix: install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio)',
+        'fail    crd HTTPRoute                     httproutes.gateway.networking.k8s.io is not installed; HTTPRoute team-a/catalog needs gateway.networking.k8s.io/v1',
+        '        fix: install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml)',
+        'fail    crd Subscription                  subscriptions.eventing.kyma-project.io is not installed; Subscription team-a/hello-order-created needs eventing.kyma-project.io/v1alpha2',
+        '        fix: add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats)',
+        'fail    crd Certificate                   certificates.cert-manager.io is not installed; Certificate istio-system/functions-tls needs cert-manager.io/v1',
+        '        fix: install cert-manager (helm install cert-manager jetstack/cert-manager -n cert-manager --create-namespace --set crds.enabled=true)',
+        expect.stringMatching(/^pass {4}gateway istio-system\/functions {4}Istio Gateway istio-system\/functions is in the manifests \(.*0000-serverless\.k8s\.yaml\), for VirtualService team-a\/orders$/),
+        'fail    gateway kyma-system/kyma-gateway  the cluster does not serve Istio\'s Gateway kind, so Istio Gateway kyma-system/kyma-gateway does not exist; APIRule team-a/hello names it',
+        '        fix: install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio), then create Istio Gateway kyma-system/kyma-gateway',
+        'fail    gateway infra/public              the cluster does not serve the Gateway API\'s Gateway kind, so Gateway infra/public does not exist; HTTPRoute team-a/catalog names it as parent',
+        '        fix: install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml) '
+          + 'and a Gateway implementation, then create Gateway infra/public',
+        expect.stringMatching(/^fail {4}publisher proxy {19}Service kyma-system\/eventing-publisher-proxy does not exist: Functions cannot publish events to http:\/\/eventing-publisher-proxy\.kyma-system\.svc\.cluster\.local\/publish \(set in .*\), and Subscription team-a\/hello-order-created needs Kyma's eventing$/),
+        '        fix: add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats): it runs the publisher proxy; '
+          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to yours',
+        '',
+        'Preflight failed (13 passed, 11 failed): apply the fixes above and run it again.',
+        '',
+      ]);
+    });
+
+    test('-o json gives the new checks their ids', async () => {
+      await start(HEALTHY);
+      const { stdout } = await command(['-o', 'json', 'preflight', '--manifests', REACH_MANIFESTS]);
+      const report = JSON.parse(stdout) as PreflightReport;
+      expect(report.checks.filter(c => c.status === 'fail').map(c => [c.id, c.title])).toEqual([
+        ['apirule-crd', 'crd APIRule'], ['istio-crd', 'crd VirtualService'], ['istio-crd', 'crd Gateway (Istio)'], ['istio-crd', 'crd RequestAuthentication'],
+        ['istio-crd', 'crd AuthorizationPolicy'], ['gateway-api-crd', 'crd HTTPRoute'], ['eventing-crd', 'crd Subscription'], ['cert-manager-crd', 'crd Certificate'],
+        ['istio-gateway', 'gateway kyma-system/kyma-gateway'], ['gateway-api-gateway', 'gateway infra/public'], ['publisher-proxy', 'publisher proxy'],
+      ]);
+      expect(report.checks.find(c => c.id === 'publisher-proxy')).toMatchObject({ fix: expect.stringContaining('kyma alpha add module eventing') });
+    });
+
+    test('fails when Kyma\'s APIRule CRD does not serve v2 (an api-gateway module older than 3.0)', async () => {
+      await start(HEALTHY, REACH);
+      const crd = cluster.api.get(crdPath('apirules.gateway.kyma-project.io'))!;
+      crd.spec.versions = [{ ...crd.spec.versions[0], storage: true }];
+      cluster.api.put(crd);
+      const report = await preflight({ manifests: REACH_MANIFESTS });
+      expect(failures(report)).toEqual([{
+        id: CheckId.APIRULE_CRD, title: 'crd APIRule', status: CheckStatus.FAIL,
+        detail: 'apirules.gateway.kyma-project.io does not serve v2 (versions: v1beta1 (storage)); APIRule team-a/hello needs gateway.kyma-project.io/v2',
+        fix: 'upgrade Kyma\'s api-gateway module to a release that serves gateway.kyma-project.io/v2 (release 3.0 and later serve v2)',
+      }]);
+    });
+
+    test('fails when a Gateway the manifests name neither exists nor is in the manifests, and names the ones there are', async () => {
+      await start(HEALTHY, REACH);
+      cluster.api.remove('/apis/networking.istio.io/v1beta1/namespaces/kyma-system/gateways/kyma-gateway');
+      cluster.api.remove('/apis/gateway.networking.k8s.io/v1/namespaces/infra/gateways/public');
+      const renamed = manifests((_file, text) => text.replace('istio-system/functions', 'istio-system/public').replace(/name: public\n/g, 'name: shared\n'));
+      const report = await preflight({ manifests: renamed });
+      expect(failures(report)).toEqual([
+        expect.objectContaining({
+          id: CheckId.ISTIO_GATEWAY, title: 'gateway istio-system/public',
+          detail: 'Istio Gateway istio-system/public does not exist (the cluster has no Istio Gateway); VirtualService team-a/orders names it',
+          fix: 'create Istio Gateway istio-system/public with a server for the endpoints\' hosts, or expose them through an existing Gateway (gateway: \'kyma-system/kyma-gateway\')',
+        }),
+        expect.objectContaining({
+          id: CheckId.ISTIO_GATEWAY, title: 'gateway kyma-system/kyma-gateway',
+          detail: 'Istio Gateway kyma-system/kyma-gateway does not exist (the cluster has no Istio Gateway); APIRule team-a/hello names it',
+          fix: 'add Kyma\'s api-gateway module (kyma alpha add module api-gateway), with its Kyma Gateway enabled (the APIGateway CR\'s spec.enableKymaGateway: true, the default)',
+        }),
+        expect.objectContaining({
+          id: CheckId.GATEWAY_API_GATEWAY, title: 'gateway infra/shared',
+          detail: 'Gateway infra/shared does not exist (the cluster has no Gateway); HTTPRoute team-a/catalog names it as parent',
+          fix: 'create Gateway infra/shared (gateway.networking.k8s.io/v1) with a listener for the routes\' hostnames, or name an existing one in the routes\' parentRefs',
+        }),
+      ]);
+      // The Istio Gateway istio-system/functions of the manifests is no longer named: its check is gone.
+      expect(report.checks.some(c => c.title === 'gateway istio-system/functions')).toBe(false);
+    });
+
+    test('fails when the Gateway admits no routes of the namespace, by the labels of the cluster\'s Namespace and the manifests\'', async () => {
+      await start(HEALTHY, REACH);
+      const unlabelled = manifests((_file, text) => text.replace('    gateway-access: public\n', ''));
+      expect(failures(await preflight({ manifests: unlabelled }))).toEqual([expect.objectContaining({
+        id: CheckId.GATEWAY_API_GATEWAY,
+        detail: 'Gateway infra/public exists, but no listener admits HTTPRoute team-a/catalog from namespace team-a (https: HTTPS, from Selector)',
+        fix: 'let a listener admit HTTPRoutes from namespace team-a (allowedRoutes.namespaces.from: All, or a Selector that matches it): '
+          + 'kubectl edit gateways.gateway.networking.k8s.io public -n infra',
+      })]);
+      const teamA = cluster.api.get('/api/v1/namespaces/team-a')!;
+      cluster.api.put({ ...teamA, metadata: { ...teamA.metadata, labels: { ...teamA.metadata!.labels, 'gateway-access': 'public' } } });
+      expect((await preflight({ manifests: unlabelled })).ok).toBe(true);
+    });
+
+    test('checks the publisher proxy the running controller names when the manifests hold no controller, and skips an address outside the cluster', async () => {
+      await start(HEALTHY, REACH);
+      const functionsOnly = manifests(file => (file.startsWith('0000') ? undefined : fs.readFileSync(path.join(REACH_MANIFESTS, file), 'utf8')));
+      const deploymentPath = '/apis/apps/v1/namespaces/kyma-system/deployments/serverless-ctrl-mngr';
+      const deployment = cluster.api.get(deploymentPath)!;
+      deployment.spec.template.spec.containers[0].env.find((e: any) => e.name === 'APP_FUNCTION_PUBLISHER_PROXY_ADDRESS').value = 'http://publisher.eventing/publish';
+      cluster.api.put(deployment);
+      const check = (report: PreflightReport) => report.checks.find(c => c.id === CheckId.PUBLISHER_PROXY);
+      expect(check(await preflight({ manifests: functionsOnly }))).toEqual({
+        id: CheckId.PUBLISHER_PROXY, title: 'publisher proxy', status: CheckStatus.FAIL,
+        detail: 'Service eventing/publisher does not exist: Functions cannot publish events to http://publisher.eventing/publish '
+          + '(set by Deployment kyma-system/serverless-ctrl-mngr in the cluster), and Subscription team-a/hello-order-created needs Kyma\'s eventing',
+        fix: 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats): it runs the publisher proxy; '
+          + 'or set the ServerlessStack\'s controller.publisherProxyAddress to yours',
+      });
+      cluster.api.remove(deploymentPath);
+      expect(check(await preflight({ manifests: functionsOnly }))).toMatchObject({ status: CheckStatus.PASS, detail: expect.stringMatching(/\(upstream's default\)$/) });
+      const outside = manifests((_file, text) => text.replace('http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish', 'https://events.example.com/publish'));
+      expect(check(await preflight({ manifests: outside }))).toMatchObject({ status: CheckStatus.SKIP });
+    });
+
+    test('reads dist when it exists, nothing with --no-manifests, and refuses a folder that does not exist or does not parse', async () => {
+      await start(HEALTHY);
+      const cwd = process.cwd();
+      const project = fs.mkdtempSync(path.join(dir, 'project-'));
+      fs.cpSync(REACH_MANIFESTS, path.join(project, 'dist'), { recursive: true });
+      try {
+        process.chdir(project);
+        expect((await preflight()).checks).toHaveLength(24);
+        expect((await preflight({ manifests: false })).checks).toHaveLength(12);
+        fs.rmSync(path.join(project, 'dist'), { recursive: true });
+        expect((await preflight()).checks).toHaveLength(12);
+      } finally {
+        process.chdir(cwd);
+      }
+      await expect(preflight({ manifests: path.join(project, 'dist') })).rejects.toThrow(new CliError(
+        `No folder ${path.join(project, 'dist')}: give --manifests the folder synth writes to, such as dist (or dist/prod), or --no-manifests`,
+      ));
+      const broken = manifests((file, text) => (file.startsWith('0001') ? text.replace('kind: HTTPRoute', 'kind: [HTTPRoute') : text));
+      await expect(preflight({ manifests: broken })).rejects.toThrow(/^Cannot read the manifests of .* \(kyma-serverless validate .* checks more\):\n {2}.*0001-team-a\.k8s\.yaml: document 10 does not parse: /);
+      // Only what the checks need is read: no Gateways with --no-manifests, or when the manifests create every one named.
+      expect(cluster.api.requestsOf('GET', /gateways$/).map(r => r.path)).toEqual([
+        '/apis/networking.istio.io/v1beta1/gateways', '/apis/gateway.networking.k8s.io/v1/gateways',
+      ]);
+    });
+
+    test('--help says what is checked from the manifests', async () => {
+      const cli = program();
+      if (!cli.commands.some(c => c.name() === 'preflight')) addPreflightCommand(cli);
+      let help = '';
+      (cli.commands.find(c => c.name() === 'preflight') as Command).exitOverride().configureOutput({ writeOut: text => { help += text; } });
+      await expect(cli.parseAsync(['node', 'kyma-serverless', 'preflight', '--help'])).rejects.toMatchObject({ code: 'commander.helpDisplayed' });
+      expect(help).toContain('--manifests <dir>');
+      expect(help).toContain('--no-manifests');
+      expect(help).toContain('(default: dist when it exists)');
+      expect(help).toContain('kyma-serverless preflight --context prod --manifests dist/prod');
+    });
   });
 });

@@ -412,6 +412,25 @@ export const FUNCTIONS: ResourceType = {
  */
 export const FUNCTION_RESOURCES: readonly ResourceType[] = [FUNCTIONS, CONFIG_MAPS, JOBS, DEPLOYMENTS, SERVICES, HORIZONTAL_POD_AUTOSCALERS];
 
+const customKind = (group: string, version: string, plural: string, kind: string): ResourceType =>
+  ({ group, version, plural, kind, namespaced: true, statusSubresource: true, generation: true });
+
+/** Kyma APIRules (`gateway.kyma-project.io/v2`), with the status subresource their CRD declares. */
+export const API_RULES = customKind('gateway.kyma-project.io', 'v2', 'apirules', 'APIRule');
+/** Gateway API HTTPRoutes (`gateway.networking.k8s.io/v1`). */
+export const HTTP_ROUTES = customKind('gateway.networking.k8s.io', 'v1', 'httproutes', 'HTTPRoute');
+/** Istio VirtualServices (`networking.istio.io/v1beta1`); Istio writes their status only with its status feature on. */
+export const VIRTUAL_SERVICES = customKind('networking.istio.io', 'v1beta1', 'virtualservices', 'VirtualService');
+/** Kyma Subscriptions (`eventing.kyma-project.io/v1alpha2`). */
+export const SUBSCRIPTIONS = customKind('eventing.kyma-project.io', 'v1alpha2', 'subscriptions', 'Subscription');
+
+/**
+ * The kinds synth emits to reach Functions, as the CRDs of Kyma's API Gateway and Eventing modules,
+ * Istio and the Gateway API serve them. A cluster without one of these CRDs answers 404 for its paths:
+ * leave the kind out.
+ */
+export const REACH_RESOURCES: readonly ResourceType[] = [API_RULES, HTTP_ROUTES, VIRTUAL_SERVICES, SUBSCRIPTIONS];
+
 /** One requirement of a label selector. */
 export interface LabelRequirement {
   readonly key: string;

@@ -1,9 +1,13 @@
 /**
- * The kinds `status` lists and watches: Functions, and the objects the Function controller
- * creates for them. Each says how to list it and where to watch it.
+ * The kinds `status` lists and watches: Functions, the objects the Function controller creates for
+ * them, and the objects synth emits beside them to reach them. Each says how to list it, how to
+ * select a Function's objects, and where to watch it.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../../api/function-status';
 import { FUNCTION_GROUP, FUNCTION_VERSION } from '../../api/function-schema';
+import { FUNCTION_LABEL } from '../../api/labels';
+import { API_RULE, CustomKind, HTTP_ROUTE, SUBSCRIPTION, VIRTUAL_SERVICE } from '../_reach-kinds';
 import { FunctionChildren } from './resources';
 
 /** A kind the status lists and watches. */
@@ -12,6 +16,13 @@ export interface Kind {
   readonly key: 'functions' | keyof FunctionChildren;
   /** For messages: `Functions`, `build Jobs`. */
   readonly noun: string;
+  /**
+   * Whether it reaches Functions: its CRD comes from another project and may not be installed,
+   * so a 404 leaves it out without a word; a 403 leaves it out with a warning.
+   */
+  readonly reach?: boolean;
+  /** The selectors of its objects: every Function's, or one Function's by name. */
+  readonly selectors: (name: string | undefined) => Selectors;
   /** The API path of its collection, to watch; every namespace's without one. */
   readonly path: (namespace?: string) => string;
   /** Lists its objects in a namespace, or in every namespace. */
@@ -32,7 +43,21 @@ function collectionPath(group: string, version: string, plural: string, namespac
   return `${base}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${plural}`;
 }
 
-/** The Functions and the five kinds of objects the controller creates for them. */
+/** The controller's objects: `serverless.kyma-project.io/managed-by=function-controller`, and the Function's name. */
+function controllerSelectors(name: string | undefined): Selectors {
+  const byName = name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${name}`;
+  return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
+}
+
+/** The objects synth emits to reach a Function: `cdk8s-kyma-serverless/function`, with the Function's name. */
+function reachSelectors(name: string | undefined): Selectors {
+  return { labelSelector: name === undefined ? FUNCTION_LABEL : `${FUNCTION_LABEL}=${name}` };
+}
+
+/**
+ * The Functions, the five kinds of objects the controller creates for them, and the four kinds
+ * that reach them (APIRules, HTTPRoutes, VirtualServices, Subscriptions).
+ */
 export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
   const k8s = await import('@kubernetes/client-node');
   const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
@@ -41,10 +66,21 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
   const apps = kubeConfig.makeApiClient(k8s.AppsV1Api);
   const autoscaling = kubeConfig.makeApiClient(k8s.AutoscalingV2Api);
   const fn = { group: FUNCTION_GROUP, version: FUNCTION_VERSION, plural: FUNCTION_PLURAL };
+  const reach = (key: Kind['key'], noun: string, { group, version, plural }: CustomKind): Kind => ({
+    key,
+    noun,
+    reach: true,
+    selectors: reachSelectors,
+    path: ns => collectionPath(group, version, plural, ns),
+    list: (namespace, query) => (namespace === undefined
+      ? custom.listClusterCustomObject({ group, version, plural, ...query })
+      : custom.listNamespacedCustomObject({ group, version, plural, namespace, ...query })),
+  });
   return [
     {
       key: 'functions',
       noun: 'Functions',
+      selectors: name => (name === undefined ? {} : { fieldSelector: `metadata.name=${name}` }),
       path: ns => collectionPath(fn.group, fn.version, fn.plural, ns),
       list: (namespace, query) => (namespace === undefined
         ? custom.listClusterCustomObject({ ...fn, ...query })
@@ -53,6 +89,7 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     {
       key: 'configMaps',
       noun: 'ConfigMaps',
+      selectors: controllerSelectors,
       path: ns => collectionPath('', 'v1', 'configmaps', ns),
       list: (namespace, query) => (namespace === undefined
         ? core.listConfigMapForAllNamespaces(query)
@@ -61,12 +98,14 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     {
       key: 'jobs',
       noun: 'build Jobs',
+      selectors: controllerSelectors,
       path: ns => collectionPath('batch', 'v1', 'jobs', ns),
       list: (namespace, query) => (namespace === undefined ? batch.listJobForAllNamespaces(query) : batch.listNamespacedJob({ namespace, ...query })),
     },
     {
       key: 'deployments',
       noun: 'Deployments',
+      selectors: controllerSelectors,
       path: ns => collectionPath('apps', 'v1', 'deployments', ns),
       list: (namespace, query) => (namespace === undefined
         ? apps.listDeploymentForAllNamespaces(query)
@@ -75,6 +114,7 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     {
       key: 'services',
       noun: 'Services',
+      selectors: controllerSelectors,
       path: ns => collectionPath('', 'v1', 'services', ns),
       list: (namespace, query) => (namespace === undefined
         ? core.listServiceForAllNamespaces(query)
@@ -83,10 +123,15 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     {
       key: 'horizontalPodAutoscalers',
       noun: 'HorizontalPodAutoscalers',
+      selectors: controllerSelectors,
       path: ns => collectionPath('autoscaling', 'v2', 'horizontalpodautoscalers', ns),
       list: (namespace, query) => (namespace === undefined
         ? autoscaling.listHorizontalPodAutoscalerForAllNamespaces(query)
         : autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace, ...query })),
     },
+    reach('apiRules', 'APIRules', API_RULE),
+    reach('httpRoutes', 'HTTPRoutes', HTTP_ROUTE),
+    reach('virtualServices', 'VirtualServices', VIRTUAL_SERVICE),
+    reach('subscriptions', 'Subscriptions', SUBSCRIPTION),
   ];
 }

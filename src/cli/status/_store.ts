@@ -2,7 +2,6 @@
  * What `status` knows of the cluster: the Functions and their objects, listed once and kept up to
  * date by the watches of `_watch.ts`.
  */
-import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../../api/function-status';
 import { Cluster, describeApiError, statusOf } from '../_kube';
 import { Kind, Selectors } from './_kinds';
 import { FunctionStatusReport, statusReport } from './report';
@@ -19,7 +18,9 @@ const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${objec
 /**
  * The Functions and their objects, listed once and (for `--watch`) kept up to date from watches.
  * Kinds other than Functions that the user may not list (403) or the cluster does not serve (404)
- * are left out, with a warning: their progress then comes from the conditions.
+ * are left out, with a warning: their progress then comes from the conditions. A kind that reaches
+ * Functions (APIRules, ...) whose CRD is not installed (404) is left out without one: most
+ * clusters serve only some of them.
  */
 export class FunctionStore {
   /** Listed kinds, by key; a child kind is missing when it could not be listed. */
@@ -35,11 +36,9 @@ export class FunctionStore {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** The selectors of a kind: the Function's name, or the controller's labels. */
+  /** The selectors of a kind: the Function's name, the controller's labels, or synth's (see {@link Kind.selectors}). */
   public selectors(kind: Kind): Selectors {
-    if (kind.key === 'functions') return this.name === undefined ? {} : { fieldSelector: `metadata.name=${this.name}` };
-    const byName = this.name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${this.name}`;
-    return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
+    return kind.selectors(this.name);
   }
 
   /** Lists every kind: Functions first, then the others at once. */
@@ -51,7 +50,8 @@ export class FunctionStore {
   /**
    * Lists one kind, replacing what was known of it.
    *
-   * @throws CliError for API errors, but 403 and 404 of the controller's kinds, which only warn
+   * @throws CliError for API errors, but 403 and 404 of the kinds other than Functions, which only
+   * warn (or, for a 404 of a kind that reaches Functions, leave it out quietly)
    */
   public async list(kind: Kind): Promise<void> {
     try {
@@ -63,11 +63,13 @@ export class FunctionStore {
       const code = statusOf(e);
       if (kind.key !== 'functions' && (code === 403 || code === 404)) {
         this.listed.delete(kind.key);
+        if (kind.reach && code === 404) return;
         if (!this.warned.has(kind.key)) {
           this.warned.add(kind.key);
           const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
-          this.warn(`cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): `
-            + 'their progress comes from the Functions\' conditions alone');
+          const consequence = kind.reach ? 'the Functions\' endpoints and Subscriptions of that kind are not shown'
+            : 'their progress comes from the Functions\' conditions alone';
+          this.warn(`cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): ${consequence}`);
         }
         return;
       }

@@ -1,15 +1,18 @@
 /**
  * `kyma-serverless status`: where each Function is in the Function controller's pipeline (source
  * ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its conditions
- * and from the objects the controller labels with the Function's name; once, or followed live
+ * and from the objects the controller labels with the Function's name, and whether its endpoints
+ * (APIRules, HTTPRoutes, VirtualServices) and Subscriptions are ready; once, or followed live
  * through the watch API.
  *
  * This file holds the command and re-exports the rest: `resources.ts` (the JSON it reads),
- * `model.ts` (the pipeline), `report.ts` (a Function's report, as `-o json` prints it), `render.ts`
- * (tables, frames and lines), and the cluster side in `_kinds.ts`, `_store.ts` and `_watch.ts`.
+ * `model.ts` (the pipeline), `reach.ts` (endpoints and Subscriptions), `report.ts` (a Function's
+ * report, as `-o json` prints it), `render.ts` (tables, frames and lines), and the cluster side in
+ * `_kinds.ts`, `_store.ts` and `_watch.ts`.
  */
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { FUNCTION_LABEL } from '../../api/labels';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
 import { OutputFormat } from '../_output';
 import { Kind, kindsOf } from './_kinds';
@@ -21,11 +24,13 @@ import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
 export { PipelineStage, ProgressState, StepState, autoscales, functionProgress } from './model';
+export type { EndpointStatus, FunctionReach, SubscriptionStatus } from './reach';
+export { EndpointKind, ReachState, functionReach, withReach } from './reach';
 export type { FrameOptions, RenderOptions } from './render';
-export { changeLine, explanation, humanDuration, renderFrame, renderSteps, renderTable } from './render';
+export { changeLine, explanation, humanDuration, reachCount, renderFrame, renderSteps, renderTable, urlSummary } from './render';
 export type { FunctionStatusReport } from './report';
 export { statusReport } from './report';
-export type { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, ResourceMetadata } from './resources';
+export type { ChildResource, FunctionChildren, FunctionResource, ParentReference, ReachResource, ResourceCondition, ResourceMetadata } from './resources';
 
 /**
  * Parses a duration as kubectl takes it: a number and a unit (`ms`, `s`, `m`, `h`), repeated,
@@ -245,16 +250,27 @@ function notReady(reports: readonly FunctionStatusReport[]): string {
 /** Adds `status` to a program whose global options are those of `kyma-serverless`. */
 export function addStatusCommand(program: Command): void {
   program.command('status')
-    .description('Show where each Function is in the build pipeline: source ConfigMap, build Job, Deployment, Service, HPA, ready')
+    .description('Show where each Function is in the build pipeline (source ConfigMap, build Job, Deployment, Service, HPA, ready), '
+      + 'and whether its endpoints and Subscriptions are ready')
     .argument('[name]', 'one Function (default: every Function in the namespace)')
     .option('-A, --all-namespaces', 'Functions of every namespace')
     .option('-w, --watch', 'follow the Functions until every one is ready (exit 0) or one fails (exit 1)')
     .addOption(new Option('--timeout <duration>', 'with --watch: give up after this long (exit 1), e.g. 90s, 10m, 1h30m').argParser(parseDuration))
     .addHelpText('after', `
 Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (the build Job),
-deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready. They come from
-the Function's conditions and from the objects the controller labels
-serverless.kyma-project.io/function-name=<name>.
+deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready, and reach (only
+for Functions with endpoints or Subscriptions). They come from the Function's conditions, from the
+objects the controller labels serverless.kyma-project.io/function-name=<name>, and from the
+APIRules, HTTPRoutes, VirtualServices and Subscriptions synth labels
+${FUNCTION_LABEL}=<name> (kinds whose CRD is not installed are left out).
+REACH counts those that are ready; URL is the endpoint's URL.
+
+A Function is ready once its pipeline is ready and its endpoints and Subscriptions are too: an
+APIRule in state Ready, an HTTPRoute Accepted with ResolvedRefs by every parent Gateway, a
+VirtualService applied (and Reconciled, with Istio's status feature on), a Subscription with ready
+true. An APIRule in Error or Warning, or an HTTPRoute a Gateway does not accept, fails the Function;
+failures that its missing Service explains count only once the Function is ready. A Subscription
+that is not ready is waited for, never failed.
 
 Exit code: 0 when no Function failed (without --watch; building is not failing) or every Function is
 ready (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be asked;

@@ -20,6 +20,11 @@ export enum PipelineStage {
   HPA = 'hpa',
   /** Every condition True: the Deployment is ready. */
   READY = 'ready',
+  /**
+   * The Function's endpoints (APIRules, VirtualServices, HTTPRoutes) and Subscriptions are ready;
+   * only for a Function that has some (see `reach.ts`).
+   */
+  REACH = 'reach',
 }
 
 /** Where a Function is as a whole. */

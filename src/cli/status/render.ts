@@ -47,6 +47,7 @@ const STEP_LABELS: { readonly [stage in PipelineStage]: string } = {
   [PipelineStage.SERVICE]: 'service',
   [PipelineStage.HPA]: 'hpa',
   [PipelineStage.READY]: 'ready',
+  [PipelineStage.REACH]: 'reach',
 };
 
 /**
@@ -71,10 +72,29 @@ export interface RenderOptions {
 
 const age = (report: FunctionStatusReport, now: number) => (report.created ? humanDuration(now - time(report.created)) : '');
 
-/** The table `status` prints: NAME RUNTIME STAGE STATE AGE REASON, and NAMESPACE first with `-A`. */
+/** How many of a Function's endpoints and Subscriptions are ready, of how many: `1/2`; empty without any. */
+export function reachCount(report: FunctionStatusReport): string {
+  const all = [...report.endpoints, ...report.subscriptions];
+  return all.length ? `${all.filter(o => o.ready).length}/${all.length}` : '';
+}
+
+/** A Function's first endpoint URL, and how many other URLs it has: `https://hello.example.com (+1)`. */
+export function urlSummary(report: FunctionStatusReport): string {
+  const urls = [...new Set(report.endpoints.map(e => e.url).filter((u): u is string => !!u))];
+  return urls.length > 1 ? `${urls[0]} (+${urls.length - 1})` : urls[0] ?? '';
+}
+
+/**
+ * The table `status` prints: NAME RUNTIME STAGE STATE AGE REASON, NAMESPACE first with `-A`, and
+ * when some Function has endpoints or Subscriptions, REACH after STATE (how many of them are
+ * ready, of all) and URL after AGE (see {@link urlSummary}).
+ */
 export function renderTable(reports: readonly FunctionStatusReport[], options: RenderOptions): string {
-  const header = ['NAME', 'RUNTIME', 'STAGE', 'STATE', 'AGE', 'REASON'];
-  const rows = reports.map(r => [r.name, r.runtime ?? '', r.stage, r.state, age(r, options.now), explanation(r)]);
+  const reached = reports.some(r => r.endpoints.length || r.subscriptions.length);
+  const header = ['NAME', 'RUNTIME', 'STAGE', 'STATE', ...(reached ? ['REACH'] : []), 'AGE', ...(reached ? ['URL'] : []), 'REASON'];
+  const rows = reports.map(r => [
+    r.name, r.runtime ?? '', r.stage, r.state, ...(reached ? [reachCount(r)] : []), age(r, options.now), ...(reached ? [urlSummary(r)] : []), explanation(r),
+  ]);
   return options.allNamespaces
     ? table(['NAMESPACE', ...header], rows.map((row, i) => [reports[i].namespace, ...row]))
     : table(header, rows);

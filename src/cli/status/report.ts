@@ -1,8 +1,10 @@
 /**
  * The report `status` gives of one Function, as `--output json` prints it: where it is in the
- * pipeline (see `model.ts`), and what it is made of. Pure: no I/O.
+ * pipeline (see `model.ts`), how it is reached (see `reach.ts`), and what it is made of. Pure: no I/O.
  */
-import { FunctionProgress, functionProgress } from './model';
+import { FunctionConditionType } from '../../api/function-status';
+import { FunctionProgress, ProgressState, functionProgress } from './model';
+import { EndpointStatus, SubscriptionStatus, functionReach, withReach } from './reach';
 import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren } from './resources';
 
 /** The status of one Function, as `--output json` prints it. */
@@ -27,13 +29,18 @@ export interface FunctionStatusReport extends FunctionProgress {
   };
   /** The Deployment's desired and ready replicas, once it exists. */
   readonly replicas?: { readonly desired: number; readonly ready: number };
+  /** Its APIRules, HTTPRoutes and VirtualServices (none when their kinds are not served). */
+  readonly endpoints: readonly EndpointStatus[];
+  /** Its Subscriptions (none when their kind is not served). */
+  readonly subscriptions: readonly SubscriptionStatus[];
 }
 
 /**
- * A Function's status report: its {@link functionProgress} with its name, runtime, conditions and objects.
+ * A Function's status report: its {@link functionProgress} with its endpoints and Subscriptions
+ * weighed in ({@link withReach}), its name, runtime, conditions and objects.
  *
  * @param fn the Function
- * @param children the controller's objects (see {@link FunctionChildren})
+ * @param children the controller's objects, and those synth emits to reach it (see {@link FunctionChildren})
  */
 export function statusReport(fn: FunctionResource, children: FunctionChildren = {}): FunctionStatusReport {
   const name = (items?: readonly ChildResource[]) => newest(ownChildren(fn, items))?.metadata?.name;
@@ -45,15 +52,20 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
     service: name(children.services),
     horizontalPodAutoscaler: name(children.horizontalPodAutoscalers),
   };
+  const progress = functionProgress(fn, children);
+  const running = fn.status?.conditions?.find(c => c.type === FunctionConditionType.RUNNING);
+  const reach = functionReach(fn, children, progress.state === ProgressState.READY ? running?.lastTransitionTime ?? '' : undefined);
   return {
     namespace: fn.metadata?.namespace ?? '',
     name: fn.metadata?.name ?? '',
     ...(fn.spec?.runtime ? { runtime: fn.spec.runtime } : {}),
     ...(fn.metadata?.generation !== undefined ? { generation: fn.metadata.generation } : {}),
     ...(fn.metadata?.creationTimestamp ? { created: fn.metadata.creationTimestamp } : {}),
-    ...functionProgress(fn, children),
+    ...withReach(progress, reach),
     conditions: (fn.status?.conditions ?? []).map(c => ({ ...c })),
     objects: Object.fromEntries(Object.entries(objects).filter(([, v]) => v !== undefined)),
     ...(deployment ? { replicas: { desired: deployment.spec?.replicas ?? 1, ready: deployment.status?.readyReplicas ?? 0 } } : {}),
+    endpoints: reach.endpoints,
+    subscriptions: reach.subscriptions,
   };
 }

@@ -1,8 +1,10 @@
 /**
  * What `status` reads from the cluster, as JSON: a Function, the objects the Function controller
- * creates for it, and how a Function picks its own objects out of a list of them.
+ * creates for it, the objects synth emits beside it to reach it, and how a Function picks its own
+ * objects out of a list of them.
  */
 import { FunctionChildLabel } from '../../api/function-status';
+import { FUNCTION_LABEL } from '../../api/labels';
 
 /** A condition of a Function (or of a Job or Deployment), as JSON. */
 export interface ResourceCondition {
@@ -21,6 +23,7 @@ export interface ResourceMetadata {
   readonly generation?: number;
   readonly creationTimestamp?: string;
   readonly labels?: { readonly [key: string]: string };
+  readonly annotations?: { readonly [key: string]: string };
 }
 
 /** A Function as JSON, with the fields the status reads. */
@@ -67,10 +70,65 @@ export interface ChildResource {
   };
 }
 
+/** A Gateway API `parentRef`, and the `parentRef` of a route's status. */
+export interface ParentReference {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly sectionName?: string;
+  readonly port?: number;
+}
+
 /**
- * The objects of the controller, per kind. They may include other Functions' objects: each
- * Function picks its own by the {@link FunctionChildLabel} labels. A kind left out is one that could
- * not be listed; the progress then comes from the conditions alone.
+ * An object synth emits to reach a Function (an APIRule, VirtualService, HTTPRoute or Subscription),
+ * as JSON, with the fields the status reads.
+ */
+export interface ReachResource {
+  readonly metadata?: ResourceMetadata;
+  readonly spec?: {
+    /** HTTPRoutes: the Gateways it attaches to. */
+    readonly parentRefs?: readonly ParentReference[];
+    /** Subscriptions: the event types. */
+    readonly types?: readonly string[];
+    /** Subscriptions: where events are delivered. */
+    readonly sink?: string;
+  };
+  readonly status?: {
+    /** APIRules (v2): `Processing`, `Deleting`, `Ready`, `Error` or `Warning`. */
+    readonly state?: string;
+    /** APIRules: why the state is what it is. */
+    readonly description?: string;
+    /** APIRules: when the API Gateway controller last processed it. */
+    readonly lastProcessedTime?: string;
+    /** Subscriptions: whether the eventing manager delivers its events. */
+    readonly ready?: boolean;
+    /** Subscriptions; VirtualServices, with Istio's status feature on (`Reconciled`). */
+    readonly conditions?: readonly ResourceCondition[];
+    /** HTTPRoutes: one entry per parent and Gateway controller. */
+    readonly parents?: readonly {
+      readonly parentRef?: ParentReference;
+      readonly controllerName?: string;
+      readonly conditions?: readonly (ResourceCondition & { readonly observedGeneration?: number })[];
+    }[];
+    /** VirtualServices, with Istio's status feature on: the analyzers' findings. */
+    readonly validationMessages?: readonly {
+      readonly level?: string;
+      readonly type?: { readonly code?: string; readonly name?: string };
+      readonly documentationUrl?: string;
+    }[];
+    /** VirtualServices, with Istio's status feature on: the generation the status is of (an int64, so JSON may give a string). */
+    readonly observedGeneration?: number | string;
+  };
+}
+
+/**
+ * The objects of Functions, per kind: those the controller creates, and those synth emits beside
+ * a Function to reach it. They may include other Functions' objects: each Function picks its own,
+ * the controller's by the {@link FunctionChildLabel} labels, the others by the label
+ * `cdk8s-kyma-serverless/function`. A kind left out is one that could not be listed (or whose CRD
+ * is not installed): the progress then comes from the conditions alone, and the endpoints and
+ * subscriptions of that kind are not shown.
  */
 export interface FunctionChildren {
   /** @default - not known */
@@ -83,6 +141,30 @@ export interface FunctionChildren {
   readonly services?: readonly ChildResource[];
   /** @default - not known */
   readonly horizontalPodAutoscalers?: readonly ChildResource[];
+  /**
+   * Kyma APIRules (`gateway.kyma-project.io/v2`).
+   *
+   * @default - not known
+   */
+  readonly apiRules?: readonly ReachResource[];
+  /**
+   * Istio VirtualServices (`networking.istio.io/v1beta1`).
+   *
+   * @default - not known
+   */
+  readonly virtualServices?: readonly ReachResource[];
+  /**
+   * Gateway API HTTPRoutes (`gateway.networking.k8s.io/v1`).
+   *
+   * @default - not known
+   */
+  readonly httpRoutes?: readonly ReachResource[];
+  /**
+   * Kyma Subscriptions (`eventing.kyma-project.io/v1alpha2`).
+   *
+   * @default - not known
+   */
+  readonly subscriptions?: readonly ReachResource[];
 }
 
 /**
@@ -118,3 +200,18 @@ export function ownChildren<T extends { readonly metadata?: ResourceMetadata }>(
  * @internal
  */
 export const newest = <T>(items: readonly T[] | undefined): T | undefined => items?.[items.length - 1];
+
+/**
+ * The Function's own objects of a kind synth emits beside it: labelled `cdk8s-kyma-serverless/function`
+ * with its name, in its namespace; sorted by name.
+ *
+ * @returns `undefined` when the kind is not known
+ * @internal
+ */
+export function ownReach(fn: FunctionResource, items: readonly ReachResource[] | undefined): ReachResource[] | undefined {
+  if (!items) return undefined;
+  const { name, namespace } = fn.metadata ?? {};
+  return items
+    .filter(o => o.metadata?.labels?.[FUNCTION_LABEL] === name && (namespace === undefined || o.metadata?.namespace === namespace))
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}

@@ -8,15 +8,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { Command } from 'commander';
+import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { program } from '../../../src/cli';
 import { CliError } from '../../../src/cli/_kube';
 import { OutputFormat } from '../../../src/cli/_output';
 import { FunctionStatusReport, StatusIo, StatusOptions, addStatusCommand, parseDuration, runStatus } from '../../../src/cli/status';
 import {
-  DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, JOBS, KubeObject, kubeConfigFor, matchesLabelSelector,
-  objectPath, parseLabelSelector, writeKubeconfig,
+  API_RULES, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, HTTP_ROUTES, JOBS, KubeObject, REACH_RESOURCES, SUBSCRIPTIONS,
+  kubeConfigFor, matchesLabelSelector, objectPath, parseLabelSelector, writeKubeconfig,
 } from '../../util/fake-kube-api';
-import { FIXTURES, NOW, condition, documents, seed } from './_fixtures';
+import { FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
 
 /** A stream that keeps what is written; a terminal when asked. */
 function capture(tty = false) {
@@ -177,6 +178,15 @@ describe('kyma-serverless status', () => {
     return { stdout: stdout.text(), stderr: stderr.text(), error };
   }
 
+  /** Starts a watch with captured streams and a fixed clock; resolves to its error, if any. */
+  function watch(options: Partial<StatusOptions> = {}, tty = false, interrupt?: AbortSignal) {
+    const stdout = capture(tty);
+    const stderr = capture();
+    const io: StatusIo = { stdout, stderr, now: () => NOW, interrupt };
+    const done = runStatus({ kubeconfig, output: OutputFormat.TABLE, watch: true, ...options }, io).then(() => undefined, e => e as CliError);
+    return { stdout, stderr, done };
+  }
+
   test('shows a Function at each stage as a table', async () => {
     for (const name of FIXTURES.slice(0, 9)) seed(api, name);
     const { stdout, error } = await status();
@@ -309,15 +319,6 @@ describe('kyma-serverless status', () => {
   });
 
   describe('--watch', () => {
-    /** Starts a watch with captured streams and a fixed clock; resolves to its error, if any. */
-    function watch(options: Partial<StatusOptions> = {}, tty = false, interrupt?: AbortSignal) {
-      const stdout = capture(tty);
-      const stderr = capture();
-      const io: StatusIo = { stdout, stderr, now: () => NOW, interrupt };
-      const done = runStatus({ kubeconfig, output: OutputFormat.TABLE, watch: true, ...options }, io).then(() => undefined, e => e as CliError);
-      return { stdout, stderr, done };
-    }
-
     const job = (name: string) => api.get(objectPath(JOBS, undefined, 'default'))!.items.find((j: KubeObject) => j.metadata!.labels!['serverless.kyma-project.io/function-name'] === name);
     const completeJob = (name: string) => {
       const finished = documents('05-build-job-finished').find(o => o.kind === 'Job')!;
@@ -465,6 +466,140 @@ describe('kyma-serverless status', () => {
       // Each later frame moves back up over the four lines of the one before.
       for (const frame of frames.slice(1)) expect(frame.startsWith('\x1b[4A\r\x1b[2K')).toBe(true);
       expect(frames.at(-1)).toContain('building  source ✓ build ✓ deploy ✓ service ✓ ready ✓  ready');
+    });
+  });
+
+  describe('endpoints and Subscriptions', () => {
+    /** Serves the kinds that reach Functions, but those left out (a CRD not installed). */
+    const serveReach = (...without: typeof API_RULES[]) => REACH_RESOURCES.filter(t => !without.includes(t)).forEach(t => api.addResource(t));
+
+    test('shows each Function\'s endpoints and Subscriptions as REACH and URL, and fails for a refused endpoint', async () => {
+      serveReach();
+      for (const name of REACH_FIXTURES) seedReach(api, name);
+      seed(api, '03-build-job-running');
+      const { stdout, stderr, error } = await status();
+      expect(stdout).toBe(`${[
+        'NAME      RUNTIME   STAGE  STATE        REACH  AGE  URL                           REASON',
+        'building  nodejs22  build  progressing         3d                                 JobRunning: Job building-build-8fz4m is still in progress',
+        'cart      nodejs22  ready  ready        1/1    3d   https://cart.example.com      DeploymentReady: Deployment cart-x7b2c is ready',
+        'catalog   nodejs22  ready  ready        1/1    3d   https://catalog.example.com   DeploymentReady: Deployment catalog-x7b2c is ready',
+        'hello     nodejs22  ready  ready        2/2    3d   https://hello.example.com     DeploymentReady: Deployment hello-x7b2c is ready',
+        'invoices  nodejs22  reach  progressing  0/1    3d                                 Subscription invoices-order-created: Subscription spec has validation errors: '
+          + 'Sink validation failed: service invoices.default not found in the cluster',
+        'orders    nodejs22  reach  failed       0/1    3d   https://orders.example.com    APIRule orders: Error: Validation errors: Attribute \'spec.gateway\': Gateway not found',
+        'payments  nodejs22  reach  progressing  0/1    3d   https://payments.example.com  APIRule payments: no status yet: the API Gateway controller has not processed it',
+        'search    nodejs22  reach  failed       0/1    3d   https://search.example.com    HTTPRoute search: Gateway infra/public does not accept it: '
+          + 'NotAllowedByListeners: hostnames matched parent hostname "*.example.com", but namespace "default" is not allowed by the parent',
+      ].join('\n')}\n`);
+      expect(stderr).toBe('');
+      expect(error).toMatchObject({ exitCode: 1, message: '2 of 8 Functions failed: default/orders, default/search' });
+      // Each kind listed once, by the label synth writes.
+      for (const plural of ['apirules', 'httproutes', 'virtualservices', 'subscriptions']) {
+        expect(api.requestsOf('GET', new RegExp(`/namespaces/default/${plural}$`)).map(r => r.query.labelSelector)).toEqual([FUNCTION_LABEL]);
+      }
+    });
+
+    test('prints endpoints [{ kind, name, url, ready, state, message }] and subscriptions [{ name, types, sink, ready, state, message }] with -o json', async () => {
+      serveReach();
+      for (const name of ['reach-apirule-ready', 'reach-apirule-error', 'reach-subscription-not-ready'] as const) seedReach(api, name);
+      const reports: FunctionStatusReport[] = JSON.parse((await status({ output: OutputFormat.JSON })).stdout);
+      expect(reports.map(r => ({ name: r.name, stage: r.stage, state: r.state, endpoints: r.endpoints, subscriptions: r.subscriptions }))).toEqual([
+        {
+          name: 'hello', stage: 'ready', state: 'ready',
+          endpoints: [{ kind: 'APIRule', name: 'hello', url: 'https://hello.example.com', ready: true, state: 'ready' }],
+          subscriptions: [{ name: 'hello-order-created', types: ['order.created.v1'], sink: 'http://hello.default.svc.cluster.local', ready: true, state: 'ready' }],
+        },
+        {
+          name: 'invoices', stage: 'reach', state: 'progressing',
+          endpoints: [],
+          subscriptions: [{
+            name: 'invoices-order-created', types: ['order.created.v1', 'order.cancelled.v1'], sink: 'http://invoices.default.svc.cluster.local', ready: false, state: 'pending',
+            message: 'Subscription spec has validation errors: Sink validation failed: service invoices.default not found in the cluster',
+          }],
+        },
+        {
+          name: 'orders', stage: 'reach', state: 'failed',
+          endpoints: [{
+            kind: 'APIRule', name: 'orders', url: 'https://orders.example.com', ready: false, state: 'failed',
+            message: 'Error: Validation errors: Attribute \'spec.gateway\': Gateway not found',
+          }],
+          subscriptions: [],
+        },
+      ]);
+      expect(reports[2]).toMatchObject({ message: 'APIRule orders: Error: Validation errors: Attribute \'spec.gateway\': Gateway not found' });
+      expect(reports[2].steps.at(-1)).toEqual({ stage: 'reach', state: 'failed' });
+    });
+
+    test('leaves out quietly a kind whose CRD is not installed, such as APIRules without Kyma\'s API Gateway', async () => {
+      serveReach(API_RULES);
+      seed(api, '09-ready');
+      api.put(reachDocuments('reach-apirule-ready').find(o => o.kind === 'Subscription')!);
+      seedReach(api, 'reach-httproute-accepted');
+      const { stdout, stderr, error } = await status();
+      expect(stderr).toBe('');
+      expect(error).toBeUndefined();
+      expect(stdout).toBe(`${[
+        'NAME     RUNTIME   STAGE  STATE  REACH  AGE  URL                          REASON',
+        'catalog  nodejs22  ready  ready  1/1    3d   https://catalog.example.com  DeploymentReady: Deployment catalog-x7b2c is ready',
+        'hello    nodejs22  ready  ready  1/1    3d                                DeploymentReady: Deployment hello-x7b2c is ready',
+      ].join('\n')}\n`);
+      expect(api.requestsOf('GET', '/apis/gateway.kyma-project.io/v2/namespaces/default/apirules').map(r => r.status)).toEqual([404]);
+    });
+
+    test('leaves out no kind\'s columns when no Function has endpoints or Subscriptions, and selects one Function\'s by name', async () => {
+      serveReach();
+      seed(api, '09-ready');
+      seedReach(api, 'reach-virtualservice');
+      const { stdout } = await status({ name: 'hello' });
+      expect(stdout).toMatch(/^NAME {3}RUNTIME {3}STAGE {2}STATE {2}AGE {2}REASON\nhello /);
+      expect(api.requestsOf('GET', '/apis/networking.istio.io/v1beta1/namespaces/default/virtualservices').map(r => r.query.labelSelector))
+        .toEqual([`${FUNCTION_LABEL}=hello`]);
+    });
+
+    test('warns once when a kind that reaches Functions may not be listed, and shows the others', async () => {
+      serveReach();
+      seedReach(api, 'reach-apirule-ready');
+      api.failNext('GET', /\/subscriptions$/, 403);
+      const { stdout, stderr, error } = await status();
+      expect(stderr).toBe('kyma-serverless: cannot list Subscriptions in namespace default (forbidden): '
+        + 'the Functions\' endpoints and Subscriptions of that kind are not shown\n');
+      expect(stdout).toContain('hello  nodejs22  ready  ready  1/1    3d   https://hello.example.com');
+      expect(error).toBeUndefined();
+    });
+
+    test('--watch follows a ready Function until its Subscription is ready, and watches the kinds that reach Functions too', async () => {
+      serveReach(API_RULES);
+      seedReach(api, 'reach-subscription-not-ready');
+      const { stdout, done } = watch({ name: 'invoices' });
+      await api.waitForWatches(9);
+      const subscription = api.get(objectPath(SUBSCRIPTIONS, 'invoices-order-created', 'default'))!;
+      const ready = reachDocuments('reach-apirule-ready').find(o => o.kind === 'Subscription')!.status;
+      api.put({ ...subscription, status: { ...ready, types: subscription.status.types } });
+      expect(await done).toBeUndefined();
+      expect(stdout.lines()).toEqual([
+        '2026-03-20T09:05:00Z default/invoices reach progressing Subscription invoices-order-created: Subscription spec has validation errors: '
+          + 'Sink validation failed: service invoices.default not found in the cluster',
+        '2026-03-20T09:05:00Z default/invoices ready ready DeploymentReady: Deployment invoices-x7b2c is ready',
+      ]);
+      expect(api.requestsOf('GET', '/apis/eventing.kyma-project.io/v1alpha2/namespaces/default/subscriptions').map(r => r.query.watch))
+        .toEqual([undefined, 'true']);
+    });
+
+    test('--watch ends with exit code 1 when an HTTPRoute\'s Gateway stops accepting it', async () => {
+      serveReach();
+      seedReach(api, 'reach-httproute-accepted');
+      // Keeps the watch going: its APIRule has no status yet.
+      seedReach(api, 'reach-apirule-pending');
+      const { done } = watch();
+      await api.waitForWatches(10);
+      const route = api.get(objectPath(HTTP_ROUTES, 'catalog', 'default'))!;
+      const refused = reachDocuments('reach-httproute-not-accepted')[0].status;
+      api.put({ ...route, status: refused });
+      expect(await done).toMatchObject({
+        exitCode: 1,
+        message: 'Function default/catalog failed: HTTPRoute catalog: Gateway infra/public does not accept it: NotAllowedByListeners: '
+          + 'hostnames matched parent hostname "*.example.com", but namespace "default" is not allowed by the parent',
+      });
     });
   });
 

@@ -1,8 +1,9 @@
 /**
  * `kyma-serverless status`: the table, the frames of the live display and the ages (pure).
  */
-import { humanDuration, renderFrame, statusReport } from '../../../src/cli/status';
-import { NOW, recorded } from './_fixtures';
+import { URL_ANNOTATION } from '../../../src/api/labels';
+import { humanDuration, renderFrame, renderTable, statusReport } from '../../../src/cli/status';
+import { NOW, REACH_FIXTURES, recorded, recordedReach } from './_fixtures';
 
 describe('rendering', () => {
   const reports = (['03-build-job-running', '04-build-failed', '08-hpa-created', '09-ready'] as const).map(n => statusReport(recorded(n).fn, recorded(n).children));
@@ -36,6 +37,29 @@ describe('rendering', () => {
       '',
       '4 Functions: 1 ready, 2 progressing, 1 failed',
     ]);
+  });
+
+  test('adds REACH and URL to the table when a Function has endpoints or Subscriptions', () => {
+    const reached = REACH_FIXTURES.map(n => statusReport(recordedReach(n).fn, recordedReach(n).children));
+    const route = recordedReach('reach-httproute-accepted');
+    const twoUrls = statusReport(route.fn, { ...route.children, httpRoutes: [...route.children.httpRoutes!, {
+      ...route.children.httpRoutes![0], metadata: { ...route.children.httpRoutes![0].metadata, name: 'catalog-www', annotations: { [URL_ANNOTATION]: 'https://www.example.com/catalog' } },
+    }] });
+    expect(renderTable([...reached, twoUrls, reports[0]], { now: NOW })).toBe([
+      'NAME      RUNTIME   STAGE  STATE        REACH  AGE  URL                               REASON',
+      'hello     nodejs22  ready  ready        2/2    5m   https://hello.example.com         DeploymentReady: Deployment hello-x7b2c is ready',
+      'orders    nodejs22  reach  failed       0/1    5m   https://orders.example.com        APIRule orders: Error: Validation errors: Attribute \'spec.gateway\': Gateway not found',
+      'payments  nodejs22  reach  progressing  0/1    5m   https://payments.example.com      APIRule payments: no status yet: the API Gateway controller has not processed it',
+      'invoices  nodejs22  reach  progressing  0/1    5m                                     Subscription invoices-order-created: Subscription spec has validation errors: '
+        + 'Sink validation failed: service invoices.default not found in the cluster',
+      'catalog   nodejs22  ready  ready        1/1    5m   https://catalog.example.com       DeploymentReady: Deployment catalog-x7b2c is ready',
+      'search    nodejs22  reach  failed       0/1    5m   https://search.example.com        HTTPRoute search: Gateway infra/public does not accept it: NotAllowedByListeners: '
+        + 'hostnames matched parent hostname "*.example.com", but namespace "default" is not allowed by the parent',
+      'cart      nodejs22  ready  ready        1/1    5m   https://cart.example.com          DeploymentReady: Deployment cart-x7b2c is ready',
+      'catalog   nodejs22  ready  ready        2/2    5m   https://catalog.example.com (+1)  DeploymentReady: Deployment catalog-x7b2c is ready',
+      'building  nodejs22  build  progressing         5m                                     JobRunning: Job building-build-8fz4m is still in progress',
+    ].join('\n'));
+    expect(renderTable([reports[0]], { now: NOW })).toMatch(/^NAME {6}RUNTIME {3}STAGE  STATE {8}AGE  REASON\n/);
   });
 
   test('ages the way kubectl shows them', () => {

@@ -14,6 +14,8 @@ describe('statusReport', () => {
       conditions: fn.status!.conditions,
       objects: { configMap: 'hello-5kq8n', job: 'hello-build-r9m4z', deployment: 'hello-x7b2c', service: 'hello' },
       replicas: { desired: 1, ready: 1 },
+      endpoints: [],
+      subscriptions: [],
     });
   });
 });

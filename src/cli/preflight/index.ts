@@ -4,24 +4,44 @@
  *
  * The command reads first ({@link readCluster}) and judges after ({@link judge}): every check is
  * a small function over objects as the API server returns them, so each can be tested alone.
+ * `report.ts` holds what a check reports.
  */
 import type {
   V1CustomResourceDefinition, V1Deployment, V1LimitRange, V1MutatingWebhookConfiguration, V1Namespace, V1PriorityClass,
   V1ResourceQuota, V1Service, V1StorageClass, VersionInfo,
 } from '@kubernetes/client-node';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { FUNCTION_CRD_NAME } from '../api/crd';
-import { DEFAULT_FUNCTION_DEFAULTS } from '../api/function-defaults';
-import { FUNCTION_VERSION } from '../api/function-schema';
-import { isDns1123Label } from '../api/names';
-import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../api/presets';
-import { parseQuantity } from '../api/quantity';
-import { CONTROLLER_NAMES } from '../stack/controller';
-import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../stack/registry';
-import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../stack/serverless-stack';
-import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { OutputFormat, print, printJson, table } from './_output';
+import { FUNCTION_CRD_NAME } from '../../api/crd';
+import { DEFAULT_FUNCTION_DEFAULTS } from '../../api/function-defaults';
+import { FUNCTION_VERSION } from '../../api/function-schema';
+import { isDns1123Label } from '../../api/names';
+import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../../api/presets';
+import { parseQuantity } from '../../api/quantity';
+import { CONTROLLER_NAMES } from '../../stack/controller';
+import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/registry';
+import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
+import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { OutputFormat, print, printJson, table } from '../_output';
+import { CustomKind, GATEWAY_API_GATEWAY, ISTIO_GATEWAY, crdNameOf } from '../_reach-kinds';
+import {
+  DeclaredReach, GatewayObject, ManifestObject, PublisherProxyFacts, ReachFacts, declaredReach, declaresReach, publisherProxyAddressOf, reachChecks,
+  serviceOfAddress,
+} from './reach';
+import { CheckId, CheckResult, CheckStatus, PreflightReport, fail, pass, skip } from './report';
+
+export { CheckId, CheckStatus } from './report';
+export type { CheckResult, PreflightReport } from './report';
+export type {
+  DeclaredKind, DeclaredReach, GatewayObject, GatewayReference, GatewayUse, LabelSelector, Labels, ManifestObject, PublisherProxyFacts, ReachFacts,
+} from './reach';
+export {
+  PUBLISHER_PROXY_ENV, UPSTREAM_PUBLISHER_PROXY_ADDRESS, checkGatewayApiGateway, checkIstioGateway, checkPublisherProxy, checkRequiredKind,
+  declaredReach, declaresReach, publisherProxyAddressOf, reachChecks, serviceOfAddress,
+} from './reach';
 
 /** The oldest Kubernetes the stack supports: its manifests are validated against 1.27's schema. */
 const MIN_KUBERNETES = { major: 1, minor: 27 } as const;
@@ -30,62 +50,6 @@ const ISTIO_INJECTOR_SUFFIX = 'sidecar-injector.istio.io';
 const ISTIO_INJECTION_LABEL = 'istio-injection';
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 const RESOURCE_CONFIG_ENV = 'APP_FUNCTION_RESOURCE_CONFIG';
-
-/** What a check concluded. */
-export enum CheckStatus {
-  /** The cluster is ready in this respect. */
-  PASS = 'pass',
-  /** Something must change before the stack or its Functions work; the check says what. */
-  FAIL = 'fail',
-  /** The check does not apply (for example, registry checks with `--external-registry`). */
-  SKIP = 'skip',
-}
-
-/** The checks, by the id `-o json` gives them. */
-export enum CheckId {
-  /** The API server is Kubernetes 1.27 or later. */
-  SERVER_VERSION = 'server-version',
-  /** Istio's sidecar injector webhook is installed. */
-  ISTIO_INJECTOR = 'istio-injector',
-  /** A Function namespace exists and is labelled `istio-injection=enabled`. */
-  NAMESPACE_INJECTION = 'namespace-injection',
-  /** A Function namespace's LimitRanges allow the largest build preset's limits. */
-  LIMIT_RANGE = 'limitrange',
-  /** A Function namespace's ResourceQuotas leave room for one build Job of the default build preset. */
-  QUOTA = 'quota',
-  /** A default StorageClass exists for the internal registry's volume. */
-  STORAGE_CLASS = 'storage-class',
-  /** No other Service holds the internal registry's NodePort. */
-  NODE_PORT = 'node-port',
-  /** The Function CRD is absent, or serves and stores `v1alpha2`. */
-  FUNCTION_CRD = 'function-crd',
-  /** The stack's PriorityClass is absent, or has the stack's value. */
-  PRIORITY_CLASS = 'priority-class',
-}
-
-/** The outcome of one check. */
-export interface CheckResult {
-  /** Which check this is. */
-  readonly id: CheckId;
-  /** The Function namespace, for the checks made once per namespace. */
-  readonly namespace?: string;
-  /** A short name for people, such as `limitrange team-b`. */
-  readonly title: string;
-  /** Pass, fail or skip. */
-  readonly status: CheckStatus;
-  /** What was found. */
-  readonly detail: string;
-  /** For a failure: a command to run or a prop to set. */
-  readonly fix?: string;
-}
-
-/** The outcome of every check. */
-export interface PreflightReport {
-  /** True when no check failed. */
-  readonly ok: boolean;
-  /** The checks, in a fixed order. */
-  readonly checks: readonly CheckResult[];
-}
 
 /** Options of {@link runPreflight}: the cluster options and the command's own. */
 export interface PreflightOptions extends ClusterOptions {
@@ -114,7 +78,18 @@ export interface PreflightOptions extends ClusterOptions {
    * @default 32137
    */
   readonly nodePort?: number;
+  /**
+   * The folder of synthesized manifests (one folder, as `apply` takes it: subfolders hold other
+   * environments), whose endpoints, Subscriptions, Gateways and Certificates are checked against
+   * the cluster; `false` (`--no-manifests`) to check none.
+   *
+   * @default - `dist` when that folder exists, else none
+   */
+  readonly manifests?: string | false;
 }
+
+/** The folder `--manifests` reads when it exists, unless another one is given. */
+export const DEFAULT_MANIFESTS = 'dist';
 
 /** The settings the checks judge by, every default resolved. */
 export interface PreflightSettings {
@@ -178,6 +153,8 @@ export interface ClusterFacts {
   readonly functionCrd?: V1CustomResourceDefinition;
   /** The stack's PriorityClass; undefined when it does not exist. */
   readonly priorityClass?: V1PriorityClass;
+  /** What the checks of the manifests' endpoints and Subscriptions need; undefined when the manifests hold none. */
+  readonly reach?: ReachFacts;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,13 +273,6 @@ export function selectFunctionNamespaces(given: readonly string[] | undefined, n
 
 // ---------------------------------------------------------------------------------------------
 // The checks
-
-const pass = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.PASS, detail });
-const skip = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.SKIP, detail });
-const fail = (id: CheckId, title: string, detail: string, fix: string, namespace?: string): CheckResult =>
-  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.FAIL, detail, fix });
 
 /**
  * The major and minor version of an API server: from `major` and `minor` (a minor such as `27+`
@@ -545,9 +515,13 @@ export function checkPriorityClass(priorityClass: V1PriorityClass | undefined): 
 /**
  * Runs every check on what was read.
  *
+ * @param facts what was read from the cluster
+ * @param settings the resolved settings
+ * @param declared what the manifests declare to reach Functions; their checks come last, each only
+ * when the manifests hold such objects (see {@link reachChecks})
  * @returns the report: the checks in a fixed order, per-namespace checks grouped by check
  */
-export function judge(facts: ClusterFacts, settings: PreflightSettings): PreflightReport {
+export function judge(facts: ClusterFacts, settings: PreflightSettings, declared?: DeclaredReach): PreflightReport {
   const namespaces = facts.functionNamespaces;
   const perNamespace = (check: (ns: NamespaceFacts) => CheckResult, id: CheckId, title: string) => (namespaces.length
     ? namespaces.map(check)
@@ -562,6 +536,7 @@ export function judge(facts: ClusterFacts, settings: PreflightSettings): Preflig
     checkNodePort(facts.services, settings),
     checkFunctionCrd(facts.functionCrd),
     checkPriorityClass(facts.priorityClass),
+    ...(declaresReach(declared) && facts.reach ? reachChecks(declared, facts.reach) : []),
   ];
   return { ok: checks.every(c => c.status !== CheckStatus.FAIL), checks };
 }
@@ -575,9 +550,11 @@ export function judge(facts: ClusterFacts, settings: PreflightSettings): Preflig
  * @param cluster the cluster
  * @param settings the resolved settings
  * @param given the Function namespaces given on the command line; undefined to discover them
+ * @param declared what the manifests declare to reach Functions: the CRDs, Gateways and Services their checks need are read too
  * @throws CliError when the API server cannot be reached or refuses a read
  */
-export async function readCluster(cluster: Cluster, settings: PreflightSettings, given?: readonly string[]): Promise<ClusterFacts> {
+export async function readCluster(cluster: Cluster, settings: PreflightSettings, given?: readonly string[],
+  declared?: DeclaredReach): Promise<ClusterFacts> {
   const k8s = await import('@kubernetes/client-node');
   const kc = cluster.kubeConfig;
   const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -631,6 +608,46 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
     return { name, namespace, limitRanges: limitRanges.items, resourceQuotas: resourceQuotas.items };
   }));
 
+  /** The CRDs of the kinds the manifests hold (but those they install), the Gateways they name, and the publisher proxy. */
+  async function readReach(wanted: DeclaredReach): Promise<ReachFacts> {
+    const extensions = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const readCrd = async (name: string) => [name, await readOptional(`reading CustomResourceDefinition ${name}`,
+      () => extensions.readCustomResourceDefinition({ name }))] as const;
+    // Every Gateway of a kind, when some Gateway named is not created by the manifests; undefined when the kind is not served.
+    const listGateways = async (kind: CustomKind, needed: boolean): Promise<GatewayObject[] | undefined> => {
+      if (!needed) return undefined;
+      const { group, version, plural } = kind;
+      const list = await readOptional(`listing ${kind.kind}s (${crdNameOf(kind)}) in all namespaces`,
+        () => custom.listClusterCustomObject({ group, version, plural }));
+      return list?.items;
+    };
+    const [crds, istioGateways, gatewayApiGateways, publisherProxy] = await Promise.all([
+      Promise.all(wanted.kinds.filter(k => !wanted.crds.has(k.crd)).map(k => readCrd(k.crd))),
+      listGateways(ISTIO_GATEWAY, wanted.istioGateways.some(use => !use.created)),
+      listGateways(GATEWAY_API_GATEWAY, wanted.gatewayApiGateways.some(use => !use.created)),
+      wanted.subscriptions.length ? readPublisherProxy(wanted) : undefined,
+    ]);
+    return {
+      crds: new Map(crds),
+      ...(istioGateways ? { istioGateways } : {}),
+      ...(gatewayApiGateways ? { gatewayApiGateways } : {}),
+      namespaceLabels: new Map(namespaces.items.map(n => [n.metadata?.name ?? '', { ...n.metadata?.labels }])),
+      ...(publisherProxy ? { publisherProxy } : {}),
+    };
+  }
+
+  /** The publisher proxy's address (see {@link publisherProxyAddressOf}) and whether the Service it names exists. */
+  async function readPublisherProxy(wanted: DeclaredReach): Promise<PublisherProxyFacts> {
+    const { address, source } = publisherProxyAddressOf(wanted, controller);
+    const service = serviceOfAddress(address);
+    if (!service) return { address, source };
+    const found = await readOptional(`reading Service ${service.namespace}/${service.name}`,
+      () => core.readNamespacedService({ name: service.name, namespace: service.namespace }));
+    return { address, source, service: { ...service, exists: found !== undefined } };
+  }
+
+  const reach = declaresReach(declared) ? await readReach(declared) : undefined;
   return {
     version,
     mutatingWebhookConfigurations: configurations.items,
@@ -640,6 +657,7 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
     services: services?.items,
     functionCrd,
     priorityClass,
+    ...(reach ? { reach } : {}),
   };
 }
 
@@ -660,10 +678,40 @@ export function preflightSettings(options: PreflightOptions): PreflightSettings 
  * @throws CliError when the kubeconfig cannot be used, or the API server cannot be reached or refuses a read
  */
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
+  const declared = readDeclaredReach(options.manifests);
   const cluster = await connect(options);
   const given = options.namespaces ?? (options.namespace ? [options.namespace] : undefined);
   const settings = preflightSettings(options);
-  return judge(await readCluster(cluster, settings, given), settings);
+  return judge(await readCluster(cluster, settings, given, declared), settings, declared);
+}
+
+/**
+ * What the manifests of a folder declare to reach Functions: the `*.yaml` files of the folder, not
+ * of its subfolders, which hold other environments (as `apply` reads a folder).
+ *
+ * @param manifests the folder; `false` for none; undefined for `dist` when it exists
+ * @returns undefined when no folder is read
+ * @throws CliError when a folder given does not exist, or a document does not parse
+ */
+export function readDeclaredReach(manifests: string | false | undefined): DeclaredReach | undefined {
+  if (manifests === false) return undefined;
+  const dir = manifests ?? DEFAULT_MANIFESTS;
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    if (manifests === undefined) return undefined;
+    throw new CliError(`No folder ${dir}: give --manifests the folder synth writes to, such as dist (or dist/prod), or --no-manifests`);
+  }
+  const problems: string[] = [];
+  const objects: ManifestObject[] = [];
+  for (const file of manifestFiles(dir, false)) {
+    parseManifests(fs.readFileSync(file, 'utf8')).forEach(({ object, error }, index) => {
+      if (error !== undefined) problems.push(`${file}: document ${index + 1} does not parse: ${error.split('\n')[0]}`);
+      else if (object && typeof object === 'object' && !Array.isArray(object)) objects.push({ file: path.normalize(file), object });
+    });
+  }
+  if (problems.length) {
+    throw new CliError(`Cannot read the manifests of ${dir} (kyma-serverless validate ${dir} checks more):\n${problems.map(p => `  ${p}`).join('\n')}`);
+  }
+  return declaredReach(objects);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -722,10 +770,23 @@ export function addPreflightCommand(program: Command): void {
     .option('--system-namespace <namespace>', 'namespace of the stack', DEFAULT_SYSTEM_NAMESPACE)
     .option('--external-registry', 'the stack pushes to an external registry: skip the StorageClass and NodePort checks')
     .addOption(new Option('--node-port <n>', 'NodePort of the internal registry').argParser(nodePort).default(DEFAULT_REGISTRY_NODE_PORT))
+    .option('--manifests <dir>', 'folder of synthesized manifests (not its subfolders, which hold other environments) whose endpoints '
+      + `and Subscriptions to check (default: ${DEFAULT_MANIFESTS} when it exists)`)
+    .option('--no-manifests', 'check the cluster alone, not what the manifests declare')
     .addHelpText('after', `
 Checks: API server version (1.27 or later), Istio sidecar injector, istio-injection=enabled on
 each Function namespace, LimitRanges and ResourceQuotas against the build presets, a default
 StorageClass, the registry's NodePort, the Function CRD version, the serverless-priority class.
+
+From the manifests (--manifests, one folder as apply takes it), each only when they hold such
+objects: the CRDs of the APIRules (v2, Kyma's api-gateway module), VirtualServices, Istio Gateways,
+RequestAuthentications and AuthorizationPolicies (Istio), HTTPRoutes (v1, the Gateway API),
+Subscriptions (v1alpha2, Kyma's eventing module) and cert-manager's kinds they hold; each Istio
+Gateway their APIRules and VirtualServices name, and each Gateway their HTTPRoutes name as parent
+(exists or is in the manifests, and admits the routes' namespace); with Subscriptions, the Service
+of the eventing publisher proxy (the controller's APP_FUNCTION_PUBLISHER_PROXY_ADDRESS, from the
+manifests, else the cluster, else upstream's default).
+
 The exit code is 1 when a check fails.
 
 Examples:
@@ -737,6 +798,9 @@ Examples:
 
   # A stack with an external registry and JSON for a CI step
   kyma-serverless preflight --external-registry -o json | jq '.checks[] | select(.status == "fail")'
+
+  # What the prod environment's endpoints and Subscriptions need, in the prod cluster
+  kyma-serverless preflight --context prod --manifests dist/prod
 `)
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<PreflightCommandOptions>();

@@ -1,0 +1,100 @@
+/**
+ * What `preflight` reports: each check's id, outcome, detail and fix, and the whole run's. Shared by
+ * the checks of the cluster (`index.ts`) and of what the manifests declare to reach Functions (`reach.ts`).
+ */
+
+/** What a check concluded. */
+export enum CheckStatus {
+  /** The cluster is ready in this respect. */
+  PASS = 'pass',
+  /** Something must change before the stack or its Functions work; the check says what. */
+  FAIL = 'fail',
+  /** The check does not apply (for example, registry checks with `--external-registry`). */
+  SKIP = 'skip',
+}
+
+/** The checks, by the id `-o json` gives them. */
+export enum CheckId {
+  /** The API server is Kubernetes 1.27 or later. */
+  SERVER_VERSION = 'server-version',
+  /** Istio's sidecar injector webhook is installed. */
+  ISTIO_INJECTOR = 'istio-injector',
+  /** A Function namespace exists and is labelled `istio-injection=enabled`. */
+  NAMESPACE_INJECTION = 'namespace-injection',
+  /** A Function namespace's LimitRanges allow the largest build preset's limits. */
+  LIMIT_RANGE = 'limitrange',
+  /** A Function namespace's ResourceQuotas leave room for one build Job of the default build preset. */
+  QUOTA = 'quota',
+  /** A default StorageClass exists for the internal registry's volume. */
+  STORAGE_CLASS = 'storage-class',
+  /** No other Service holds the internal registry's NodePort. */
+  NODE_PORT = 'node-port',
+  /** The Function CRD is absent, or serves and stores `v1alpha2`. */
+  FUNCTION_CRD = 'function-crd',
+  /** The stack's PriorityClass is absent, or has the stack's value. */
+  PRIORITY_CLASS = 'priority-class',
+  /** The manifests hold APIRules: Kyma's APIRule CRD serves their version (`v2`). */
+  APIRULE_CRD = 'apirule-crd',
+  /** The manifests hold VirtualServices, Istio Gateways, RequestAuthentications or AuthorizationPolicies: Istio's CRD of each serves their version. */
+  ISTIO_CRD = 'istio-crd',
+  /** The manifests hold HTTPRoutes (or Gateway API Gateways): the Gateway API's CRD serves their version (`v1`). */
+  GATEWAY_API_CRD = 'gateway-api-crd',
+  /** The manifests hold Subscriptions: Kyma's Subscription CRD serves their version (`v1alpha2`). */
+  EVENTING_CRD = 'eventing-crd',
+  /** The manifests hold cert-manager Certificates or issuers: cert-manager's CRD of each serves their version. */
+  CERT_MANAGER_CRD = 'cert-manager-crd',
+  /** An Istio Gateway that APIRules or VirtualServices of the manifests name exists, or the manifests create it. */
+  ISTIO_GATEWAY = 'istio-gateway',
+  /** A Gateway that HTTPRoutes of the manifests name as parent exists (or the manifests create it), and admits them. */
+  GATEWAY_API_GATEWAY = 'gateway-api-gateway',
+  /** The manifests hold Subscriptions: the Service of the eventing publisher proxy the controller hands Functions exists. */
+  PUBLISHER_PROXY = 'publisher-proxy',
+}
+
+/** The outcome of one check. */
+export interface CheckResult {
+  /** Which check this is. */
+  readonly id: CheckId;
+  /** The Function namespace, for the checks made once per namespace. */
+  readonly namespace?: string;
+  /** A short name for people, such as `limitrange team-b`. */
+  readonly title: string;
+  /** Pass, fail or skip. */
+  readonly status: CheckStatus;
+  /** What was found. */
+  readonly detail: string;
+  /** For a failure: a command to run or a prop to set. */
+  readonly fix?: string;
+}
+
+/** The outcome of every check. */
+export interface PreflightReport {
+  /** True when no check failed. */
+  readonly ok: boolean;
+  /** The checks, in a fixed order. */
+  readonly checks: readonly CheckResult[];
+}
+
+/**
+ * A passed check.
+ *
+ * @internal
+ */
+export const pass = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
+  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.PASS, detail });
+
+/**
+ * A check that does not apply.
+ *
+ * @internal
+ */
+export const skip = (id: CheckId, title: string, detail: string, namespace?: string): CheckResult =>
+  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.SKIP, detail });
+
+/**
+ * A failed check, and its fix.
+ *
+ * @internal
+ */
+export const fail = (id: CheckId, title: string, detail: string, fix: string, namespace?: string): CheckResult =>
+  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.FAIL, detail, fix });
