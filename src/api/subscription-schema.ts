@@ -42,6 +42,12 @@ export function serviceSinkUrl(service: string, namespace: string): string {
   return `http://${service}.${namespace}.${CLUSTER_LOCAL_SUFFIX}`;
 }
 
+/**
+ * Where Functions publish events by default: Kyma Eventing's publisher proxy, which upstream's
+ * controller hands every Function as `PUBLISHER_PROXY_ADDRESS`.
+ */
+export const DEFAULT_PUBLISHER_PROXY_ADDRESS = 'http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish';
+
 /** `spec.config` of a Subscription: strings only. */
 export interface SubscriptionConfig {
   /**

@@ -6,7 +6,7 @@ import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset,
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset,
 } from '../api';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
@@ -273,8 +273,7 @@ export class FunctionController extends Construct {
       APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: resync,
       APP_FUNCTION_TRACE_COLLECTOR_ENDPOINT: props.traceCollectorEndpoint
         ?? 'http://telemetry-otlp-traces.kyma-system.svc.cluster.local:4318/v1/traces',
-      APP_FUNCTION_PUBLISHER_PROXY_ADDRESS: props.publisherProxyAddress
-        ?? 'http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish',
+      APP_FUNCTION_PUBLISHER_PROXY_ADDRESS: props.publisherProxyAddress ?? DEFAULT_PUBLISHER_PROXY_ADDRESS,
       APP_FUNCTION_IMAGE_REGISTRY_DEFAULT_DOCKER_CONFIG_SECRET_NAME: props.registrySecretName,
       APP_FUNCTION_PACKAGE_REGISTRY_CONFIG_SECRET_NAME: names.packageRegistrySecret,
       APP_FUNCTION_IMAGE_PULL_ACCOUNT_NAME: names.functionServiceAccount,

@@ -240,7 +240,8 @@ describe('preflight against a cluster', () => {
     cluster = await FakeCluster.start(...folders);
     kubeconfig = writeKubeconfig(cluster.api, path.join(dir, `kubeconfig-${Date.now()}-${Math.random()}.yaml`));
   }
-  const preflight = (options: Omit<PreflightOptions, 'kubeconfig'> = {}) => runPreflight({ kubeconfig, ...options });
+  // Tests name the manifests they mean: the repository's dist/ (the default) changes with the app.
+  const preflight = (options: Omit<PreflightOptions, 'kubeconfig'> = {}) => runPreflight({ kubeconfig, manifests: false, ...options });
 
   /** Runs the command as main() would, with stdout captured. */
   async function command(args: string[]): Promise<{ stdout: string; exitCode: number | undefined }> {
@@ -252,7 +253,8 @@ describe('preflight against a cluster', () => {
       return true;
     });
     try {
-      await cli.parseAsync(['node', 'kyma-serverless', '--kubeconfig', kubeconfig, ...args]);
+      const manifests = args.some(a => a === '--manifests' || a === '--no-manifests') ? [] : ['--no-manifests'];
+      await cli.parseAsync(['node', 'kyma-serverless', '--kubeconfig', kubeconfig, ...args, ...manifests]);
     } finally {
       write.mockRestore();
     }
@@ -568,6 +570,16 @@ describe('preflight against a cluster', () => {
     }
     const crdPath = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
 
+    test('the repository\'s dist/, as synth writes it, needs the APIRule and Subscription CRDs, Kyma\'s gateway and the publisher proxy', async () => {
+      await start(HEALTHY, REACH);
+      const report = await preflight({ manifests: path.join(__dirname, '..', '..', 'dist') });
+      const reach = report.checks.slice(12);
+      expect(reach.map(c => [c.id, c.status])).toEqual([
+        ['apirule-crd', 'pass'], ['eventing-crd', 'pass'], ['istio-gateway', 'pass'], ['publisher-proxy', 'pass'],
+      ]);
+      expect(reach.find(c => c.id === 'istio-gateway')!.detail).toMatch(/kyma-system\/kyma-gateway exists.*APIRule default-functions\/hello-node/);
+    });
+
     test('a cluster with everything they need passes every check, after the cluster\'s', async () => {
       await start(HEALTHY, REACH);
       const report = await preflight({ manifests: REACH_MANIFESTS });
@@ -735,10 +747,10 @@ describe('preflight against a cluster', () => {
       fs.cpSync(REACH_MANIFESTS, path.join(project, 'dist'), { recursive: true });
       try {
         process.chdir(project);
-        expect((await preflight()).checks).toHaveLength(24);
+        expect((await preflight({ manifests: undefined })).checks).toHaveLength(24);
         expect((await preflight({ manifests: false })).checks).toHaveLength(12);
         fs.rmSync(path.join(project, 'dist'), { recursive: true });
-        expect((await preflight()).checks).toHaveLength(12);
+        expect((await preflight({ manifests: undefined })).checks).toHaveLength(12);
       } finally {
         process.chdir(cwd);
       }

@@ -9,6 +9,7 @@
  * functions of it and of what was read from the cluster ({@link reachChecks}).
  */
 import type { V1CustomResourceDefinition, V1Deployment } from '@kubernetes/client-node';
+import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../../api/subscription-schema';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import {
   API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CLUSTER_ISSUER, CustomKind, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO_GATEWAY,
@@ -24,7 +25,7 @@ export const PUBLISHER_PROXY_ENV = 'APP_FUNCTION_PUBLISHER_PROXY_ADDRESS';
  * The publisher proxy address of upstream 1.11.1 (Helm value `functionPublisherProxyAddress`), which
  * the stack's controller uses unless `controller.publisherProxyAddress` says otherwise.
  */
-export const UPSTREAM_PUBLISHER_PROXY_ADDRESS = 'http://eventing-publisher-proxy.kyma-system.svc.cluster.local/publish';
+export const UPSTREAM_PUBLISHER_PROXY_ADDRESS = DEFAULT_PUBLISHER_PROXY_ADDRESS;
 
 /** The Gateway that Kyma's api-gateway module creates, and APIRules name by default. */
 const KYMA_GATEWAY = 'kyma-system/kyma-gateway';
