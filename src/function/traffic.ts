@@ -111,7 +111,8 @@ export class FunctionTraffic extends Construct implements IExposable {
   public expose(options: ExposeOptions): FunctionEndpoint {
     this.endpoints++;
     const id = this.endpoints === 1 ? 'Endpoint' : `Endpoint${this.endpoints}`;
-    const name = this.endpoints === 1 ? this.name : `${this.name}-${this.endpoints}`;
+    // Not `<name>`: the split's own Service and VirtualService for the mesh have that name.
+    const name = this.endpoints === 1 ? `${this.name}-endpoint` : `${this.name}-endpoint-${this.endpoints}`;
     return new FunctionEndpoint(this, id, { ...options, target: this, name });
   }
 

@@ -148,10 +148,10 @@ app.synth();
   test('synthesizes this repository\'s dist/ byte for byte from the public API, the webhook program included', () => {
     // This repository's default environment (src/main.ts), written against the installed package.
     fs.cpSync(path.join(ROOT, 'functions'), path.join(app.dir, 'repository-functions'), { recursive: true });
-    app.write('main.ts', `import { FunctionFolder, FunctionNamespace, GitOpsApp, ServerlessStack } from 'cdk8s-kyma-serverless';
+    app.write('main.ts', `import { Exposure, FunctionFolder, FunctionNamespace, GitOpsApp, ServerlessStack } from 'cdk8s-kyma-serverless';
 
 const app = new GitOpsApp();
-const stack = new ServerlessStack(app, 'serverless');
+const stack = new ServerlessStack(app, 'serverless', { exposure: { via: Exposure.apiRule({ gateway: 'kyma-system/kyma-gateway' }), domain: 'local.kyma.dev' } });
 const namespace = new FunctionNamespace(app, 'default-functions', { stack });
 for (const folder of FunctionFolder.discover('repository-functions')) folder.addTo(namespace);
 app.synth();
