@@ -461,16 +461,17 @@ describe('runApply', () => {
     const stuck = await cluster({ crdEstablishDelayMs: Infinity });
     try {
       const dir = folder({ 'app.yaml': [namespace('shop'), widgetCrd(), widget('w1', 'shop')] });
-      const waited = await apply(stuck, dir, { timeout: Duration.millis(100) });
+      // A second, so that a busy machine still gets to the wait before the deadline.
+      const waited = await apply(stuck, dir, { timeout: Duration.seconds(1) });
       expect(waited.report.error).toBe([
-        'Timed out after 100ms; not ready:',
+        'Timed out after 1s; not ready:',
         '  CustomResourceDefinition widgets.example.com: not Established yet (NamesAccepted=True NoConflicts: no conflicts found; '
           + 'Established=False Installing: the initial names have not been accepted yet)',
         'not applied: 1 object of wave 0, custom resources',
         'Find out why: kubectl describe customresourcedefinition/widgets.example.com',
       ].join('\n'));
-      const unwaited = await apply(stuck, dir, { timeout: Duration.millis(100), wait: false });
-      expect(unwaited.report.error).toBe('Timed out after 100ms; still waiting for Widget example.com/v1 to be served (CustomResourceDefinition widgets.example.com)\n'
+      const unwaited = await apply(stuck, dir, { timeout: Duration.seconds(1), wait: false });
+      expect(unwaited.report.error).toBe('Timed out after 1s; still waiting for Widget example.com/v1 to be served (CustomResourceDefinition widgets.example.com)\n'
         + 'not applied: 1 object of wave 0, custom resources');
     } finally {
       await stuck.close();
@@ -521,10 +522,10 @@ describe('runApply', () => {
     api.events.on('change', ({ type, object }) => {
       if (type === 'ADDED' && object.kind === 'Deployment') setTimeout(() => controllers.stall(api.pathOf(object)), 5);
     });
-    const { report, out } = await apply(api, shop(), { timeout: Duration.millis(300) });
+    const { report, out } = await apply(api, shop(), { timeout: Duration.seconds(1) });
     expect(report.ok).toBe(false);
     expect(report.error).toBe([
-      'Timed out after 300ms; not ready:',
+      'Timed out after 1s; not ready:',
       '  Deployment shop/web: 0 of 1 updated replicas available (Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.)',
       'not applied: 1 object of wave 0, custom resources',
       'Find out why: kubectl describe -n shop deployment/web, kubectl get events -n shop',
