@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SchemaValidator, formatViolations } from '../src/api';
+import { formatViolations } from '../src/api';
 import { parseAllDocuments } from 'yaml';
-import { fixture, loadYamlDocuments } from './util/fixtures';
+import { loadYamlDocuments } from './util/fixtures';
 import { expectValidKubernetesObjects } from './util/kubernetes-schema';
 import { readTree } from './util/project-copy';
-import { schemaFromFacts } from './util/schema-facts';
+import { upstreamFunctionValidator } from './util/upstream-crds';
 
 const root = path.resolve(__dirname, '..');
 
@@ -72,7 +72,7 @@ describe('the default app', () => {
     const functions = rootObjects.filter(o => o.kind === 'Function');
     expect(functions.map(f => `${f.metadata.namespace}/${f.metadata.name} ${f.spec.runtime}`))
       .toEqual(['default-functions/hello-node nodejs22', 'default-functions/hello-python python312']);
-    const upstream = new SchemaValidator(schemaFromFacts(JSON.parse(fs.readFileSync(fixture('upstream-1.11.1-function-crd-facts.json'), 'utf8')).schema));
+    const upstream = upstreamFunctionValidator();
     for (const fn of functions) expect(formatViolations(upstream.validate(fn))).toBe('');
   });
 });

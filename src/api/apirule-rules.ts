@@ -75,9 +75,14 @@ export const APIRULE_RULES: readonly RuleInfo[] = [
 
 let validator: SchemaValidator | undefined;
 
-/** The validator of the APIRule CRD's `v2` schema and CEL rules, compiled on first use. */
+/** The validator of the APIRule CRD's `v2` schema (compiled ahead of time) and CEL rules, built on first use. */
 export function apiRuleSchemaValidator(): SchemaValidator {
-  validator ??= new SchemaValidator(apiRuleSchema());
+  if (!validator) {
+    // Required here, not imported: scripts/compile-validators.ts generates it from modules that import this one.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { apiRuleSchemaCheck } = require('../_generated/apirule-schema-check') as typeof import('../_generated/apirule-schema-check');
+    validator = new SchemaValidator(apiRuleSchema(), apiRuleSchemaCheck());
+  }
   return validator;
 }
 

@@ -56,9 +56,14 @@ export const SUBSCRIPTION_RULES: readonly RuleInfo[] = [
 
 let validator: SchemaValidator | undefined;
 
-/** The validator of the Subscription CRD's schema, compiled on first use. */
+/** The validator of the Subscription CRD's schema (compiled ahead of time), built on first use. */
 export function subscriptionSchemaValidator(): SchemaValidator {
-  validator ??= new SchemaValidator(subscriptionSchema());
+  if (!validator) {
+    // Required here, not imported: scripts/compile-validators.ts generates it from modules that import this one.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { subscriptionSchemaCheck } = require('../_generated/subscription-schema-check') as typeof import('../_generated/subscription-schema-check');
+    validator = new SchemaValidator(subscriptionSchema(), subscriptionSchemaCheck());
+  }
   return validator;
 }
 

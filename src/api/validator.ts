@@ -1,12 +1,16 @@
 /**
  * Validates objects against a structural CRD schema the way the API server does: the OpenAPI
- * part (types, enums, bounds, required and unknown fields) with ajv, and every
+ * part (types, enums, bounds, required and unknown fields) with a check ajv compiled, and every
  * `x-kubernetes-validations` CEL rule with `@bufbuild/cel`.
+ *
+ * This module never loads ajv's compiler: the checks of our own schemas are compiled when the
+ * package is built (`src/_generated/`, see `scripts/compile-validators.ts`), and
+ * `compileSchemaValidator()` of `./schema-compiler` compiles any other schema at run time.
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+// Types only: the CEL interpreter loads on first use (about 90 ms), so an app that validates
+// nothing does not pay for it.
+import type * as Cel from '@bufbuild/cel';
+import type { ErrorObject } from 'ajv';
 import { showJson } from './_json';
 import { JsonSchemaProps, ValidationRule } from './schema';
 
@@ -39,7 +43,20 @@ export function formatViolations(violations: readonly Violation[]): string {
 
 type CelProgram = (bindings: { self: unknown }) => unknown;
 
-const celEnvironment = celEnv({ funcs: strings });
+let cel: { readonly module: typeof Cel; readonly environment: ReturnType<typeof Cel.celEnv> } | undefined;
+
+/** The CEL interpreter with the strings extension the API server has, loaded once. */
+function celRuntime(): NonNullable<typeof cel> {
+  if (!cel) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require('@bufbuild/cel') as typeof Cel;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { strings } = require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext');
+    cel = { module, environment: module.celEnv({ funcs: strings }) };
+  }
+  return cel;
+}
+
 const programs = new Map<string, CelProgram>();
 
 /** Compiles a CEL rule once; throws with the rule's text when it does not parse. */
@@ -47,7 +64,8 @@ export function compileRule(rule: string): CelProgram {
   let program = programs.get(rule);
   if (!program) {
     try {
-      program = plan(celEnvironment, parse(rule)) as unknown as CelProgram;
+      const { module, environment } = celRuntime();
+      program = module.plan(environment, module.parse(rule)) as unknown as CelProgram;
     } catch (e) {
       throw new Error(`CEL rule does not compile: ${rule}: ${(e as Error).message}`);
     }
@@ -99,29 +117,6 @@ function childPath(path: string, key: string | number): string {
   return path ? `${path}.${key}` : key;
 }
 
-/**
- * Turns a CRD schema into the JSON Schema ajv checks: unknown fields are errors (as with
- * `kubectl apply`'s strict field validation) and the `x-kubernetes-*` extensions are dropped.
- */
-function toAjvSchema(node: JsonSchemaProps): object {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key.startsWith('x-kubernetes-') || key === 'description' || key === 'default') continue;
-    if (key === 'properties') {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, JsonSchemaProps>)
-        .map(([name, child]) => [name, toAjvSchema(child)]));
-    } else if (key === 'items' || key === 'additionalProperties') {
-      out[key] = toAjvSchema(value as JsonSchemaProps);
-    } else if (key === 'anyOf') {
-      out.anyOf = (value as JsonSchemaProps[]).map(toAjvSchema);
-    } else {
-      out[key] = value;
-    }
-  }
-  if (node.properties && !node.additionalProperties) out.additionalProperties = false;
-  return out;
-}
-
 /** The types the branches of an anyOf allow, as `integer or string`. */
 function describeTypes(error: ErrorObject): string {
   const branches = (error.schema as Array<{ type?: string }> | undefined) ?? [];
@@ -168,18 +163,25 @@ function describeAjvError(error: ErrorObject): Violation {
   }
 }
 
-/** A compiled validator for one structural schema. Build it once, use it many times. */
-export class SchemaValidator {
-  private readonly check: ValidateFunction;
+/**
+ * A check of a schema's OpenAPI part as ajv compiles it, in memory or ahead of time as standalone
+ * code: true when the object passes, else {@link SchemaCheck.errors} lists every problem.
+ */
+export interface SchemaCheck {
+  (object: unknown): boolean;
+  /** The problems the last call found, with their data and schema (ajv's `verbose`). */
+  errors?: ErrorObject[] | null;
+}
 
+/** A validator for one structural schema. Build it once, use it many times. */
+export class SchemaValidator {
   /**
    * @param schema the `openAPIV3Schema` of a CRD version
-   * @throws if the schema does not compile, or one of its CEL rules does not parse
+   * @param check its OpenAPI part compiled by ajv with `AJV_OPTIONS` of `./schema-compiler`:
+   * ahead of time (`src/_generated/`) or by `compileSchemaValidator()`
+   * @throws if one of the schema's CEL rules does not parse
    */
-  constructor(private readonly schema: JsonSchemaProps) {
-    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    addFormats(ajv);
-    this.check = ajv.compile(toAjvSchema(schema));
+  constructor(private readonly schema: JsonSchemaProps, private readonly check: SchemaCheck) {
     this.forEachRule(schema, rule => compileRule(rule.rule));
   }
 
@@ -210,7 +212,7 @@ export class SchemaValidator {
     if (value === undefined || value === null || !matchesType(value, schema)) return;
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
       const result = compileRule(rule.rule)({ self: toCel(value, schema) });
-      if (isCelError(result)) {
+      if (celRuntime().module.isCelError(result)) {
         out.push({ path, rule: rule.rule, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
       } else if (result !== true) {
         out.push({ path, rule: rule.rule, message: `Invalid value: ${JSON.stringify(typeof value === 'object' ? schema.type : value)}: ${rule.message}` });

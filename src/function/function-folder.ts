@@ -7,12 +7,13 @@ import * as path from 'node:path';
 import { Duration, Size } from 'cdk8s';
 import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import {
   BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
+import type { SchemaCheck } from '../api/validator';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
 import { EndpointAuth, EndpointCors, ExposeOptions } from './endpoint';
@@ -146,8 +147,11 @@ const SUBSCRIBE_SCHEMA = closed({
   maxInFlightMessages: { type: 'integer' },
 }, ['source', 'types']);
 
-/** The JSON Schema of `function.yaml`. */
-const SETTINGS_SCHEMA = {
+/**
+ * The JSON Schema of `function.yaml`. `scripts/compile-validators.ts` compiles it ahead of time
+ * into `src/_generated/function-yaml-check.ts`.
+ */
+export const FUNCTION_YAML_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -196,7 +200,15 @@ const SETTINGS_SCHEMA = {
   },
 };
 
-const checkSettings = new Ajv({ allErrors: true, strict: false, verbose: true }).compile<FunctionFolderSettings>(SETTINGS_SCHEMA);
+let settingsCheck: SchemaCheck | undefined;
+
+/** The compiled check of function.yaml, loaded on first use: apps without function folders do not pay for it. */
+function checkSettings(data: unknown): data is FunctionFolderSettings {
+  // Required here, not imported: scripts/compile-validators.ts imports this module to generate it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  settingsCheck ??= (require('../_generated/function-yaml-check') as typeof import('../_generated/function-yaml-check')).functionYamlCheck();
+  return settingsCheck(data);
+}
 
 /** The lists of function.yaml: a number after one of these is an index, anywhere else a key (`labels.8080`). */
 const LISTS = new Set(['secretMounts', 'paths', 'subscribe', 'types', 'allowOrigins', 'allowMethods', 'allowHeaders', 'exposeHeaders',
@@ -350,7 +362,7 @@ export class FunctionFolder {
       if (typeof data !== 'object' || data === null || Array.isArray(data) || ![Object.prototype, null].includes(Object.getPrototypeOf(data))) {
         fail(file, ['must be a mapping of settings, such as `runtime: nodejs22`']);
       }
-      if (!checkSettings(data)) fail(file, (checkSettings.errors ?? []).map(describeSettingsError));
+      if (!checkSettings(data)) fail(file, (settingsCheck?.errors ?? []).map(describeSettingsError));
       settings = data as FunctionFolderSettings;
       const problems = [...resourcesProblems(settings.resources, 'resources'), ...resourcesProblems(settings.buildResources, 'buildResources')];
       if (problems.length) fail(file, problems);

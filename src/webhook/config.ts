@@ -6,11 +6,12 @@
  * types the server parses it into, so the two cannot drift apart.
  */
 import * as fs from 'node:fs';
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { dump, load } from 'js-yaml';
 import { DEFAULT_FUNCTION_DEFAULTS, FunctionDefaults } from '../api/function-defaults';
 import { FUNCTION_GROUP } from '../api/function-schema';
 import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
+import type { SchemaCheck } from '../api/validator';
 
 /** The HTTP paths of the two admission endpoints (upstream's, which the webhook configurations point to). */
 export const WEBHOOK_PATHS = {
@@ -100,7 +101,11 @@ export interface WebhookConfigFile {
 }
 
 const positiveInteger = { type: 'integer', minimum: 1 };
-const CONFIG_SCHEMA = {
+/**
+ * The JSON Schema of the configuration file. `scripts/compile-validators.ts` compiles it ahead of
+ * time into `src/_generated/webhook-config-check.ts`, so the server's bundle holds no ajv compiler.
+ */
+export const WEBHOOK_CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -133,7 +138,7 @@ const CONFIG_SCHEMA = {
   },
 };
 
-let validateFile: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+let validateFile: SchemaCheck | undefined;
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'the file';
@@ -181,7 +186,9 @@ export function parseWebhookConfig(text: string, source = 'webhook configuration
   } catch (e) {
     throw new Error(`${source} is not valid YAML: ${(e as Error).message}`);
   }
-  validateFile ??= new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
+  // Required here, not imported: scripts/compile-validators.ts imports this module to generate it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  validateFile ??= (require('../_generated/webhook-config-check') as typeof import('../_generated/webhook-config-check')).webhookConfigCheck();
   if (!validateFile(data)) {
     throw new Error(`${source} is invalid:\n${(validateFile.errors ?? []).map(e => `  ${describe(e)}`).join('\n')}`);
   }

@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import {
-  APIRULE_API_VERSION, APIRULE_GROUP, APIRULE_KIND, APIRULE_VERSION, ApiRule, ApiRuleRules, HTTP_METHODS, HttpMethod, JsonSchemaProps, SchemaValidator,
+  APIRULE_API_VERSION, APIRULE_GROUP, APIRULE_KIND, APIRULE_VERSION, ApiRule, ApiRuleRules, HTTP_METHODS, HttpMethod, JsonSchemaProps,
   apiRuleSchema, apiRuleSchemaValidator,
 } from '../../src/api';
+import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 import { flattenSchema } from '../util/schema-facts';
 
@@ -120,7 +121,7 @@ describe('the APIRule schema against upstream API Gateway 3.10.0', () => {
 
   eachWithUpstream(valid)('accepts %s, as upstream does', (_what, o) => {
     expect(apiRuleSchemaValidator().validate(o)).toEqual([]);
-    expect(new SchemaValidator(upstream!.schema).validate(o)).toEqual([]);
+    expect(compileSchemaValidator(upstream!.schema).validate(o)).toEqual([]);
   });
 
   /** Each breaks one constraint of the CRD. */
@@ -166,6 +167,6 @@ describe('the APIRule schema against upstream API Gateway 3.10.0', () => {
     const o = object(change);
     const ours = apiRuleSchemaValidator().validate(o);
     expect(ours).not.toEqual([]);
-    expect(ours).toEqual(new SchemaValidator(upstream!.schema).validate(o));
+    expect(ours).toEqual(compileSchemaValidator(upstream!.schema).validate(o));
   });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { COMPILED_SCHEMAS, compiledSchemaText, generatedFile } from '../../scripts/compile-validators';
 import { CRD_FILE, crdFileText } from '../../scripts/crd-file';
 import { functionCrdSpec } from '../../src/api';
 import { loadYamlDocuments } from '../util/fixtures';
@@ -13,6 +14,11 @@ describe('the generated CRD file and imports/', () => {
   test('crds/ holds the CRD src/api generates (run `npm run import` when this fails)', () => {
     expect(fs.readFileSync(path.join(root, CRD_FILE), 'utf8')).toBe(crdFileText());
   });
+
+  test.each(COMPILED_SCHEMAS.map(compiled => [generatedFile(compiled), compiled] as const))(
+    '%s holds its schema as ajv compiles it now (run `npm run validators` when this fails)', (file, compiled) => {
+      expect(fs.readFileSync(path.join(root, file), 'utf8')).toBe(compiledSchemaText(compiled));
+    });
 
   test('the CRD file is a valid CustomResourceDefinition', () => {
     const [crd] = loadYamlDocuments(path.join(root, CRD_FILE));

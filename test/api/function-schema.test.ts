@@ -1,13 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  FUNCTION_CRD_NAME, FunctionRules, SchemaValidator, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
+  FUNCTION_CRD_NAME, FunctionRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
 } from '../../src/api';
+import { compileSchemaValidator } from '../../src/api/schema-compiler';
+import { upstreamFunctionCrdFacts, upstreamFunctionValidator } from '../util/upstream-crds';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, fixture, loadYamlDocuments } from '../util/fixtures';
-import { flattenSchema, schemaFromFacts } from '../util/schema-facts';
+import { flattenSchema } from '../util/schema-facts';
 
-const upstream = JSON.parse(fs.readFileSync(fixture('upstream-1.11.1-function-crd-facts.json'), 'utf8'));
-const upstreamValidator = new SchemaValidator(schemaFromFacts(upstream.schema));
+const upstream = upstreamFunctionCrdFacts();
+const upstreamValidator = upstreamFunctionValidator();
 const validFunctions = loadYamlDocuments(fixture('functions', 'valid.yaml'));
 
 function baseFunction(spec: Record<string, unknown> = {}): any {
@@ -81,7 +83,7 @@ describe('the Function schema is a valid structural schema', () => {
   });
 
   test('every CEL rule compiles', () => {
-    expect(() => new SchemaValidator(functionSchema())).not.toThrow();
+    expect(() => compileSchemaValidator(functionSchema())).not.toThrow();
   });
 });
 

@@ -1,4 +1,5 @@
-import { SchemaValidator, array, integer, mapOf, object, string } from '../../src/api';
+import { array, integer, mapOf, object, string } from '../../src/api';
+import { compileSchemaValidator } from '../../src/api/schema-compiler';
 
 describe('bounds and item counts', () => {
   const schema = object({
@@ -6,7 +7,7 @@ describe('bounds and item counts', () => {
     port: integer({ minimum: 1, maximum: 65535 }),
     config: mapOf(string(), { default: { size: '10' } }),
   });
-  const validator = new SchemaValidator(schema);
+  const validator = compileSchemaValidator(schema);
 
   test('the builders write the keywords', () => {
     const facts = schema.properties!;

@@ -11,14 +11,12 @@ import { ConfigMap, Container, ContainerResources, Cpu, EnvFieldPaths, EnvValue,
 import * as fc from 'fast-check';
 import {
   BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType,
-  INLINE_SOURCE_MAX_BYTES, KymaFunction, KymaFunctionProps, RESERVED_ENV_NAMES, RuntimeFamily, SchemaValidator, SecretMount,
+  INLINE_SOURCE_MAX_BYTES, KymaFunction, KymaFunctionProps, RESERVED_ENV_NAMES, RuntimeFamily, SecretMount,
   functionSchemaValidator, validateFunction,
 } from '../../src';
-import { fixture } from '../util/fixtures';
-import { schemaFromFacts } from '../util/schema-facts';
+import { upstreamFunctionValidator } from '../util/upstream-crds';
 
-const upstream = JSON.parse(fs.readFileSync(fixture('upstream-1.11.1-function-crd-facts.json'), 'utf8'));
-const upstreamValidator = new SchemaValidator(schemaFromFacts(upstream.schema));
+const upstreamValidator = upstreamFunctionValidator();
 
 // Nothing is written: one output folder serves every app.
 const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-function-property.'));
