@@ -6,13 +6,25 @@ import { RuleInfo } from './rule-info';
 import { ValidationRule } from './schema';
 import { SchemaValidator, Violation } from './validator';
 
+const HINTS = new WeakMap<readonly RuleInfo[], Map<string, string>>();
+
+/** The hints of a rules table by rule id, built once per table (a report is made for every object checked). */
+function hintsOf(table: readonly RuleInfo[]): Map<string, string> {
+  let hints = HINTS.get(table);
+  if (!hints) {
+    hints = new Map(table.map(r => [r.id, r.hint]));
+    HINTS.set(table, hints);
+  }
+  return hints;
+}
+
 /** Collects violations, each with its rule's id and the hint of the rules table. */
 export class RuleReport {
   public readonly violations: Violation[] = [];
   private readonly hints: Map<string, string>;
 
   constructor(table: readonly RuleInfo[]) {
-    this.hints = new Map(table.map(r => [r.id, r.hint]));
+    this.hints = hintsOf(table);
   }
 
   /** Adds a violation of a rule of the table. */

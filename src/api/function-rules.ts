@@ -343,3 +343,36 @@ export function validateFunction(object: unknown, options: FunctionRuleOptions =
   }
   return report.violations;
 }
+
+/**
+ * Everything of a Function object that {@link validateFunction} reads, as one string: the object
+ * with `metadata` cut to `name`, `generateName` and `namespace` (its labels and annotations are
+ * not judged). Two Functions with the same key get the same verdict.
+ */
+export function functionValidationKey(object: unknown): string {
+  if (!isObject(object) || !isObject(object.metadata)) return JSON.stringify(object) ?? 'undefined';
+  const { name, generateName, namespace } = object.metadata;
+  return JSON.stringify({ ...object, metadata: { name, generateName, namespace } });
+}
+
+const validAtSynth = new Set<string>();
+
+/**
+ * Remembers a Function that passed {@link validateFunction} with the default options while its
+ * construct was validated, so that a GitOpsApp's check of its output does not repeat the work.
+ *
+ * @param key its {@link functionValidationKey}
+ * @internal
+ */
+export function _rememberValidFunction(key: string): void {
+  validAtSynth.add(key);
+}
+
+/**
+ * Whether a Function, as it stands, passed {@link validateFunction} at synth already.
+ *
+ * @internal
+ */
+export function _wasValidAtSynth(object: unknown): boolean {
+  return validAtSynth.size > 0 && validAtSynth.has(functionValidationKey(object));
+}

@@ -18,7 +18,7 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, cpuMillis, parseQuantity, sizeBytes, validateFunction,
+  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, functionValidationKey, parseQuantity, sizeBytes, validateFunction,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
 import { DECLARED_IN_METADATA } from './_declared';
@@ -237,6 +237,10 @@ export class KymaFunction extends Construct implements IExposable {
   private readonly endpoints: FunctionEndpoint[] = [];
   private readonly subscriptions: FunctionSubscription[] = [];
   private eventingAccess?: ApiObject;
+  /** The spec last rendered, and the revision of the props it was rendered from. */
+  private rendered?: { readonly revision: number; readonly spec: FunctionSpec };
+  /** Bumped by everything that changes the spec after construction (`addEnv`, `addSecretMount`). */
+  private revision = 0;
 
   constructor(scope: Construct, id: string, props: KymaFunctionProps) {
     super(scope, id);
@@ -286,6 +290,7 @@ export class KymaFunction extends Construct implements IExposable {
       throw new Error(`'env.${name}' is defined twice: give each variable once`);
     }
     this.env.set(name, value);
+    this.revision++;
   }
 
   /**
@@ -295,6 +300,7 @@ export class KymaFunction extends Construct implements IExposable {
    */
   public addSecretMount(mount: SecretMount): void {
     this.secretMounts.push({ secretName: mount.secretName, mountPath: mount.mountPath });
+    this.revision++;
   }
 
   /**
@@ -381,6 +387,12 @@ export class KymaFunction extends Construct implements IExposable {
    * @internal
    */
   public _toKube(): FunctionSpec {
+    // Rendered once per revision: synth validates the spec and then writes it.
+    if (this.rendered?.revision !== this.revision) this.rendered = { revision: this.revision, spec: this.renderSpec() };
+    return this.rendered.spec;
+  }
+
+  private renderSpec(): FunctionSpec {
     const props = this.props;
     const source = this.source ?? { inline: { source: '' } };
     const autoscaled = props.scale !== undefined && props.scale.minReplicas !== props.scale.maxReplicas;
@@ -419,13 +431,17 @@ export class KymaFunction extends Construct implements IExposable {
     // The Function as synth renders it, built without cdk8s's token resolution (the spec holds
     // no tokens): resolving every Function twice per synth costs seconds with thousands of them.
     // JSON patches added to the ApiObject are applied at synth only, after this check.
-    const object = JSON.parse(JSON.stringify({
+    // Only what the rules read of the metadata (see functionValidationKey); the key is the JSON too.
+    const key = functionValidationKey({
       apiVersion: this.apiObject.apiVersion,
       kind: this.apiObject.kind,
-      metadata: this.apiObject.metadata.toJson(),
+      metadata: { name: this.name, namespace: this.namespace },
       spec: toJson_FunctionSpec(this._toKube()),
-    }));
-    for (const violation of validateFunction(object)) {
+    });
+    const object = JSON.parse(key);
+    const violations = validateFunction(object);
+    if (!violations.length) _rememberValidFunction(key);
+    for (const violation of violations) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;
       problems.push(this.describe(violation, object));

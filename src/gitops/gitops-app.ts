@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Chart, Names, YamlOutputType } from 'cdk8s';
 import { stringify } from 'yaml';
-import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
+import { ManifestDocuments, Severity, VALIDATED_FOLDERS_ENV, validateDocuments } from '../policy/manifests';
 import { addSyncAnnotations } from './sync-waves';
 
 /** The name of the generated kustomization. */
@@ -77,17 +78,45 @@ export class GitOpsApp extends App {
    */
   public override synth(): void {
     addSyncAnnotations(this);
-    super.synth();
+    // Each chart's objects are resolved once: cdk8s writes them, and the check below reads the
+    // same objects, not the files parsed back.
+    const written = new Map<Chart, unknown[]>();
+    const charts = this.charts;
+    for (const chart of charts) {
+      const toJson = chart.toJson.bind(chart);
+      chart.toJson = () => {
+        const objects = toJson();
+        written.set(chart, objects);
+        return objects;
+      };
+    }
+    try {
+      super.synth();
+    } finally {
+      for (const chart of charts) delete (chart as Partial<Pick<Chart, 'toJson'>>).toJson;
+    }
     this.nameFilesInApplyOrder();
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
     fs.writeFileSync(path.join(this.outdir, KUSTOMIZATION_FILE), kustomization(files));
-    this.validateOutput();
+    this.validateOutput(files, written);
   }
 
-  /** Every `cdk8s synth` fails on a manifest the cluster would reject or the baseline forbids. */
-  private validateOutput(): void {
-    // In this process the Function API's validators are compiled already: checking here costs less than in another.
-    const report = validateManifests(this.outdir, { recursive: false });
+  /**
+   * Every `cdk8s synth` fails on a manifest the cluster would reject or the baseline forbids: the
+   * objects just written are checked as `kyma-serverless validate` checks the folder, in memory.
+   * A Function its KymaFunction validated at synth, unchanged since, is not checked twice.
+   */
+  private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
+    const fileOf = (chart: Chart) => {
+      const name = `${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
+      // The file is named after the chart, or numbered in apply order (`0001-<chart>`).
+      return files.find(f => f === name || (/^\d{4}-/.test(f) && f.slice(5) === name)) ?? name;
+    };
+    const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
+      .sort((a, b) => a.file.localeCompare(b.file));
+    const report = validateDocuments(documents, {
+      checkedAlready: object => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && _wasValidAtSynth(object),
+    });
     const errors = report.findings.filter(f => f.severity === Severity.ERROR);
     if (errors.length) {
       const lines = errors.map(f => `${f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]`);

@@ -163,27 +163,41 @@ export interface ValidateOptions {
 /** The environment variable naming a file to which {@link GitOpsApp}s append the folders they checked. */
 export const VALIDATED_FOLDERS_ENV = 'KYMA_SERVERLESS_VALIDATED_FOLDERS';
 
+/** The documents of one manifest file, parsed (or with the error that stopped parsing), for {@link validateDocuments}. */
+export interface ManifestDocuments {
+  /** The file, relative to the folder checked. */
+  readonly file: string;
+  /** Its documents in order: each an object, or the reason it does not parse. */
+  readonly documents: readonly { readonly object?: any; readonly error?: string }[];
+}
+
+/** Options of {@link validateDocuments}. */
+export interface ValidateDocumentsOptions {
+  /**
+   * Objects whose schema and rules were checked already, as they stand (a Function a `KymaFunction`
+   * validated at synth, unchanged since): the check of its schema is skipped; the security baseline
+   * and the other checks of the folder still see it.
+   *
+   * @default - none: every object is checked
+   */
+  readonly checkedAlready?: (object: any) => boolean;
+}
+
 /**
- * Checks every manifest under a folder (recursively; Kustomize's own files are skipped): each
- * document must parse, be a Kubernetes object, pass its schema (Functions: every rule of the
- * Function API) and the security baseline (`src/policy/`), and no object may appear twice in one
- * folder. Policies that relate objects (budgets to workloads) look within one folder.
+ * Checks the documents of manifest files, as {@link validateManifests} does for a folder's files:
+ * what synth writes is checked in memory with the same rules (files in one folder as given).
  *
- * @param dir the folder, such as `dist/`
- * @throws when the folder does not exist
+ * @param files the files in order, each with its documents
  */
-export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
+export function validateDocuments(files: readonly ManifestDocuments[], options: ValidateDocumentsOptions = {}): ManifestReport {
   const findings: Finding[] = [];
   const exceptions: PolicyExceptionUse[] = [];
-  const files = manifestFiles(dir, options.recursive ?? true);
   let objects = 0;
   const seen = new Map<string, string>();
   const byFolder = new Map<string, { object: unknown; file: string; where: string }[]>();
-  for (const full of files) {
-    const file = path.relative(dir, full);
+  for (const { file, documents } of files) {
     const folder = path.dirname(file);
-    parseManifests(fs.readFileSync(full, 'utf8')).forEach(({ object, error }, index) => {
+    documents.forEach(({ object, error }, index) => {
       if (error !== undefined) {
         findings.push({ file, object: `document ${index + 1}`, path: '', rule: 'manifest.yaml', message: `does not parse: ${error}`, severity: Severity.ERROR });
         return;
@@ -194,7 +208,7 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
       const inFolder = byFolder.get(folder) ?? [];
       inFolder.push({ object, file, where });
       byFolder.set(folder, inFolder);
-      const { violations, known } = validateObject(object);
+      const { violations, known } = options.checkedAlready?.(object) ? { violations: [], known: true } : validateObject(object);
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
@@ -221,7 +235,23 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
       }
     }
   }
-  return { files: files.map(f => path.relative(dir, f)), objects, findings: sortFindings(findings, files.map(f => path.relative(dir, f))), exceptions };
+  const names = files.map(f => f.file);
+  return { files: names, objects, findings: sortFindings(findings, names), exceptions };
+}
+
+/**
+ * Checks every manifest under a folder (recursively; Kustomize's own files are skipped): each
+ * document must parse, be a Kubernetes object, pass its schema (Functions: every rule of the
+ * Function API) and the security baseline (`src/policy/`), and no object may appear twice in one
+ * folder. Policies that relate objects (budgets to workloads) look within one folder.
+ *
+ * @param dir the folder, such as `dist/`
+ * @throws when the folder does not exist
+ */
+export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
+  return validateDocuments(manifestFiles(dir, options.recursive ?? true)
+    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })));
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {

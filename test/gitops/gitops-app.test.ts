@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject, Chart, JsonPatch } from 'cdk8s';
 import { parse } from 'yaml';
 import {
   EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
-  SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, environmentOutdir, kustomization,
+  SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, _wasValidAtSynth, environmentOutdir, kustomization,
 } from '../../src';
 import { loadYamlDocuments } from '../util/fixtures';
 
@@ -141,6 +141,31 @@ describe('GitOpsApp apply order and checks', () => {
     const app = new GitOpsApp({ outdir: dir });
     new ApiObject(new Chart(app, 'raw'), 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'x' } });
     expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}raw\.k8s\.yaml: Secret token \(stringData\): holds token; create the Secret in the cluster .* \[policy\.secret-data-in-git\]$/);
+  });
+
+  test('checks a Function its construct validated only once, and a Function patched since then again', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const stack = new ServerlessStack(app, 'serverless');
+    const team = new FunctionNamespace(app, 'team-c', { stack });
+    const source = FunctionSource.fromInline('module.exports = { main: () => "hi" }');
+    new KymaFunction(team, 'kept', { runtime: FunctionRuntime.NODEJS_22, source });
+    const patched = new KymaFunction(team, 'patched', { runtime: FunctionRuntime.NODEJS_22, source });
+    patched.apiObject.addJsonPatch(JsonPatch.replace('/spec/replicas', -1));
+    expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-team-c\.k8s\.yaml: Function team-c\/patched \(spec\.replicas\): .*\[openapi\.minimum\]$/);
+    const [kept, written] = loadYamlDocuments(path.join(dir, '0001-team-c.k8s.yaml')).filter(o => o.kind === 'Function');
+    // The written Function is the one its construct checked: the check of the output skips it.
+    expect(_wasValidAtSynth(kept)).toBe(true);
+    expect(_wasValidAtSynth(written)).toBe(false);
+  });
+
+  test('names each finding after the file of its chart, also when one chart\'s name ends in another\'s', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const functions = new Chart(app, 'functions');
+    const defaultFunctions = new Chart(app, 'default-functions');
+    Object.defineProperty(functions, 'appliedAfter', { value: [defaultFunctions] });
+    new ApiObject(functions, 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'x' } });
+    expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-functions\.k8s\.yaml: Secret token /);
+    expect(files()).toEqual(['0000-default-functions.k8s.yaml', '0001-functions.k8s.yaml']);
   });
 
   test('records the folders it checked when asked to (the synth script then skips them)', () => {
