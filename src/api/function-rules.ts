@@ -8,6 +8,7 @@
  * Function fail later (its Service name, its ConfigMap size). `KymaFunction` runs it at synth,
  * the webhook at admission and `kyma-serverless validate` on files, so all three agree.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { RuleReport, text } from './_rules';
 import { FunctionRules } from './function-schema';
 import { functionSchemaValidator } from './function-validator';
@@ -344,35 +345,34 @@ export function validateFunction(object: unknown, options: FunctionRuleOptions =
   return report.violations;
 }
 
-/**
- * Everything of a Function object that {@link validateFunction} reads, as one string: the object
- * with `metadata` cut to `name`, `generateName` and `namespace` (its labels and annotations are
- * not judged). Two Functions with the same key get the same verdict.
- */
-export function functionValidationKey(object: unknown): string {
-  if (!isObject(object) || !isObject(object.metadata)) return JSON.stringify(object) ?? 'undefined';
-  const { name, generateName, namespace } = object.metadata;
-  return JSON.stringify({ ...object, metadata: { name, generateName, namespace } });
+/** What {@link validateFunction} reads of a Function: the object with `metadata` cut to its name and namespace. */
+function judgedPart(object: { [key: string]: unknown }, metadata: { [key: string]: unknown }): unknown {
+  const { name, generateName, namespace } = metadata;
+  return { ...object, metadata: { name, generateName, namespace } };
 }
 
-const validAtSynth = new Set<string>();
+/** Functions that passed {@link validateFunction} while their constructs were validated, by `namespace/name`. */
+const validAtSynth = new Map<string, unknown>();
 
 /**
  * Remembers a Function that passed {@link validateFunction} with the default options while its
  * construct was validated, so that a GitOpsApp's check of its output does not repeat the work.
+ * The object must not change afterwards.
  *
- * @param key its {@link functionValidationKey}
  * @internal
  */
-export function _rememberValidFunction(key: string): void {
-  validAtSynth.add(key);
+export function _rememberValidFunction(object: { readonly metadata: { readonly name: string; readonly namespace?: string } }): void {
+  validAtSynth.set(`${object.metadata.namespace}/${object.metadata.name}`, judgedPart(object, object.metadata));
 }
 
 /**
- * Whether a Function, as it stands, passed {@link validateFunction} at synth already.
+ * Whether a Function, as it stands, passed {@link validateFunction} at synth already: what the
+ * rules read of it equals what they read of the Function its construct validated.
  *
  * @internal
  */
 export function _wasValidAtSynth(object: unknown): boolean {
-  return validAtSynth.size > 0 && validAtSynth.has(functionValidationKey(object));
+  if (!validAtSynth.size || !isObject(object) || !isObject(object.metadata)) return false;
+  const validated = validAtSynth.get(`${String(object.metadata.namespace)}/${String(object.metadata.name)}`);
+  return validated !== undefined && isDeepStrictEqual(validated, judgedPart(object, object.metadata));
 }

@@ -18,7 +18,7 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, functionValidationKey, parseQuantity, sizeBytes, validateFunction,
+  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
 import { DECLARED_IN_METADATA } from './_declared';
@@ -430,17 +430,17 @@ export class KymaFunction extends Construct implements IExposable {
     const problems = [...this.problems];
     // The Function as synth renders it, built without cdk8s's token resolution (the spec holds
     // no tokens): resolving every Function twice per synth costs seconds with thousands of them.
-    // JSON patches added to the ApiObject are applied at synth only, after this check.
-    // Only what the rules read of the metadata (see functionValidationKey); the key is the JSON too.
-    const key = functionValidationKey({
+    // The rules read only the name and namespace of the metadata; toJson_FunctionSpec returns
+    // fresh plain JSON. JSON patches added to the ApiObject are applied at synth only: GitOpsApp
+    // checks the Function again when they change it.
+    const object = {
       apiVersion: this.apiObject.apiVersion,
       kind: this.apiObject.kind,
       metadata: { name: this.name, namespace: this.namespace },
       spec: toJson_FunctionSpec(this._toKube()),
-    });
-    const object = JSON.parse(key);
+    };
     const violations = validateFunction(object);
-    if (!violations.length) _rememberValidFunction(key);
+    if (!violations.length) _rememberValidFunction(object);
     for (const violation of violations) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;
