@@ -8,7 +8,7 @@ import { Duration, Size } from 'cdk8s';
 import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { ErrorObject } from 'ajv';
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import {
   BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
@@ -349,7 +349,9 @@ export class FunctionFolder {
       } catch (e) {
         fail(file, [`cannot be read: ${(e as Error).message}`]);
       }
-      const document = parseDocument(text, { prettyErrors: true });
+      // Loaded here: an app without function folders does not load the YAML parser.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const document = (require('yaml') as typeof Yaml).parseDocument(text, { prettyErrors: true });
       if (document.errors.length) fail(file, document.errors.map(e => e.message.split('\n')[0]));
       let data: unknown;
       try {

@@ -3,8 +3,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, Chart, Names, YamlOutputType } from 'cdk8s';
-import { stringify } from 'yaml';
+import { App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
 import { ManifestDocuments, Severity, VALIDATED_FOLDERS_ENV, validateDocuments } from '../policy/manifests';
 import { addSyncAnnotations } from './sync-waves';
@@ -45,7 +44,7 @@ function appliedAfter(chart: Chart): readonly Chart[] {
  * @returns the text of `kustomization.yaml`
  */
 export function kustomization(files: readonly string[]): string {
-  return stringify({
+  return Yaml.stringify({
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [...files].sort(),
@@ -113,7 +112,7 @@ export class GitOpsApp extends App {
       return files.find(f => f === name || (/^\d{4}-/.test(f) && f.slice(5) === name)) ?? name;
     };
     const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
-      .sort((a, b) => a.file.localeCompare(b.file));
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const report = validateDocuments(documents, {
       checkedAlready: object => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && _wasValidAtSynth(object),
     });

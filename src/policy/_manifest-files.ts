@@ -4,8 +4,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as jsYaml from 'js-yaml';
-import { parseAllDocuments } from 'yaml';
+// Types only: the parsers load when a file is read, so synth, which checks its output in memory, loads neither.
+import type * as JsYaml from 'js-yaml';
+import type * as Yaml from 'yaml';
 
 /**
  * The manifest files of a folder: `*.yaml` and `*.yml` in name order (with `recursive`, a
@@ -37,10 +38,13 @@ export function manifestFiles(dir: string, recursive: boolean): string[] {
  * `yaml` package parses it again to tell which document is broken and why.
  */
 export function parseManifests(text: string): { object?: any; error?: string }[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const jsYaml = require('js-yaml') as typeof JsYaml;
   try {
     return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }).map(object => ({ object }));
   } catch {
-    return parseAllDocuments(text).map(document => (document.errors.length
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('yaml') as typeof Yaml).parseAllDocuments(text).map(document => (document.errors.length
       ? { error: document.errors[0].message }
       : { object: document.toJS() }));
   }

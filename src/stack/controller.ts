@@ -1,10 +1,9 @@
 /**
  * The Function Controller: its Deployment, identity, permissions and configuration.
  */
-import { Duration, Size } from 'cdk8s';
+import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { stringify } from 'yaml';
 import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset,
 } from '../api';
@@ -139,7 +138,7 @@ function presetTable(presets: { readonly [name: string]: ResourcePreset }) {
  */
 export function resourceConfigYaml(props: Pick<FunctionControllerProps,
 'functionPresets' | 'defaultFunctionPreset' | 'buildPresets' | 'defaultBuildPreset'>): string {
-  return stringify({
+  return Yaml.stringify({
     function: {
       resources: {
         minRequestedCPU: FUNCTION_MIN_REQUEST.cpu,
@@ -251,7 +250,7 @@ export class FunctionController extends Construct {
 
     const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
       metadata: { name: names.logConfig, labels },
-      data: { 'log-config.yaml': stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+      data: { 'log-config.yaml': Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
     });
 
     const resources = props.resources ?? {

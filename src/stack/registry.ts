@@ -2,10 +2,9 @@
  * Where Function images go: the stack's internal Docker registry, or an external one.
  */
 import { createHash } from 'node:crypto';
-import { Size } from 'cdk8s';
+import { Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { stringify } from 'yaml';
 import { isDns1123Subdomain } from '../api';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
@@ -205,7 +204,7 @@ class InternalRegistry extends Construct {
     const config = new k8s.KubeConfigMap(this, 'Config', {
       metadata: { name: `${name}-config`, labels },
       data: {
-        'config.yml': stringify({
+        'config.yml': Yaml.stringify({
           version: 0.1,
           log: { formatter: 'json', fields: { service: 'registry' } },
           storage: { cache: { blobdescriptor: 'inmemory' }, filesystem: { rootdirectory: '/var/lib/registry' } },
