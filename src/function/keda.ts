@@ -47,7 +47,9 @@ export interface CpuTriggerOptions {
 }
 
 const isBlank = (value: unknown) => typeof value !== 'string' || value.trim() === '';
-const isWhole = (value: unknown, min: number, max = 2 ** 31 - 1) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+/** A whole number from min to max (by default, the largest int32 of the API). */
+const isWhole = (value: unknown, min: number, max = 2 ** 31 - 1) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 
 /** A cron expression as KEDA's cron scaler parses it: five fields, or a descriptor such as `@daily`. */
 function cronProblem(value: string): string | undefined {
@@ -98,7 +100,8 @@ export class KedaTrigger {
    */
   public static prometheus(options: PrometheusTriggerOptions): KedaTrigger {
     const { serverAddress, query, threshold } = options;
-    return new KedaTrigger('prometheus', { serverAddress, query, threshold: threshold === undefined ? undefined : String(threshold) }, undefined, () => {
+    const metadata = { serverAddress, query, threshold: threshold === undefined ? undefined : String(threshold) };
+    return new KedaTrigger('prometheus', metadata, undefined, () => {
       const problems: string[] = [];
       if (isBlank(serverAddress)) {
         problems.push(missing('serverAddress', 'prometheus'));
