@@ -274,7 +274,7 @@ export interface FunctionScaledObjectProps extends KedaScaleOptions {
   readonly labels?: { readonly [key: string]: string };
 }
 
-/** The longest name whose HPA KEDA can name `keda-hpa-<name>` (a label value: at most 63 characters). */
+/** KEDA names the HPA of a ScaledObject `keda-hpa-<name>`, and labels objects with it: a label value, of at most 63 characters. */
 const KEDA_HPA_PREFIX = 'keda-hpa-';
 const MAX_LABEL_VALUE = 63;
 
@@ -353,8 +353,8 @@ export class FunctionScaledObject extends Construct {
       ...(typeof pollingInterval === 'number' ? { pollingInterval } : {}),
       ...(typeof cooldownPeriod === 'number' ? { cooldownPeriod } : {}),
       advanced: {
-        // Without a ScaledObject the Function gets back the replicas it had before KEDA, rather
-        // than staying at 0: `spec.replicas` of Functions is ignored as drift by the sync.
+        // Once the ScaledObject is gone (keda removed), the Function gets back the replicas it had
+        // before KEDA rather than staying at 0: Argo CD ignores `spec.replicas` of Functions as drift.
         restoreToOriginalReplicaCount: true,
         // KEDA names its HPA keda-hpa-<name>, a label value: a longer name takes the Function's (unique in the namespace).
         ...(KEDA_HPA_PREFIX.length + this.name.length > MAX_LABEL_VALUE ? { horizontalPodAutoscalerConfig: { name: this.name } } : {}),
