@@ -13,6 +13,7 @@ export * from './function/kyma-function';
 export * from './function/endpoint';
 export * from './function/exposure';
 export * from './function/subscription';
+export * from './function/keda';
 export * from './function/traffic';
 export * from './function/resources';
 export * from './function/runtime';

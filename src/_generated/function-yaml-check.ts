@@ -10,8 +10,9 @@ export function functionYamlCheck(): SchemaCheck {
   const exports = module.exports;
   module.exports = validate10;
   module.exports.default = validate10;
-  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
+  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"keda":{"type":"object","additionalProperties":false,"required":["maxReplicas","triggers"],"properties":{"minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":1},"cooldownPeriod":{"type":"integer","minimum":0},"pollingInterval":{"type":"integer","minimum":1},"triggers":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":[],"properties":{"prometheus":{"type":"object","additionalProperties":false,"required":["serverAddress","query","threshold"],"properties":{"serverAddress":{"type":"string"},"query":{"type":"string"},"threshold":{"type":"number","exclusiveMinimum":0}}},"cron":{"type":"object","additionalProperties":false,"required":["timezone","start","end","desiredReplicas"],"properties":{"timezone":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"desiredReplicas":{"type":"integer","minimum":1}}},"cpu":{"type":"object","additionalProperties":false,"required":["utilization"],"properties":{"utilization":{"type":"integer","minimum":1,"maximum":100}}},"type":{"type":"string","minLength":1},"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"minProperties":1,"dependencies":{"type":["metadata"],"metadata":["type"]}}}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
   const func2 = Object.prototype.hasOwnProperty;
+  const func3 = require("ajv/dist/runtime/ucs2length").default;
   const pattern0 = new RegExp("^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$", "u");
   const pattern9 = new RegExp("^none$", "u");
 
@@ -616,12 +617,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.resources !== undefined){
-  let data26 = data.resources;
+  if(data.keda !== undefined){
+  let data26 = data.keda;
   if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-  for(const key9 in data26){
-  if(!(((key9 === "profile") || (key9 === "requests")) || (key9 === "limits"))){
-  const err48 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources,data:data26};
+  if(data26.maxReplicas === undefined){
+  const err48 = {instancePath:instancePath+"/keda",schemaPath:"#/properties/keda/required",keyword:"required",params:{missingProperty: "maxReplicas"},message:"must have required property '"+"maxReplicas"+"'",schema:schema11.properties.keda.required,parentSchema:schema11.properties.keda,data:data26};
   if(vErrors === null){
   vErrors = [err48];
   }
@@ -630,11 +630,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data26.profile !== undefined){
-  let data27 = data26.profile;
-  if(!(((((data27 === "XS") || (data27 === "S")) || (data27 === "M")) || (data27 === "L")) || (data27 === "XL"))){
-  const err49 = {instancePath:instancePath+"/resources/profile",schemaPath:"#/properties/resources/properties/profile/enum",keyword:"enum",params:{allowedValues: schema11.properties.resources.properties.profile.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.resources.properties.profile.enum,parentSchema:schema11.properties.resources.properties.profile,data:data27};
+  if(data26.triggers === undefined){
+  const err49 = {instancePath:instancePath+"/keda",schemaPath:"#/properties/keda/required",keyword:"required",params:{missingProperty: "triggers"},message:"must have required property '"+"triggers"+"'",schema:schema11.properties.keda.required,parentSchema:schema11.properties.keda,data:data26};
   if(vErrors === null){
   vErrors = [err49];
   }
@@ -643,13 +640,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data26.requests !== undefined){
-  let data28 = data26.requests;
-  if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-  for(const key10 in data28){
-  if(!((key10 === "cpu") || (key10 === "memory"))){
-  const err50 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/properties/resources/properties/requests/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources.properties.requests,data:data28};
+  for(const key9 in data26){
+  if(!(((((key9 === "minReplicas") || (key9 === "maxReplicas")) || (key9 === "cooldownPeriod")) || (key9 === "pollingInterval")) || (key9 === "triggers"))){
+  const err50 = {instancePath:instancePath+"/keda",schemaPath:"#/properties/keda/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keda,data:data26};
   if(vErrors === null){
   vErrors = [err50];
   }
@@ -659,10 +652,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data28.cpu !== undefined){
-  let data29 = data28.cpu;
-  if((typeof data29 !== "string") && (!(typeof data29 == "number"))){
-  const err51 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/type",keyword:"type",params:{type: schema11.properties.resources.properties.requests.properties.cpu.type},message:"must be string,number",schema:schema11.properties.resources.properties.requests.properties.cpu.type,parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data29};
+  if(data26.minReplicas !== undefined){
+  let data27 = data26.minReplicas;
+  if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+  const err51 = {instancePath:instancePath+"/keda/minReplicas",schemaPath:"#/properties/keda/properties/minReplicas/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.minReplicas.type,parentSchema:schema11.properties.keda.properties.minReplicas,data:data27};
   if(vErrors === null){
   vErrors = [err51];
   }
@@ -671,9 +664,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data29 == "number"){
-  if(data29 < 0 || isNaN(data29)){
-  const err52 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data29};
+  if(typeof data27 == "number"){
+  if(data27 < 0 || isNaN(data27)){
+  const err52 = {instancePath:instancePath+"/keda/minReplicas",schemaPath:"#/properties/keda/properties/minReplicas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keda.properties.minReplicas,data:data27};
   if(vErrors === null){
   vErrors = [err52];
   }
@@ -683,9 +676,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(typeof data29 === "string"){
-  if(!pattern0.test(data29)){
-  const err53 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data29};
+  }
+  if(data26.maxReplicas !== undefined){
+  let data28 = data26.maxReplicas;
+  if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+  const err53 = {instancePath:instancePath+"/keda/maxReplicas",schemaPath:"#/properties/keda/properties/maxReplicas/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.maxReplicas.type,parentSchema:schema11.properties.keda.properties.maxReplicas,data:data28};
   if(vErrors === null){
   vErrors = [err53];
   }
@@ -694,12 +689,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  if(data28.memory !== undefined){
-  let data30 = data28.memory;
-  if((typeof data30 !== "string") && (!(typeof data30 == "number"))){
-  const err54 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/type",keyword:"type",params:{type: schema11.properties.resources.properties.requests.properties.memory.type},message:"must be string,number",schema:schema11.properties.resources.properties.requests.properties.memory.type,parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data30};
+  if(typeof data28 == "number"){
+  if(data28 < 1 || isNaN(data28)){
+  const err54 = {instancePath:instancePath+"/keda/maxReplicas",schemaPath:"#/properties/keda/properties/maxReplicas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keda.properties.maxReplicas,data:data28};
   if(vErrors === null){
   vErrors = [err54];
   }
@@ -708,9 +700,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data30 == "number"){
-  if(data30 < 0 || isNaN(data30)){
-  const err55 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data30};
+  }
+  }
+  if(data26.cooldownPeriod !== undefined){
+  let data29 = data26.cooldownPeriod;
+  if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+  const err55 = {instancePath:instancePath+"/keda/cooldownPeriod",schemaPath:"#/properties/keda/properties/cooldownPeriod/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.cooldownPeriod.type,parentSchema:schema11.properties.keda.properties.cooldownPeriod,data:data29};
   if(vErrors === null){
   vErrors = [err55];
   }
@@ -719,10 +714,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(typeof data30 === "string"){
-  if(!pattern0.test(data30)){
-  const err56 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data30};
+  if(typeof data29 == "number"){
+  if(data29 < 0 || isNaN(data29)){
+  const err56 = {instancePath:instancePath+"/keda/cooldownPeriod",schemaPath:"#/properties/keda/properties/cooldownPeriod/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keda.properties.cooldownPeriod,data:data29};
   if(vErrors === null){
   vErrors = [err56];
   }
@@ -733,9 +727,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
-  }
-  else {
-  const err57 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/properties/resources/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.properties.requests.type,parentSchema:schema11.properties.resources.properties.requests,data:data28};
+  if(data26.pollingInterval !== undefined){
+  let data30 = data26.pollingInterval;
+  if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+  const err57 = {instancePath:instancePath+"/keda/pollingInterval",schemaPath:"#/properties/keda/properties/pollingInterval/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.pollingInterval.type,parentSchema:schema11.properties.keda.properties.pollingInterval,data:data30};
   if(vErrors === null){
   vErrors = [err57];
   }
@@ -744,13 +739,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data26.limits !== undefined){
-  let data31 = data26.limits;
-  if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-  for(const key11 in data31){
-  if(!((key11 === "cpu") || (key11 === "memory"))){
-  const err58 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/properties/resources/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources.properties.limits,data:data31};
+  if(typeof data30 == "number"){
+  if(data30 < 1 || isNaN(data30)){
+  const err58 = {instancePath:instancePath+"/keda/pollingInterval",schemaPath:"#/properties/keda/properties/pollingInterval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keda.properties.pollingInterval,data:data30};
   if(vErrors === null){
   vErrors = [err58];
   }
@@ -760,10 +751,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data31.cpu !== undefined){
-  let data32 = data31.cpu;
-  if((typeof data32 !== "string") && (!(typeof data32 == "number"))){
-  const err59 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/type",keyword:"type",params:{type: schema11.properties.resources.properties.limits.properties.cpu.type},message:"must be string,number",schema:schema11.properties.resources.properties.limits.properties.cpu.type,parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data32};
+  }
+  if(data26.triggers !== undefined){
+  let data31 = data26.triggers;
+  if(Array.isArray(data31)){
+  if(data31.length < 1){
+  const err59 = {instancePath:instancePath+"/keda/triggers",schemaPath:"#/properties/keda/properties/triggers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.keda.properties.triggers,data:data31};
   if(vErrors === null){
   vErrors = [err59];
   }
@@ -772,9 +765,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data32 == "number"){
-  if(data32 < 0 || isNaN(data32)){
-  const err60 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data32};
+  const len1 = data31.length;
+  for(let i1=0; i1<len1; i1++){
+  let data32 = data31[i1];
+  if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+  if(Object.keys(data32).length < 1){
+  const err60 = {instancePath:instancePath+"/keda/triggers/" + i1,schemaPath:"#/properties/keda/properties/triggers/items/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.keda.properties.triggers.items,data:data32};
   if(vErrors === null){
   vErrors = [err60];
   }
@@ -783,10 +779,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(typeof data32 === "string"){
-  if(!pattern0.test(data32)){
-  const err61 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data32};
+  for(const key10 in data32){
+  if(!(((((key10 === "prometheus") || (key10 === "cron")) || (key10 === "cpu")) || (key10 === "type")) || (key10 === "metadata"))){
+  const err61 = {instancePath:instancePath+"/keda/triggers/" + i1,schemaPath:"#/properties/keda/properties/triggers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keda.properties.triggers.items,data:data32};
   if(vErrors === null){
   vErrors = [err61];
   }
@@ -796,11 +791,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  if(data31.memory !== undefined){
-  let data33 = data31.memory;
-  if((typeof data33 !== "string") && (!(typeof data33 == "number"))){
-  const err62 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/type",keyword:"type",params:{type: schema11.properties.resources.properties.limits.properties.memory.type},message:"must be string,number",schema:schema11.properties.resources.properties.limits.properties.memory.type,parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data33};
+  if(data32.type !== undefined){
+  if(data32.metadata === undefined){
+  const err62 = {instancePath:instancePath+"/keda/triggers/" + i1,schemaPath:"#/properties/keda/properties/triggers/items/dependencies",keyword:"dependencies",params:{property: "type",
+      missingProperty: "metadata",
+      depsCount: 1,
+      deps: "metadata"},message:"must have property metadata when property type is present",schema:schema11.properties.keda.properties.triggers.items.dependencies,parentSchema:schema11.properties.keda.properties.triggers.items,data:data32};
   if(vErrors === null){
   vErrors = [err62];
   }
@@ -809,9 +805,13 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data33 == "number"){
-  if(data33 < 0 || isNaN(data33)){
-  const err63 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data33};
+  }
+  if(data32.metadata !== undefined){
+  if(data32.type === undefined){
+  const err63 = {instancePath:instancePath+"/keda/triggers/" + i1,schemaPath:"#/properties/keda/properties/triggers/items/dependencies",keyword:"dependencies",params:{property: "metadata",
+      missingProperty: "type",
+      depsCount: 1,
+      deps: "type"},message:"must have property type when property metadata is present",schema:schema11.properties.keda.properties.triggers.items.dependencies,parentSchema:schema11.properties.keda.properties.triggers.items,data:data32};
   if(vErrors === null){
   vErrors = [err63];
   }
@@ -821,9 +821,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(typeof data33 === "string"){
-  if(!pattern0.test(data33)){
-  const err64 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data33};
+  if(data32.prometheus !== undefined){
+  let data33 = data32.prometheus;
+  if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+  if(data33.serverAddress === undefined){
+  const err64 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/required",keyword:"required",params:{missingProperty: "serverAddress"},message:"must have required property '"+"serverAddress"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus,data:data33};
   if(vErrors === null){
   vErrors = [err64];
   }
@@ -832,11 +834,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  }
-  else {
-  const err65 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/properties/resources/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.properties.limits.type,parentSchema:schema11.properties.resources.properties.limits,data:data31};
+  if(data33.query === undefined){
+  const err65 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus,data:data33};
   if(vErrors === null){
   vErrors = [err65];
   }
@@ -845,10 +844,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err66 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.type,parentSchema:schema11.properties.resources,data:data26};
+  if(data33.threshold === undefined){
+  const err66 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus,data:data33};
   if(vErrors === null){
   vErrors = [err66];
   }
@@ -857,13 +854,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data.buildResources !== undefined){
-  let data34 = data.buildResources;
-  if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-  for(const key12 in data34){
-  if(!(((key12 === "profile") || (key12 === "requests")) || (key12 === "limits"))){
-  const err67 = {instancePath:instancePath+"/buildResources",schemaPath:"#/properties/buildResources/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources,data:data34};
+  for(const key11 in data33){
+  if(!(((key11 === "serverAddress") || (key11 === "query")) || (key11 === "threshold"))){
+  const err67 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus,data:data33};
   if(vErrors === null){
   vErrors = [err67];
   }
@@ -873,10 +866,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data34.profile !== undefined){
-  let data35 = data34.profile;
-  if(!((((data35 === "local-dev") || (data35 === "slow")) || (data35 === "normal")) || (data35 === "fast"))){
-  const err68 = {instancePath:instancePath+"/buildResources/profile",schemaPath:"#/properties/buildResources/properties/profile/enum",keyword:"enum",params:{allowedValues: schema11.properties.buildResources.properties.profile.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.buildResources.properties.profile.enum,parentSchema:schema11.properties.buildResources.properties.profile,data:data35};
+  if(data33.serverAddress !== undefined){
+  let data34 = data33.serverAddress;
+  if(typeof data34 !== "string"){
+  const err68 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus/serverAddress",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/properties/serverAddress/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.serverAddress.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.serverAddress,data:data34};
   if(vErrors === null){
   vErrors = [err68];
   }
@@ -886,12 +879,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data34.requests !== undefined){
-  let data36 = data34.requests;
-  if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-  for(const key13 in data36){
-  if(!((key13 === "cpu") || (key13 === "memory"))){
-  const err69 = {instancePath:instancePath+"/buildResources/requests",schemaPath:"#/properties/buildResources/properties/requests/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources.properties.requests,data:data36};
+  if(data33.query !== undefined){
+  let data35 = data33.query;
+  if(typeof data35 !== "string"){
+  const err69 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus/query",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.query.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.query,data:data35};
   if(vErrors === null){
   vErrors = [err69];
   }
@@ -901,10 +892,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data36.cpu !== undefined){
-  let data37 = data36.cpu;
-  if((typeof data37 !== "string") && (!(typeof data37 == "number"))){
-  const err70 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.requests.properties.cpu.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.requests.properties.cpu.type,parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data37};
+  if(data33.threshold !== undefined){
+  let data36 = data33.threshold;
+  if(typeof data36 == "number"){
+  if(data36 <= 0 || isNaN(data36)){
+  const err70 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus/threshold",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/properties/threshold/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.threshold,data:data36};
   if(vErrors === null){
   vErrors = [err70];
   }
@@ -913,9 +905,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data37 == "number"){
-  if(data37 < 0 || isNaN(data37)){
-  const err71 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data37};
+  }
+  else {
+  const err71 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus/threshold",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.threshold.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus.properties.threshold,data:data36};
   if(vErrors === null){
   vErrors = [err71];
   }
@@ -925,9 +917,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(typeof data37 === "string"){
-  if(!pattern0.test(data37)){
-  const err72 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data37};
+  }
+  else {
+  const err72 = {instancePath:instancePath+"/keda/triggers/" + i1+"/prometheus",schemaPath:"#/properties/keda/properties/triggers/items/properties/prometheus/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.properties.triggers.items.properties.prometheus.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.prometheus,data:data33};
   if(vErrors === null){
   vErrors = [err72];
   }
@@ -937,11 +929,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  if(data36.memory !== undefined){
-  let data38 = data36.memory;
-  if((typeof data38 !== "string") && (!(typeof data38 == "number"))){
-  const err73 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.requests.properties.memory.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.requests.properties.memory.type,parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data38};
+  if(data32.cron !== undefined){
+  let data37 = data32.cron;
+  if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+  if(data37.timezone === undefined){
+  const err73 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/required",keyword:"required",params:{missingProperty: "timezone"},message:"must have required property '"+"timezone"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.cron.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err73];
   }
@@ -950,9 +942,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data38 == "number"){
-  if(data38 < 0 || isNaN(data38)){
-  const err74 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data38};
+  if(data37.start === undefined){
+  const err74 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/required",keyword:"required",params:{missingProperty: "start"},message:"must have required property '"+"start"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.cron.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err74];
   }
@@ -961,10 +952,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(typeof data38 === "string"){
-  if(!pattern0.test(data38)){
-  const err75 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data38};
+  if(data37.end === undefined){
+  const err75 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/required",keyword:"required",params:{missingProperty: "end"},message:"must have required property '"+"end"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.cron.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err75];
   }
@@ -973,11 +962,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  }
-  else {
-  const err76 = {instancePath:instancePath+"/buildResources/requests",schemaPath:"#/properties/buildResources/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.properties.requests.type,parentSchema:schema11.properties.buildResources.properties.requests,data:data36};
+  if(data37.desiredReplicas === undefined){
+  const err76 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/required",keyword:"required",params:{missingProperty: "desiredReplicas"},message:"must have required property '"+"desiredReplicas"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.cron.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err76];
   }
@@ -986,13 +972,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data34.limits !== undefined){
-  let data39 = data34.limits;
-  if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-  for(const key14 in data39){
-  if(!((key14 === "cpu") || (key14 === "memory"))){
-  const err77 = {instancePath:instancePath+"/buildResources/limits",schemaPath:"#/properties/buildResources/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources.properties.limits,data:data39};
+  for(const key12 in data37){
+  if(!((((key12 === "timezone") || (key12 === "start")) || (key12 === "end")) || (key12 === "desiredReplicas"))){
+  const err77 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err77];
   }
@@ -1002,10 +984,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data39.cpu !== undefined){
-  let data40 = data39.cpu;
-  if((typeof data40 !== "string") && (!(typeof data40 == "number"))){
-  const err78 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.limits.properties.cpu.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.limits.properties.cpu.type,parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data40};
+  if(data37.timezone !== undefined){
+  let data38 = data37.timezone;
+  if(typeof data38 !== "string"){
+  const err78 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron/timezone",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.timezone.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.timezone,data:data38};
   if(vErrors === null){
   vErrors = [err78];
   }
@@ -1014,9 +996,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data40 == "number"){
-  if(data40 < 0 || isNaN(data40)){
-  const err79 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data40};
+  }
+  if(data37.start !== undefined){
+  let data39 = data37.start;
+  if(typeof data39 !== "string"){
+  const err79 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron/start",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/properties/start/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.start.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.start,data:data39};
   if(vErrors === null){
   vErrors = [err79];
   }
@@ -1026,9 +1010,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(typeof data40 === "string"){
-  if(!pattern0.test(data40)){
-  const err80 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data40};
+  if(data37.end !== undefined){
+  let data40 = data37.end;
+  if(typeof data40 !== "string"){
+  const err80 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron/end",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/properties/end/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.end.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.end,data:data40};
   if(vErrors === null){
   vErrors = [err80];
   }
@@ -1038,11 +1023,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  if(data39.memory !== undefined){
-  let data41 = data39.memory;
-  if((typeof data41 !== "string") && (!(typeof data41 == "number"))){
-  const err81 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.limits.properties.memory.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.limits.properties.memory.type,parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data41};
+  if(data37.desiredReplicas !== undefined){
+  let data41 = data37.desiredReplicas;
+  if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+  const err81 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron/desiredReplicas",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/properties/desiredReplicas/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.desiredReplicas.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.desiredReplicas,data:data41};
   if(vErrors === null){
   vErrors = [err81];
   }
@@ -1052,8 +1036,8 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   if(typeof data41 == "number"){
-  if(data41 < 0 || isNaN(data41)){
-  const err82 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data41};
+  if(data41 < 1 || isNaN(data41)){
+  const err82 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron/desiredReplicas",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/properties/desiredReplicas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron.properties.desiredReplicas,data:data41};
   if(vErrors === null){
   vErrors = [err82];
   }
@@ -1063,9 +1047,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(typeof data41 === "string"){
-  if(!pattern0.test(data41)){
-  const err83 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data41};
+  }
+  }
+  else {
+  const err83 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cron",schemaPath:"#/properties/keda/properties/triggers/items/properties/cron/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.properties.triggers.items.properties.cron.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cron,data:data37};
   if(vErrors === null){
   vErrors = [err83];
   }
@@ -1075,10 +1060,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  else {
-  const err84 = {instancePath:instancePath+"/buildResources/limits",schemaPath:"#/properties/buildResources/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.properties.limits.type,parentSchema:schema11.properties.buildResources.properties.limits,data:data39};
+  if(data32.cpu !== undefined){
+  let data42 = data32.cpu;
+  if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+  if(data42.utilization === undefined){
+  const err84 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/required",keyword:"required",params:{missingProperty: "utilization"},message:"must have required property '"+"utilization"+"'",schema:schema11.properties.keda.properties.triggers.items.properties.cpu.required,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu,data:data42};
   if(vErrors === null){
   vErrors = [err84];
   }
@@ -1087,10 +1073,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err85 = {instancePath:instancePath+"/buildResources",schemaPath:"#/properties/buildResources/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.type,parentSchema:schema11.properties.buildResources,data:data34};
+  for(const key13 in data42){
+  if(!(key13 === "utilization")){
+  const err85 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu,data:data42};
   if(vErrors === null){
   vErrors = [err85];
   }
@@ -1100,13 +1085,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.labels !== undefined){
-  let data42 = data.labels;
-  if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-  for(const key15 in data42){
-  let data43 = data42[key15];
-  if(typeof data43 !== "string"){
-  const err86 = {instancePath:instancePath+"/labels/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.labels.additionalProperties.type,parentSchema:schema11.properties.labels.additionalProperties,data:data43};
+  if(data42.utilization !== undefined){
+  let data43 = data42.utilization;
+  if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+  const err86 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu/utilization",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/properties/utilization/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keda.properties.triggers.items.properties.cpu.properties.utilization.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu.properties.utilization,data:data43};
   if(vErrors === null){
   vErrors = [err86];
   }
@@ -1115,10 +1097,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err87 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.labels.type,parentSchema:schema11.properties.labels,data:data42};
+  if(typeof data43 == "number"){
+  if(data43 > 100 || isNaN(data43)){
+  const err87 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu/utilization",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/properties/utilization/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu.properties.utilization,data:data43};
   if(vErrors === null){
   vErrors = [err87];
   }
@@ -1127,14 +1108,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data.annotations !== undefined){
-  let data44 = data.annotations;
-  if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-  for(const key16 in data44){
-  let data45 = data44[key16];
-  if(typeof data45 !== "string"){
-  const err88 = {instancePath:instancePath+"/annotations/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.annotations.additionalProperties.type,parentSchema:schema11.properties.annotations.additionalProperties,data:data45};
+  if(data43 < 1 || isNaN(data43)){
+  const err88 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu/utilization",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/properties/utilization/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu.properties.utilization,data:data43};
   if(vErrors === null){
   vErrors = [err88];
   }
@@ -1145,8 +1120,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
+  }
   else {
-  const err89 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.annotations.type,parentSchema:schema11.properties.annotations,data:data44};
+  const err89 = {instancePath:instancePath+"/keda/triggers/" + i1+"/cpu",schemaPath:"#/properties/keda/properties/triggers/items/properties/cpu/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.properties.triggers.items.properties.cpu.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.cpu,data:data42};
   if(vErrors === null){
   vErrors = [err89];
   }
@@ -1156,10 +1132,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.runtimeImageOverride !== undefined){
-  let data46 = data.runtimeImageOverride;
-  if(typeof data46 !== "string"){
-  const err90 = {instancePath:instancePath+"/runtimeImageOverride",schemaPath:"#/properties/runtimeImageOverride/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.runtimeImageOverride.type,parentSchema:schema11.properties.runtimeImageOverride,data:data46};
+  if(data32.type !== undefined){
+  let data44 = data32.type;
+  if(typeof data44 === "string"){
+  if(func3(data44) < 1){
+  const err90 = {instancePath:instancePath+"/keda/triggers/" + i1+"/type",schemaPath:"#/properties/keda/properties/triggers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keda.properties.triggers.items.properties.type,data:data44};
   if(vErrors === null){
   vErrors = [err90];
   }
@@ -1169,11 +1146,8 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.expose !== undefined){
-  let data47 = data.expose;
-  if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-  if(data47.host === undefined){
-  const err91 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data47};
+  else {
+  const err91 = {instancePath:instancePath+"/keda/triggers/" + i1+"/type",schemaPath:"#/properties/keda/properties/triggers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.type.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.type,data:data44};
   if(vErrors === null){
   vErrors = [err91];
   }
@@ -1182,8 +1156,14 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data47.auth === undefined){
-  const err92 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data47};
+  }
+  if(data32.metadata !== undefined){
+  let data45 = data32.metadata;
+  if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+  for(const key14 in data45){
+  let data46 = data45[key14];
+  if(typeof data46 !== "string"){
+  const err92 = {instancePath:instancePath+"/keda/triggers/" + i1+"/metadata/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/keda/properties/triggers/items/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keda.properties.triggers.items.properties.metadata.additionalProperties.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.metadata.additionalProperties,data:data46};
   if(vErrors === null){
   vErrors = [err92];
   }
@@ -1192,9 +1172,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key17 in data47){
-  if(!((((((key17 === "host") || (key17 === "paths")) || (key17 === "auth")) || (key17 === "cors")) || (key17 === "timeout")) || (key17 === "via"))){
-  const err93 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data47};
+  }
+  }
+  else {
+  const err93 = {instancePath:instancePath+"/keda/triggers/" + i1+"/metadata",schemaPath:"#/properties/keda/properties/triggers/items/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.properties.triggers.items.properties.metadata.type,parentSchema:schema11.properties.keda.properties.triggers.items.properties.metadata,data:data45};
   if(vErrors === null){
   vErrors = [err93];
   }
@@ -1204,10 +1185,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data47.host !== undefined){
-  let data48 = data47.host;
-  if(typeof data48 !== "string"){
-  const err94 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data48};
+  }
+  else {
+  const err94 = {instancePath:instancePath+"/keda/triggers/" + i1,schemaPath:"#/properties/keda/properties/triggers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.properties.triggers.items.type,parentSchema:schema11.properties.keda.properties.triggers.items,data:data32};
   if(vErrors === null){
   vErrors = [err94];
   }
@@ -1217,15 +1197,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data47.paths !== undefined){
-  let data49 = data47.paths;
-  if(Array.isArray(data49)){
-  const len1 = data49.length;
-  for(let i1=0; i1<len1; i1++){
-  let data50 = data49[i1];
-  if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-  if(data50.path === undefined){
-  const err95 = {instancePath:instancePath+"/expose/paths/" + i1,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data50};
+  }
+  else {
+  const err95 = {instancePath:instancePath+"/keda/triggers",schemaPath:"#/properties/keda/properties/triggers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keda.properties.triggers.type,parentSchema:schema11.properties.keda.properties.triggers,data:data31};
   if(vErrors === null){
   vErrors = [err95];
   }
@@ -1234,9 +1208,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key18 in data50){
-  if(!((key18 === "path") || (key18 === "methods"))){
-  const err96 = {instancePath:instancePath+"/expose/paths/" + i1,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data50};
+  }
+  }
+  else {
+  const err96 = {instancePath:instancePath+"/keda",schemaPath:"#/properties/keda/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keda.type,parentSchema:schema11.properties.keda,data:data26};
   if(vErrors === null){
   vErrors = [err96];
   }
@@ -1246,10 +1221,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data50.path !== undefined){
-  let data51 = data50.path;
-  if(typeof data51 !== "string"){
-  const err97 = {instancePath:instancePath+"/expose/paths/" + i1+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data51};
+  if(data.resources !== undefined){
+  let data47 = data.resources;
+  if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+  for(const key15 in data47){
+  if(!(((key15 === "profile") || (key15 === "requests")) || (key15 === "limits"))){
+  const err97 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources,data:data47};
   if(vErrors === null){
   vErrors = [err97];
   }
@@ -1259,14 +1236,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data50.methods !== undefined){
-  let data52 = data50.methods;
-  if(Array.isArray(data52)){
-  const len2 = data52.length;
-  for(let i2=0; i2<len2; i2++){
-  let data53 = data52[i2];
-  if(!(((((((((data53 === "GET") || (data53 === "HEAD")) || (data53 === "POST")) || (data53 === "PUT")) || (data53 === "DELETE")) || (data53 === "CONNECT")) || (data53 === "OPTIONS")) || (data53 === "TRACE")) || (data53 === "PATCH"))){
-  const err98 = {instancePath:instancePath+"/expose/paths/" + i1+"/methods/" + i2,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data53};
+  if(data47.profile !== undefined){
+  let data48 = data47.profile;
+  if(!(((((data48 === "XS") || (data48 === "S")) || (data48 === "M")) || (data48 === "L")) || (data48 === "XL"))){
+  const err98 = {instancePath:instancePath+"/resources/profile",schemaPath:"#/properties/resources/properties/profile/enum",keyword:"enum",params:{allowedValues: schema11.properties.resources.properties.profile.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.resources.properties.profile.enum,parentSchema:schema11.properties.resources.properties.profile,data:data48};
   if(vErrors === null){
   vErrors = [err98];
   }
@@ -1276,9 +1249,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err99 = {instancePath:instancePath+"/expose/paths/" + i1+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data52};
+  if(data47.requests !== undefined){
+  let data49 = data47.requests;
+  if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+  for(const key16 in data49){
+  if(!((key16 === "cpu") || (key16 === "memory"))){
+  const err99 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/properties/resources/properties/requests/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources.properties.requests,data:data49};
   if(vErrors === null){
   vErrors = [err99];
   }
@@ -1288,9 +1264,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err100 = {instancePath:instancePath+"/expose/paths/" + i1,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data50};
+  if(data49.cpu !== undefined){
+  let data50 = data49.cpu;
+  if((typeof data50 !== "string") && (!(typeof data50 == "number"))){
+  const err100 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/type",keyword:"type",params:{type: schema11.properties.resources.properties.requests.properties.cpu.type},message:"must be string,number",schema:schema11.properties.resources.properties.requests.properties.cpu.type,parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data50};
   if(vErrors === null){
   vErrors = [err100];
   }
@@ -1299,10 +1276,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err101 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data49};
+  if(typeof data50 == "number"){
+  if(data50 < 0 || isNaN(data50)){
+  const err101 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data50};
   if(vErrors === null){
   vErrors = [err101];
   }
@@ -1312,10 +1288,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data47.auth !== undefined){
-  let data54 = data47.auth;
-  if((typeof data54 !== "string") && (!(data54 && typeof data54 == "object" && !Array.isArray(data54)))){
-  const err102 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data54};
+  if(typeof data50 === "string"){
+  if(!pattern0.test(data50)){
+  const err102 = {instancePath:instancePath+"/resources/requests/cpu",schemaPath:"#/properties/resources/properties/requests/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.requests.properties.cpu,data:data50};
   if(vErrors === null){
   vErrors = [err102];
   }
@@ -1324,9 +1299,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data54 === "string"){
-  if(!pattern9.test(data54)){
-  const err103 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data54};
+  }
+  }
+  if(data49.memory !== undefined){
+  let data51 = data49.memory;
+  if((typeof data51 !== "string") && (!(typeof data51 == "number"))){
+  const err103 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/type",keyword:"type",params:{type: schema11.properties.resources.properties.requests.properties.memory.type},message:"must be string,number",schema:schema11.properties.resources.properties.requests.properties.memory.type,parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data51};
   if(vErrors === null){
   vErrors = [err103];
   }
@@ -1335,10 +1313,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-  if(data54.jwt === undefined){
-  const err104 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data54};
+  if(typeof data51 == "number"){
+  if(data51 < 0 || isNaN(data51)){
+  const err104 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data51};
   if(vErrors === null){
   vErrors = [err104];
   }
@@ -1347,9 +1324,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key19 in data54){
-  if(!(key19 === "jwt")){
-  const err105 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data54};
+  }
+  if(typeof data51 === "string"){
+  if(!pattern0.test(data51)){
+  const err105 = {instancePath:instancePath+"/resources/requests/memory",schemaPath:"#/properties/resources/properties/requests/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.requests.properties.memory,data:data51};
   if(vErrors === null){
   vErrors = [err105];
   }
@@ -1359,11 +1337,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data54.jwt !== undefined){
-  let data55 = data54.jwt;
-  if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-  if(data55.issuer === undefined){
-  const err106 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data55};
+  }
+  }
+  else {
+  const err106 = {instancePath:instancePath+"/resources/requests",schemaPath:"#/properties/resources/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.properties.requests.type,parentSchema:schema11.properties.resources.properties.requests,data:data49};
   if(vErrors === null){
   vErrors = [err106];
   }
@@ -1372,8 +1349,13 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data55.jwksUri === undefined){
-  const err107 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data55};
+  }
+  if(data47.limits !== undefined){
+  let data52 = data47.limits;
+  if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+  for(const key17 in data52){
+  if(!((key17 === "cpu") || (key17 === "memory"))){
+  const err107 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/properties/resources/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.resources.properties.limits,data:data52};
   if(vErrors === null){
   vErrors = [err107];
   }
@@ -1382,9 +1364,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key20 in data55){
-  if(!((((key20 === "issuer") || (key20 === "jwksUri")) || (key20 === "requiredScopes")) || (key20 === "audiences"))){
-  const err108 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data55};
+  }
+  if(data52.cpu !== undefined){
+  let data53 = data52.cpu;
+  if((typeof data53 !== "string") && (!(typeof data53 == "number"))){
+  const err108 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/type",keyword:"type",params:{type: schema11.properties.resources.properties.limits.properties.cpu.type},message:"must be string,number",schema:schema11.properties.resources.properties.limits.properties.cpu.type,parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data53};
   if(vErrors === null){
   vErrors = [err108];
   }
@@ -1393,11 +1377,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data55.issuer !== undefined){
-  let data56 = data55.issuer;
-  if(typeof data56 !== "string"){
-  const err109 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data56};
+  if(typeof data53 == "number"){
+  if(data53 < 0 || isNaN(data53)){
+  const err109 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data53};
   if(vErrors === null){
   vErrors = [err109];
   }
@@ -1407,10 +1389,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data55.jwksUri !== undefined){
-  let data57 = data55.jwksUri;
-  if(typeof data57 !== "string"){
-  const err110 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data57};
+  if(typeof data53 === "string"){
+  if(!pattern0.test(data53)){
+  const err110 = {instancePath:instancePath+"/resources/limits/cpu",schemaPath:"#/properties/resources/properties/limits/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.limits.properties.cpu,data:data53};
   if(vErrors === null){
   vErrors = [err110];
   }
@@ -1420,14 +1401,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data55.requiredScopes !== undefined){
-  let data58 = data55.requiredScopes;
-  if(Array.isArray(data58)){
-  const len3 = data58.length;
-  for(let i3=0; i3<len3; i3++){
-  let data59 = data58[i3];
-  if(typeof data59 !== "string"){
-  const err111 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i3,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data59};
+  }
+  if(data52.memory !== undefined){
+  let data54 = data52.memory;
+  if((typeof data54 !== "string") && (!(typeof data54 == "number"))){
+  const err111 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/type",keyword:"type",params:{type: schema11.properties.resources.properties.limits.properties.memory.type},message:"must be string,number",schema:schema11.properties.resources.properties.limits.properties.memory.type,parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data54};
   if(vErrors === null){
   vErrors = [err111];
   }
@@ -1436,10 +1414,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err112 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data58};
+  if(typeof data54 == "number"){
+  if(data54 < 0 || isNaN(data54)){
+  const err112 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data54};
   if(vErrors === null){
   vErrors = [err112];
   }
@@ -1449,14 +1426,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data55.audiences !== undefined){
-  let data60 = data55.audiences;
-  if(Array.isArray(data60)){
-  const len4 = data60.length;
-  for(let i4=0; i4<len4; i4++){
-  let data61 = data60[i4];
-  if(typeof data61 !== "string"){
-  const err113 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i4,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data61};
+  if(typeof data54 === "string"){
+  if(!pattern0.test(data54)){
+  const err113 = {instancePath:instancePath+"/resources/limits/memory",schemaPath:"#/properties/resources/properties/limits/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.resources.properties.limits.properties.memory,data:data54};
   if(vErrors === null){
   vErrors = [err113];
   }
@@ -1467,8 +1439,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
+  }
   else {
-  const err114 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data60};
+  const err114 = {instancePath:instancePath+"/resources/limits",schemaPath:"#/properties/resources/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.properties.limits.type,parentSchema:schema11.properties.resources.properties.limits,data:data52};
   if(vErrors === null){
   vErrors = [err114];
   }
@@ -1480,7 +1453,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err115 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data55};
+  const err115 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.resources.type,parentSchema:schema11.properties.resources,data:data47};
   if(vErrors === null){
   vErrors = [err115];
   }
@@ -1490,13 +1463,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  if(data47.cors !== undefined){
-  let data62 = data47.cors;
-  if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-  if(data62.allowOrigins === undefined){
-  const err116 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data62};
+  if(data.buildResources !== undefined){
+  let data55 = data.buildResources;
+  if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+  for(const key18 in data55){
+  if(!(((key18 === "profile") || (key18 === "requests")) || (key18 === "limits"))){
+  const err116 = {instancePath:instancePath+"/buildResources",schemaPath:"#/properties/buildResources/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources,data:data55};
   if(vErrors === null){
   vErrors = [err116];
   }
@@ -1505,9 +1477,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key21 in data62){
-  if(!((((((key21 === "allowOrigins") || (key21 === "allowMethods")) || (key21 === "allowHeaders")) || (key21 === "exposeHeaders")) || (key21 === "allowCredentials")) || (key21 === "maxAge"))){
-  const err117 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data62};
+  }
+  if(data55.profile !== undefined){
+  let data56 = data55.profile;
+  if(!((((data56 === "local-dev") || (data56 === "slow")) || (data56 === "normal")) || (data56 === "fast"))){
+  const err117 = {instancePath:instancePath+"/buildResources/profile",schemaPath:"#/properties/buildResources/properties/profile/enum",keyword:"enum",params:{allowedValues: schema11.properties.buildResources.properties.profile.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.buildResources.properties.profile.enum,parentSchema:schema11.properties.buildResources.properties.profile,data:data56};
   if(vErrors === null){
   vErrors = [err117];
   }
@@ -1517,14 +1491,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data62.allowOrigins !== undefined){
-  let data63 = data62.allowOrigins;
-  if(Array.isArray(data63)){
-  const len5 = data63.length;
-  for(let i5=0; i5<len5; i5++){
-  let data64 = data63[i5];
-  if(typeof data64 !== "string"){
-  const err118 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i5,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data64};
+  if(data55.requests !== undefined){
+  let data57 = data55.requests;
+  if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+  for(const key19 in data57){
+  if(!((key19 === "cpu") || (key19 === "memory"))){
+  const err118 = {instancePath:instancePath+"/buildResources/requests",schemaPath:"#/properties/buildResources/properties/requests/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources.properties.requests,data:data57};
   if(vErrors === null){
   vErrors = [err118];
   }
@@ -1534,9 +1506,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err119 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data63};
+  if(data57.cpu !== undefined){
+  let data58 = data57.cpu;
+  if((typeof data58 !== "string") && (!(typeof data58 == "number"))){
+  const err119 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.requests.properties.cpu.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.requests.properties.cpu.type,parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data58};
   if(vErrors === null){
   vErrors = [err119];
   }
@@ -1545,15 +1518,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data62.allowMethods !== undefined){
-  let data65 = data62.allowMethods;
-  if(Array.isArray(data65)){
-  const len6 = data65.length;
-  for(let i6=0; i6<len6; i6++){
-  let data66 = data65[i6];
-  if(!(((((((((data66 === "GET") || (data66 === "HEAD")) || (data66 === "POST")) || (data66 === "PUT")) || (data66 === "DELETE")) || (data66 === "CONNECT")) || (data66 === "OPTIONS")) || (data66 === "TRACE")) || (data66 === "PATCH"))){
-  const err120 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i6,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data66};
+  if(typeof data58 == "number"){
+  if(data58 < 0 || isNaN(data58)){
+  const err120 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data58};
   if(vErrors === null){
   vErrors = [err120];
   }
@@ -1563,9 +1530,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err121 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data65};
+  if(typeof data58 === "string"){
+  if(!pattern0.test(data58)){
+  const err121 = {instancePath:instancePath+"/buildResources/requests/cpu",schemaPath:"#/properties/buildResources/properties/requests/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.requests.properties.cpu,data:data58};
   if(vErrors === null){
   vErrors = [err121];
   }
@@ -1575,14 +1542,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data62.allowHeaders !== undefined){
-  let data67 = data62.allowHeaders;
-  if(Array.isArray(data67)){
-  const len7 = data67.length;
-  for(let i7=0; i7<len7; i7++){
-  let data68 = data67[i7];
-  if(typeof data68 !== "string"){
-  const err122 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i7,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data68};
+  }
+  if(data57.memory !== undefined){
+  let data59 = data57.memory;
+  if((typeof data59 !== "string") && (!(typeof data59 == "number"))){
+  const err122 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.requests.properties.memory.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.requests.properties.memory.type,parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data59};
   if(vErrors === null){
   vErrors = [err122];
   }
@@ -1591,10 +1555,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err123 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data67};
+  if(typeof data59 == "number"){
+  if(data59 < 0 || isNaN(data59)){
+  const err123 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data59};
   if(vErrors === null){
   vErrors = [err123];
   }
@@ -1604,14 +1567,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data62.exposeHeaders !== undefined){
-  let data69 = data62.exposeHeaders;
-  if(Array.isArray(data69)){
-  const len8 = data69.length;
-  for(let i8=0; i8<len8; i8++){
-  let data70 = data69[i8];
-  if(typeof data70 !== "string"){
-  const err124 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i8,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data70};
+  if(typeof data59 === "string"){
+  if(!pattern0.test(data59)){
+  const err124 = {instancePath:instancePath+"/buildResources/requests/memory",schemaPath:"#/properties/buildResources/properties/requests/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.requests.properties.memory,data:data59};
   if(vErrors === null){
   vErrors = [err124];
   }
@@ -1622,8 +1580,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
+  }
   else {
-  const err125 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data69};
+  const err125 = {instancePath:instancePath+"/buildResources/requests",schemaPath:"#/properties/buildResources/properties/requests/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.properties.requests.type,parentSchema:schema11.properties.buildResources.properties.requests,data:data57};
   if(vErrors === null){
   vErrors = [err125];
   }
@@ -1633,10 +1592,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data62.allowCredentials !== undefined){
-  let data71 = data62.allowCredentials;
-  if(typeof data71 !== "boolean"){
-  const err126 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data71};
+  if(data55.limits !== undefined){
+  let data60 = data55.limits;
+  if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+  for(const key20 in data60){
+  if(!((key20 === "cpu") || (key20 === "memory"))){
+  const err126 = {instancePath:instancePath+"/buildResources/limits",schemaPath:"#/properties/buildResources/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.buildResources.properties.limits,data:data60};
   if(vErrors === null){
   vErrors = [err126];
   }
@@ -1646,10 +1607,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data62.maxAge !== undefined){
-  let data72 = data62.maxAge;
-  if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
-  const err127 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data72};
+  if(data60.cpu !== undefined){
+  let data61 = data60.cpu;
+  if((typeof data61 !== "string") && (!(typeof data61 == "number"))){
+  const err127 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.limits.properties.cpu.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.limits.properties.cpu.type,parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data61};
   if(vErrors === null){
   vErrors = [err127];
   }
@@ -1658,9 +1619,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data72 == "number"){
-  if(data72 < 1 || isNaN(data72)){
-  const err128 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data72};
+  if(typeof data61 == "number"){
+  if(data61 < 0 || isNaN(data61)){
+  const err128 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data61};
   if(vErrors === null){
   vErrors = [err128];
   }
@@ -1670,10 +1631,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  else {
-  const err129 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data62};
+  if(typeof data61 === "string"){
+  if(!pattern0.test(data61)){
+  const err129 = {instancePath:instancePath+"/buildResources/limits/cpu",schemaPath:"#/properties/buildResources/properties/limits/properties/cpu/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.limits.properties.cpu,data:data61};
   if(vErrors === null){
   vErrors = [err129];
   }
@@ -1683,10 +1643,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data47.timeout !== undefined){
-  let data73 = data47.timeout;
-  if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-  const err130 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data73};
+  }
+  if(data60.memory !== undefined){
+  let data62 = data60.memory;
+  if((typeof data62 !== "string") && (!(typeof data62 == "number"))){
+  const err130 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/type",keyword:"type",params:{type: schema11.properties.buildResources.properties.limits.properties.memory.type},message:"must be string,number",schema:schema11.properties.buildResources.properties.limits.properties.memory.type,parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data62};
   if(vErrors === null){
   vErrors = [err130];
   }
@@ -1695,9 +1656,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data73 == "number"){
-  if(data73 > 3900 || isNaN(data73)){
-  const err131 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data73};
+  if(typeof data62 == "number"){
+  if(data62 < 0 || isNaN(data62)){
+  const err131 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data62};
   if(vErrors === null){
   vErrors = [err131];
   }
@@ -1706,8 +1667,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data73 < 1 || isNaN(data73)){
-  const err132 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data73};
+  }
+  if(typeof data62 === "string"){
+  if(!pattern0.test(data62)){
+  const err132 = {instancePath:instancePath+"/buildResources/limits/memory",schemaPath:"#/properties/buildResources/properties/limits/properties/memory/pattern",keyword:"pattern",params:{pattern: "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"},message:"must match pattern \""+"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"+"\"",schema:"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",parentSchema:schema11.properties.buildResources.properties.limits.properties.memory,data:data62};
   if(vErrors === null){
   vErrors = [err132];
   }
@@ -1718,11 +1681,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
-  if(data47.via !== undefined){
-  let data74 = data47.via;
-  if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-  if(Object.keys(data74).length > 1){
-  const err133 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data74};
+  }
+  else {
+  const err133 = {instancePath:instancePath+"/buildResources/limits",schemaPath:"#/properties/buildResources/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.properties.limits.type,parentSchema:schema11.properties.buildResources.properties.limits,data:data60};
   if(vErrors === null){
   vErrors = [err133];
   }
@@ -1731,8 +1692,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(Object.keys(data74).length < 1){
-  const err134 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data74};
+  }
+  }
+  else {
+  const err134 = {instancePath:instancePath+"/buildResources",schemaPath:"#/properties/buildResources/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.buildResources.type,parentSchema:schema11.properties.buildResources,data:data55};
   if(vErrors === null){
   vErrors = [err134];
   }
@@ -1741,9 +1704,14 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key22 in data74){
-  if(!(((key22 === "istio") || (key22 === "apiRule")) || (key22 === "gatewayApi"))){
-  const err135 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data74};
+  }
+  if(data.labels !== undefined){
+  let data63 = data.labels;
+  if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+  for(const key21 in data63){
+  let data64 = data63[key21];
+  if(typeof data64 !== "string"){
+  const err135 = {instancePath:instancePath+"/labels/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/labels/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.labels.additionalProperties.type,parentSchema:schema11.properties.labels.additionalProperties,data:data64};
   if(vErrors === null){
   vErrors = [err135];
   }
@@ -1753,11 +1721,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data74.istio !== undefined){
-  let data75 = data74.istio;
-  if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-  if(data75.gateway === undefined){
-  const err136 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data75};
+  }
+  else {
+  const err136 = {instancePath:instancePath+"/labels",schemaPath:"#/properties/labels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.labels.type,parentSchema:schema11.properties.labels,data:data63};
   if(vErrors === null){
   vErrors = [err136];
   }
@@ -1766,9 +1732,14 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key23 in data75){
-  if(!((key23 === "gateway") || (key23 === "tls"))){
-  const err137 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data75};
+  }
+  if(data.annotations !== undefined){
+  let data65 = data.annotations;
+  if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+  for(const key22 in data65){
+  let data66 = data65[key22];
+  if(typeof data66 !== "string"){
+  const err137 = {instancePath:instancePath+"/annotations/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.annotations.additionalProperties.type,parentSchema:schema11.properties.annotations.additionalProperties,data:data66};
   if(vErrors === null){
   vErrors = [err137];
   }
@@ -1778,10 +1749,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data75.gateway !== undefined){
-  let data76 = data75.gateway;
-  if(typeof data76 !== "string"){
-  const err138 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data76};
+  }
+  else {
+  const err138 = {instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.annotations.type,parentSchema:schema11.properties.annotations,data:data65};
   if(vErrors === null){
   vErrors = [err138];
   }
@@ -1791,10 +1761,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data75.tls !== undefined){
-  let data77 = data75.tls;
-  if(typeof data77 !== "boolean"){
-  const err139 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data77};
+  if(data.runtimeImageOverride !== undefined){
+  let data67 = data.runtimeImageOverride;
+  if(typeof data67 !== "string"){
+  const err139 = {instancePath:instancePath+"/runtimeImageOverride",schemaPath:"#/properties/runtimeImageOverride/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.runtimeImageOverride.type,parentSchema:schema11.properties.runtimeImageOverride,data:data67};
   if(vErrors === null){
   vErrors = [err139];
   }
@@ -1804,9 +1774,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err140 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data75};
+  if(data.expose !== undefined){
+  let data68 = data.expose;
+  if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+  if(data68.host === undefined){
+  const err140 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data68};
   if(vErrors === null){
   vErrors = [err140];
   }
@@ -1815,13 +1787,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data74.apiRule !== undefined){
-  let data78 = data74.apiRule;
-  if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-  for(const key24 in data78){
-  if(!(key24 === "gateway")){
-  const err141 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data78};
+  if(data68.auth === undefined){
+  const err141 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data68};
   if(vErrors === null){
   vErrors = [err141];
   }
@@ -1830,11 +1797,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data78.gateway !== undefined){
-  let data79 = data78.gateway;
-  if(typeof data79 !== "string"){
-  const err142 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data79};
+  for(const key23 in data68){
+  if(!((((((key23 === "host") || (key23 === "paths")) || (key23 === "auth")) || (key23 === "cors")) || (key23 === "timeout")) || (key23 === "via"))){
+  const err142 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data68};
   if(vErrors === null){
   vErrors = [err142];
   }
@@ -1844,9 +1809,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err143 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data78};
+  if(data68.host !== undefined){
+  let data69 = data68.host;
+  if(typeof data69 !== "string"){
+  const err143 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data69};
   if(vErrors === null){
   vErrors = [err143];
   }
@@ -1856,11 +1822,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data74.gatewayApi !== undefined){
-  let data80 = data74.gatewayApi;
-  if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-  if(data80.parentRefs === undefined){
-  const err144 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data80};
+  if(data68.paths !== undefined){
+  let data70 = data68.paths;
+  if(Array.isArray(data70)){
+  const len2 = data70.length;
+  for(let i2=0; i2<len2; i2++){
+  let data71 = data70[i2];
+  if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+  if(data71.path === undefined){
+  const err144 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
   if(vErrors === null){
   vErrors = [err144];
   }
@@ -1869,9 +1839,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key25 in data80){
-  if(!((key25 === "parentRefs") || (key25 === "tls"))){
-  const err145 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data80};
+  for(const key24 in data71){
+  if(!((key24 === "path") || (key24 === "methods"))){
+  const err145 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
   if(vErrors === null){
   vErrors = [err145];
   }
@@ -1881,15 +1851,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data80.parentRefs !== undefined){
-  let data81 = data80.parentRefs;
-  if(Array.isArray(data81)){
-  const len9 = data81.length;
-  for(let i9=0; i9<len9; i9++){
-  let data82 = data81[i9];
-  if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-  if(data82.name === undefined){
-  const err146 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data82};
+  if(data71.path !== undefined){
+  let data72 = data71.path;
+  if(typeof data72 !== "string"){
+  const err146 = {instancePath:instancePath+"/expose/paths/" + i2+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data72};
   if(vErrors === null){
   vErrors = [err146];
   }
@@ -1898,9 +1863,15 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key26 in data82){
-  if(!((((key26 === "name") || (key26 === "namespace")) || (key26 === "sectionName")) || (key26 === "port"))){
-  const err147 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data82};
+  }
+  if(data71.methods !== undefined){
+  let data73 = data71.methods;
+  if(Array.isArray(data73)){
+  const len3 = data73.length;
+  for(let i3=0; i3<len3; i3++){
+  let data74 = data73[i3];
+  if(!(((((((((data74 === "GET") || (data74 === "HEAD")) || (data74 === "POST")) || (data74 === "PUT")) || (data74 === "DELETE")) || (data74 === "CONNECT")) || (data74 === "OPTIONS")) || (data74 === "TRACE")) || (data74 === "PATCH"))){
+  const err147 = {instancePath:instancePath+"/expose/paths/" + i2+"/methods/" + i3,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data74};
   if(vErrors === null){
   vErrors = [err147];
   }
@@ -1910,10 +1881,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data82.name !== undefined){
-  let data83 = data82.name;
-  if(typeof data83 !== "string"){
-  const err148 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data83};
+  }
+  else {
+  const err148 = {instancePath:instancePath+"/expose/paths/" + i2+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data73};
   if(vErrors === null){
   vErrors = [err148];
   }
@@ -1923,10 +1893,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data82.namespace !== undefined){
-  let data84 = data82.namespace;
-  if(typeof data84 !== "string"){
-  const err149 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data84};
+  }
+  else {
+  const err149 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
   if(vErrors === null){
   vErrors = [err149];
   }
@@ -1936,10 +1905,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data82.sectionName !== undefined){
-  let data85 = data82.sectionName;
-  if(typeof data85 !== "string"){
-  const err150 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data85};
+  }
+  else {
+  const err150 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data70};
   if(vErrors === null){
   vErrors = [err150];
   }
@@ -1949,10 +1917,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data82.port !== undefined){
-  let data86 = data82.port;
-  if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
-  const err151 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data86};
+  if(data68.auth !== undefined){
+  let data75 = data68.auth;
+  if((typeof data75 !== "string") && (!(data75 && typeof data75 == "object" && !Array.isArray(data75)))){
+  const err151 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data75};
   if(vErrors === null){
   vErrors = [err151];
   }
@@ -1961,10 +1929,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err152 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i9,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data82};
+  if(typeof data75 === "string"){
+  if(!pattern9.test(data75)){
+  const err152 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data75};
   if(vErrors === null){
   vErrors = [err152];
   }
@@ -1974,9 +1941,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err153 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data81};
+  if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+  if(data75.jwt === undefined){
+  const err153 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data75};
   if(vErrors === null){
   vErrors = [err153];
   }
@@ -1985,11 +1952,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data80.tls !== undefined){
-  let data87 = data80.tls;
-  if(typeof data87 !== "boolean"){
-  const err154 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data87};
+  for(const key25 in data75){
+  if(!(key25 === "jwt")){
+  const err154 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data75};
   if(vErrors === null){
   vErrors = [err154];
   }
@@ -1999,9 +1964,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err155 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data80};
+  if(data75.jwt !== undefined){
+  let data76 = data75.jwt;
+  if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+  if(data76.issuer === undefined){
+  const err155 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
   if(vErrors === null){
   vErrors = [err155];
   }
@@ -2010,10 +1977,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err156 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data74};
+  if(data76.jwksUri === undefined){
+  const err156 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
   if(vErrors === null){
   vErrors = [err156];
   }
@@ -2022,10 +1987,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err157 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data47};
+  for(const key26 in data76){
+  if(!((((key26 === "issuer") || (key26 === "jwksUri")) || (key26 === "requiredScopes")) || (key26 === "audiences"))){
+  const err157 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
   if(vErrors === null){
   vErrors = [err157];
   }
@@ -2035,15 +1999,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.subscribe !== undefined){
-  let data88 = data.subscribe;
-  if(Array.isArray(data88)){
-  const len10 = data88.length;
-  for(let i10=0; i10<len10; i10++){
-  let data89 = data88[i10];
-  if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-  if(data89.source === undefined){
-  const err158 = {instancePath:instancePath+"/subscribe/" + i10,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data89};
+  if(data76.issuer !== undefined){
+  let data77 = data76.issuer;
+  if(typeof data77 !== "string"){
+  const err158 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data77};
   if(vErrors === null){
   vErrors = [err158];
   }
@@ -2052,8 +2011,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data89.types === undefined){
-  const err159 = {instancePath:instancePath+"/subscribe/" + i10,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data89};
+  }
+  if(data76.jwksUri !== undefined){
+  let data78 = data76.jwksUri;
+  if(typeof data78 !== "string"){
+  const err159 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data78};
   if(vErrors === null){
   vErrors = [err159];
   }
@@ -2062,9 +2024,15 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key27 in data89){
-  if(!((((key27 === "source") || (key27 === "types")) || (key27 === "typeMatching")) || (key27 === "maxInFlightMessages"))){
-  const err160 = {instancePath:instancePath+"/subscribe/" + i10,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data89};
+  }
+  if(data76.requiredScopes !== undefined){
+  let data79 = data76.requiredScopes;
+  if(Array.isArray(data79)){
+  const len4 = data79.length;
+  for(let i4=0; i4<len4; i4++){
+  let data80 = data79[i4];
+  if(typeof data80 !== "string"){
+  const err160 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i4,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data80};
   if(vErrors === null){
   vErrors = [err160];
   }
@@ -2074,10 +2042,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data89.source !== undefined){
-  let data90 = data89.source;
-  if(typeof data90 !== "string"){
-  const err161 = {instancePath:instancePath+"/subscribe/" + i10+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data90};
+  }
+  else {
+  const err161 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data79};
   if(vErrors === null){
   vErrors = [err161];
   }
@@ -2087,14 +2054,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data89.types !== undefined){
-  let data91 = data89.types;
-  if(Array.isArray(data91)){
-  const len11 = data91.length;
-  for(let i11=0; i11<len11; i11++){
-  let data92 = data91[i11];
-  if(typeof data92 !== "string"){
-  const err162 = {instancePath:instancePath+"/subscribe/" + i10+"/types/" + i11,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data92};
+  if(data76.audiences !== undefined){
+  let data81 = data76.audiences;
+  if(Array.isArray(data81)){
+  const len5 = data81.length;
+  for(let i5=0; i5<len5; i5++){
+  let data82 = data81[i5];
+  if(typeof data82 !== "string"){
+  const err162 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i5,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data82};
   if(vErrors === null){
   vErrors = [err162];
   }
@@ -2106,7 +2073,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err163 = {instancePath:instancePath+"/subscribe/" + i10+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data91};
+  const err163 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data81};
   if(vErrors === null){
   vErrors = [err163];
   }
@@ -2116,10 +2083,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data89.typeMatching !== undefined){
-  let data93 = data89.typeMatching;
-  if(!((data93 === "standard") || (data93 === "exact"))){
-  const err164 = {instancePath:instancePath+"/subscribe/" + i10+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data93};
+  }
+  else {
+  const err164 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
   if(vErrors === null){
   vErrors = [err164];
   }
@@ -2129,10 +2095,13 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data89.maxInFlightMessages !== undefined){
-  let data94 = data89.maxInFlightMessages;
-  if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-  const err165 = {instancePath:instancePath+"/subscribe/" + i10+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data94};
+  }
+  }
+  if(data68.cors !== undefined){
+  let data83 = data68.cors;
+  if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+  if(data83.allowOrigins === undefined){
+  const err165 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data83};
   if(vErrors === null){
   vErrors = [err165];
   }
@@ -2141,10 +2110,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err166 = {instancePath:instancePath+"/subscribe/" + i10,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data89};
+  for(const key27 in data83){
+  if(!((((((key27 === "allowOrigins") || (key27 === "allowMethods")) || (key27 === "allowHeaders")) || (key27 === "exposeHeaders")) || (key27 === "allowCredentials")) || (key27 === "maxAge"))){
+  const err166 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data83};
   if(vErrors === null){
   vErrors = [err166];
   }
@@ -2154,9 +2122,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err167 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data88};
+  if(data83.allowOrigins !== undefined){
+  let data84 = data83.allowOrigins;
+  if(Array.isArray(data84)){
+  const len6 = data84.length;
+  for(let i6=0; i6<len6; i6++){
+  let data85 = data84[i6];
+  if(typeof data85 !== "string"){
+  const err167 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i6,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data85};
   if(vErrors === null){
   vErrors = [err167];
   }
@@ -2168,12 +2141,644 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err168 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  const err168 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data84};
   if(vErrors === null){
   vErrors = [err168];
   }
   else {
   vErrors.push(err168);
+  }
+  errors++;
+  }
+  }
+  if(data83.allowMethods !== undefined){
+  let data86 = data83.allowMethods;
+  if(Array.isArray(data86)){
+  const len7 = data86.length;
+  for(let i7=0; i7<len7; i7++){
+  let data87 = data86[i7];
+  if(!(((((((((data87 === "GET") || (data87 === "HEAD")) || (data87 === "POST")) || (data87 === "PUT")) || (data87 === "DELETE")) || (data87 === "CONNECT")) || (data87 === "OPTIONS")) || (data87 === "TRACE")) || (data87 === "PATCH"))){
+  const err169 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i7,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data87};
+  if(vErrors === null){
+  vErrors = [err169];
+  }
+  else {
+  vErrors.push(err169);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err170 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data86};
+  if(vErrors === null){
+  vErrors = [err170];
+  }
+  else {
+  vErrors.push(err170);
+  }
+  errors++;
+  }
+  }
+  if(data83.allowHeaders !== undefined){
+  let data88 = data83.allowHeaders;
+  if(Array.isArray(data88)){
+  const len8 = data88.length;
+  for(let i8=0; i8<len8; i8++){
+  let data89 = data88[i8];
+  if(typeof data89 !== "string"){
+  const err171 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i8,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data89};
+  if(vErrors === null){
+  vErrors = [err171];
+  }
+  else {
+  vErrors.push(err171);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err172 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data88};
+  if(vErrors === null){
+  vErrors = [err172];
+  }
+  else {
+  vErrors.push(err172);
+  }
+  errors++;
+  }
+  }
+  if(data83.exposeHeaders !== undefined){
+  let data90 = data83.exposeHeaders;
+  if(Array.isArray(data90)){
+  const len9 = data90.length;
+  for(let i9=0; i9<len9; i9++){
+  let data91 = data90[i9];
+  if(typeof data91 !== "string"){
+  const err173 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i9,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data91};
+  if(vErrors === null){
+  vErrors = [err173];
+  }
+  else {
+  vErrors.push(err173);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err174 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data90};
+  if(vErrors === null){
+  vErrors = [err174];
+  }
+  else {
+  vErrors.push(err174);
+  }
+  errors++;
+  }
+  }
+  if(data83.allowCredentials !== undefined){
+  let data92 = data83.allowCredentials;
+  if(typeof data92 !== "boolean"){
+  const err175 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data92};
+  if(vErrors === null){
+  vErrors = [err175];
+  }
+  else {
+  vErrors.push(err175);
+  }
+  errors++;
+  }
+  }
+  if(data83.maxAge !== undefined){
+  let data93 = data83.maxAge;
+  if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+  const err176 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data93};
+  if(vErrors === null){
+  vErrors = [err176];
+  }
+  else {
+  vErrors.push(err176);
+  }
+  errors++;
+  }
+  if(typeof data93 == "number"){
+  if(data93 < 1 || isNaN(data93)){
+  const err177 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data93};
+  if(vErrors === null){
+  vErrors = [err177];
+  }
+  else {
+  vErrors.push(err177);
+  }
+  errors++;
+  }
+  }
+  }
+  }
+  else {
+  const err178 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data83};
+  if(vErrors === null){
+  vErrors = [err178];
+  }
+  else {
+  vErrors.push(err178);
+  }
+  errors++;
+  }
+  }
+  if(data68.timeout !== undefined){
+  let data94 = data68.timeout;
+  if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+  const err179 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  if(vErrors === null){
+  vErrors = [err179];
+  }
+  else {
+  vErrors.push(err179);
+  }
+  errors++;
+  }
+  if(typeof data94 == "number"){
+  if(data94 > 3900 || isNaN(data94)){
+  const err180 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  if(vErrors === null){
+  vErrors = [err180];
+  }
+  else {
+  vErrors.push(err180);
+  }
+  errors++;
+  }
+  if(data94 < 1 || isNaN(data94)){
+  const err181 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  if(vErrors === null){
+  vErrors = [err181];
+  }
+  else {
+  vErrors.push(err181);
+  }
+  errors++;
+  }
+  }
+  }
+  if(data68.via !== undefined){
+  let data95 = data68.via;
+  if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+  if(Object.keys(data95).length > 1){
+  const err182 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(vErrors === null){
+  vErrors = [err182];
+  }
+  else {
+  vErrors.push(err182);
+  }
+  errors++;
+  }
+  if(Object.keys(data95).length < 1){
+  const err183 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(vErrors === null){
+  vErrors = [err183];
+  }
+  else {
+  vErrors.push(err183);
+  }
+  errors++;
+  }
+  for(const key28 in data95){
+  if(!(((key28 === "istio") || (key28 === "apiRule")) || (key28 === "gatewayApi"))){
+  const err184 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(vErrors === null){
+  vErrors = [err184];
+  }
+  else {
+  vErrors.push(err184);
+  }
+  errors++;
+  }
+  }
+  if(data95.istio !== undefined){
+  let data96 = data95.istio;
+  if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+  if(data96.gateway === undefined){
+  const err185 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  if(vErrors === null){
+  vErrors = [err185];
+  }
+  else {
+  vErrors.push(err185);
+  }
+  errors++;
+  }
+  for(const key29 in data96){
+  if(!((key29 === "gateway") || (key29 === "tls"))){
+  const err186 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  if(vErrors === null){
+  vErrors = [err186];
+  }
+  else {
+  vErrors.push(err186);
+  }
+  errors++;
+  }
+  }
+  if(data96.gateway !== undefined){
+  let data97 = data96.gateway;
+  if(typeof data97 !== "string"){
+  const err187 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data97};
+  if(vErrors === null){
+  vErrors = [err187];
+  }
+  else {
+  vErrors.push(err187);
+  }
+  errors++;
+  }
+  }
+  if(data96.tls !== undefined){
+  let data98 = data96.tls;
+  if(typeof data98 !== "boolean"){
+  const err188 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data98};
+  if(vErrors === null){
+  vErrors = [err188];
+  }
+  else {
+  vErrors.push(err188);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err189 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  if(vErrors === null){
+  vErrors = [err189];
+  }
+  else {
+  vErrors.push(err189);
+  }
+  errors++;
+  }
+  }
+  if(data95.apiRule !== undefined){
+  let data99 = data95.apiRule;
+  if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+  for(const key30 in data99){
+  if(!(key30 === "gateway")){
+  const err190 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data99};
+  if(vErrors === null){
+  vErrors = [err190];
+  }
+  else {
+  vErrors.push(err190);
+  }
+  errors++;
+  }
+  }
+  if(data99.gateway !== undefined){
+  let data100 = data99.gateway;
+  if(typeof data100 !== "string"){
+  const err191 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data100};
+  if(vErrors === null){
+  vErrors = [err191];
+  }
+  else {
+  vErrors.push(err191);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err192 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data99};
+  if(vErrors === null){
+  vErrors = [err192];
+  }
+  else {
+  vErrors.push(err192);
+  }
+  errors++;
+  }
+  }
+  if(data95.gatewayApi !== undefined){
+  let data101 = data95.gatewayApi;
+  if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+  if(data101.parentRefs === undefined){
+  const err193 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  if(vErrors === null){
+  vErrors = [err193];
+  }
+  else {
+  vErrors.push(err193);
+  }
+  errors++;
+  }
+  for(const key31 in data101){
+  if(!((key31 === "parentRefs") || (key31 === "tls"))){
+  const err194 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  if(vErrors === null){
+  vErrors = [err194];
+  }
+  else {
+  vErrors.push(err194);
+  }
+  errors++;
+  }
+  }
+  if(data101.parentRefs !== undefined){
+  let data102 = data101.parentRefs;
+  if(Array.isArray(data102)){
+  const len10 = data102.length;
+  for(let i10=0; i10<len10; i10++){
+  let data103 = data102[i10];
+  if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+  if(data103.name === undefined){
+  const err195 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  if(vErrors === null){
+  vErrors = [err195];
+  }
+  else {
+  vErrors.push(err195);
+  }
+  errors++;
+  }
+  for(const key32 in data103){
+  if(!((((key32 === "name") || (key32 === "namespace")) || (key32 === "sectionName")) || (key32 === "port"))){
+  const err196 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  if(vErrors === null){
+  vErrors = [err196];
+  }
+  else {
+  vErrors.push(err196);
+  }
+  errors++;
+  }
+  }
+  if(data103.name !== undefined){
+  let data104 = data103.name;
+  if(typeof data104 !== "string"){
+  const err197 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data104};
+  if(vErrors === null){
+  vErrors = [err197];
+  }
+  else {
+  vErrors.push(err197);
+  }
+  errors++;
+  }
+  }
+  if(data103.namespace !== undefined){
+  let data105 = data103.namespace;
+  if(typeof data105 !== "string"){
+  const err198 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data105};
+  if(vErrors === null){
+  vErrors = [err198];
+  }
+  else {
+  vErrors.push(err198);
+  }
+  errors++;
+  }
+  }
+  if(data103.sectionName !== undefined){
+  let data106 = data103.sectionName;
+  if(typeof data106 !== "string"){
+  const err199 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data106};
+  if(vErrors === null){
+  vErrors = [err199];
+  }
+  else {
+  vErrors.push(err199);
+  }
+  errors++;
+  }
+  }
+  if(data103.port !== undefined){
+  let data107 = data103.port;
+  if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
+  const err200 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data107};
+  if(vErrors === null){
+  vErrors = [err200];
+  }
+  else {
+  vErrors.push(err200);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err201 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  if(vErrors === null){
+  vErrors = [err201];
+  }
+  else {
+  vErrors.push(err201);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err202 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data102};
+  if(vErrors === null){
+  vErrors = [err202];
+  }
+  else {
+  vErrors.push(err202);
+  }
+  errors++;
+  }
+  }
+  if(data101.tls !== undefined){
+  let data108 = data101.tls;
+  if(typeof data108 !== "boolean"){
+  const err203 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data108};
+  if(vErrors === null){
+  vErrors = [err203];
+  }
+  else {
+  vErrors.push(err203);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err204 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  if(vErrors === null){
+  vErrors = [err204];
+  }
+  else {
+  vErrors.push(err204);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err205 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(vErrors === null){
+  vErrors = [err205];
+  }
+  else {
+  vErrors.push(err205);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err206 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data68};
+  if(vErrors === null){
+  vErrors = [err206];
+  }
+  else {
+  vErrors.push(err206);
+  }
+  errors++;
+  }
+  }
+  if(data.subscribe !== undefined){
+  let data109 = data.subscribe;
+  if(Array.isArray(data109)){
+  const len11 = data109.length;
+  for(let i11=0; i11<len11; i11++){
+  let data110 = data109[i11];
+  if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+  if(data110.source === undefined){
+  const err207 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data110};
+  if(vErrors === null){
+  vErrors = [err207];
+  }
+  else {
+  vErrors.push(err207);
+  }
+  errors++;
+  }
+  if(data110.types === undefined){
+  const err208 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data110};
+  if(vErrors === null){
+  vErrors = [err208];
+  }
+  else {
+  vErrors.push(err208);
+  }
+  errors++;
+  }
+  for(const key33 in data110){
+  if(!((((key33 === "source") || (key33 === "types")) || (key33 === "typeMatching")) || (key33 === "maxInFlightMessages"))){
+  const err209 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data110};
+  if(vErrors === null){
+  vErrors = [err209];
+  }
+  else {
+  vErrors.push(err209);
+  }
+  errors++;
+  }
+  }
+  if(data110.source !== undefined){
+  let data111 = data110.source;
+  if(typeof data111 !== "string"){
+  const err210 = {instancePath:instancePath+"/subscribe/" + i11+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data111};
+  if(vErrors === null){
+  vErrors = [err210];
+  }
+  else {
+  vErrors.push(err210);
+  }
+  errors++;
+  }
+  }
+  if(data110.types !== undefined){
+  let data112 = data110.types;
+  if(Array.isArray(data112)){
+  const len12 = data112.length;
+  for(let i12=0; i12<len12; i12++){
+  let data113 = data112[i12];
+  if(typeof data113 !== "string"){
+  const err211 = {instancePath:instancePath+"/subscribe/" + i11+"/types/" + i12,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data113};
+  if(vErrors === null){
+  vErrors = [err211];
+  }
+  else {
+  vErrors.push(err211);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err212 = {instancePath:instancePath+"/subscribe/" + i11+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data112};
+  if(vErrors === null){
+  vErrors = [err212];
+  }
+  else {
+  vErrors.push(err212);
+  }
+  errors++;
+  }
+  }
+  if(data110.typeMatching !== undefined){
+  let data114 = data110.typeMatching;
+  if(!((data114 === "standard") || (data114 === "exact"))){
+  const err213 = {instancePath:instancePath+"/subscribe/" + i11+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data114};
+  if(vErrors === null){
+  vErrors = [err213];
+  }
+  else {
+  vErrors.push(err213);
+  }
+  errors++;
+  }
+  }
+  if(data110.maxInFlightMessages !== undefined){
+  let data115 = data110.maxInFlightMessages;
+  if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+  const err214 = {instancePath:instancePath+"/subscribe/" + i11+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data115};
+  if(vErrors === null){
+  vErrors = [err214];
+  }
+  else {
+  vErrors.push(err214);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err215 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data110};
+  if(vErrors === null){
+  vErrors = [err215];
+  }
+  else {
+  vErrors.push(err215);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err216 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data109};
+  if(vErrors === null){
+  vErrors = [err216];
+  }
+  else {
+  vErrors.push(err216);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err217 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  if(vErrors === null){
+  vErrors = [err217];
+  }
+  else {
+  vErrors.push(err217);
   }
   errors++;
   }

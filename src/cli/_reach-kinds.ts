@@ -1,8 +1,9 @@
 /**
  * The custom kinds that reach Functions (endpoints, subscriptions, the gateways they attach to and
- * the certificates of their hosts), as synth writes them: `status` lists them and `preflight`
- * checks that a cluster serves them. Their CRDs come from other projects (Kyma's API Gateway and
- * Eventing modules, Istio, the Gateway API, cert-manager), so a cluster may not serve them at all.
+ * the certificates of their hosts) or scale them (KEDA's ScaledObjects), as synth writes them:
+ * `status` lists them and `preflight` checks that a cluster serves them. Their CRDs come from other
+ * projects (Kyma's API Gateway and Eventing modules, Istio, the Gateway API, cert-manager, KEDA),
+ * so a cluster may not serve them at all.
  */
 
 /** A kind served by a CRD, in the version synth writes it. */
@@ -52,6 +53,9 @@ export const ISSUER: CustomKind = { group: 'cert-manager.io', version: 'v1', plu
 
 /** cert-manager's ClusterIssuer. */
 export const CLUSTER_ISSUER: CustomKind = { group: 'cert-manager.io', version: 'v1', plural: 'clusterissuers', kind: 'ClusterIssuer' };
+
+/** KEDA's ScaledObject, which scales a Function through its scale subresource (KEDA 2 serves `v1alpha1`). */
+export const SCALED_OBJECT: CustomKind = { group: 'keda.sh', version: 'v1alpha1', plural: 'scaledobjects', kind: 'ScaledObject' };
 
 /** The name of a kind's CRD: `apirules.gateway.kyma-project.io`. */
 export function crdNameOf(kind: Pick<CustomKind, 'group' | 'plural'>): string {

@@ -10,19 +10,22 @@ import { IConstruct } from 'constructs';
  */
 export const DECLARED_IN_METADATA = 'cdk8s-kyma-serverless:declared-in';
 
-/** The type of the construct metadata entry that names the key of that file a construct comes from, such as `expose`. */
+/**
+ * The type of the construct metadata entry that names the key of that file a construct comes from,
+ * such as `expose`, or the prop of its parent construct, such as KymaFunction's `keda`.
+ */
 export const DECLARED_AS_METADATA = 'cdk8s-kyma-serverless:declared-as';
 
 /**
- * Problems as a construct declared in a file reports them: the file first, and each prop named
- * by its key in the file (`'host'` of the `expose` key becomes `'expose.host'`).
+ * Problems as a construct declared in a file, or by a prop of another construct, reports them:
+ * the file first, and each prop named by its key in the file or its parent's prop (`'host'` of
+ * the `expose` key becomes `'expose.host'`, `'maxReplicas'` of KymaFunction's `keda` `'keda.maxReplicas'`).
  *
  * @param construct the construct, with its metadata
  * @param problems its problems, each starting with the prop in quotes
  */
 export function declaredProblems(construct: IConstruct, problems: readonly string[]): string[] {
   const file = construct.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
-  if (!file) return [...problems];
   const key = construct.node.metadata.find(m => m.type === DECLARED_AS_METADATA)?.data;
-  return problems.map(p => `${String(file)}: ${key ? p.replace(/^'/, `'${String(key)}.`) : p}`);
+  return problems.map(p => `${file ? `${String(file)}: ` : ''}${key ? p.replace(/^'/, `'${String(key)}.`) : p}`);
 }

@@ -18,6 +18,7 @@ import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
 import { EndpointAuth, EndpointCors, ExposeOptions } from './endpoint';
 import { Exposure, GatewayParentRef } from './exposure';
+import { CpuTriggerOptions, CronTriggerOptions, KedaScaleOptions, KedaTrigger, PrometheusTriggerOptions } from './keda';
 import { KymaFunction, SecretMount } from './kyma-function';
 import { BuildResources, FunctionResources } from './resources';
 import { FunctionRuntime } from './runtime';
@@ -61,6 +62,30 @@ export interface ExposeSettings {
   };
 }
 
+/** One trigger of `keda.triggers` of a `function.yaml`: one of `prometheus`, `cron`, `cpu`, or `type` with `metadata`. */
+export interface KedaTriggerSettings {
+  /** The options of `KedaTrigger.prometheus()`. */
+  readonly prometheus?: PrometheusTriggerOptions;
+  /** The options of `KedaTrigger.cron()`. */
+  readonly cron?: CronTriggerOptions;
+  /** The options of `KedaTrigger.cpu()`. */
+  readonly cpu?: CpuTriggerOptions;
+  /** With `metadata`, the arguments of `KedaTrigger.of()`. */
+  readonly type?: string;
+  readonly metadata?: { readonly [key: string]: string };
+}
+
+/** `keda` of a `function.yaml`: the `keda` prop, with the periods in seconds. */
+export interface KedaSettings {
+  readonly minReplicas?: number;
+  readonly maxReplicas: number;
+  readonly triggers: KedaTriggerSettings[];
+  /** Seconds. */
+  readonly cooldownPeriod?: number;
+  /** Seconds. */
+  readonly pollingInterval?: number;
+}
+
 /** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
 export interface FunctionFolderSettings {
   readonly runtime?: string;
@@ -69,6 +94,8 @@ export interface FunctionFolderSettings {
   readonly secretMounts?: SecretMount[];
   readonly replicas?: number;
   readonly scale?: { readonly minReplicas: number; readonly maxReplicas: number };
+  /** Scaling by KEDA: what the `keda` prop takes. */
+  readonly keda?: KedaSettings;
   readonly resources?: ResourcesSettings;
   readonly buildResources?: ResourcesSettings;
   readonly labels?: { readonly [key: string]: string };
@@ -147,6 +174,32 @@ const SUBSCRIBE_SCHEMA = closed({
   maxInFlightMessages: { type: 'integer' },
 }, ['source', 'types']);
 
+/** `keda` of function.yaml; the checks of KedaTrigger and the ScaledObject follow at synth. */
+const KEDA_SCHEMA = closed({
+  minReplicas: { type: 'integer', minimum: 0 },
+  maxReplicas: { type: 'integer', minimum: 1 },
+  cooldownPeriod: { type: 'integer', minimum: 0 },
+  pollingInterval: { type: 'integer', minimum: 1 },
+  triggers: {
+    type: 'array',
+    minItems: 1,
+    // Exactly one kind of trigger: checked after the schema (see kedaProblems), so that errors point at the part that is wrong.
+    items: {
+      ...closed({
+        prometheus: closed({ serverAddress: { type: 'string' }, query: { type: 'string' }, threshold: { type: 'number', exclusiveMinimum: 0 } },
+          ['serverAddress', 'query', 'threshold']),
+        cron: closed({ timezone: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' }, desiredReplicas: { type: 'integer', minimum: 1 } },
+          ['timezone', 'start', 'end', 'desiredReplicas']),
+        cpu: closed({ utilization: { type: 'integer', minimum: 1, maximum: 100 } }, ['utilization']),
+        type: { type: 'string', minLength: 1 },
+        metadata: stringMap,
+      }),
+      minProperties: 1,
+      dependencies: { type: ['metadata'], metadata: ['type'] },
+    },
+  },
+}, ['maxReplicas', 'triggers']);
+
 /**
  * The JSON Schema of `function.yaml`. `scripts/compile-validators.ts` compiles it ahead of time
  * into `src/_generated/function-yaml-check.ts`.
@@ -190,6 +243,7 @@ export const FUNCTION_YAML_SCHEMA = {
       type: 'object', additionalProperties: false, required: ['minReplicas', 'maxReplicas'],
       properties: { minReplicas: { type: 'integer' }, maxReplicas: { type: 'integer' } },
     },
+    keda: KEDA_SCHEMA,
     resources: resources(FUNCTION_PROFILES),
     buildResources: resources(BUILD_PROFILES),
     labels: stringMap,
@@ -212,7 +266,7 @@ function checkSettings(data: unknown): data is FunctionFolderSettings {
 
 /** The lists of function.yaml: a number after one of these is an index, anywhere else a key (`labels.8080`). */
 const LISTS = new Set(['secretMounts', 'paths', 'subscribe', 'types', 'allowOrigins', 'allowMethods', 'allowHeaders', 'exposeHeaders',
-  'methods', 'parentRefs', 'requiredScopes', 'audiences']);
+  'methods', 'parentRefs', 'requiredScopes', 'audiences', 'triggers']);
 
 function isIndex(parents: readonly string[]): boolean {
   return parents.length > 0 && LISTS.has(parents[parents.length - 1]);
@@ -243,6 +297,7 @@ function describeSettingsError(error: ErrorObject): string {
     case 'minProperties':
     case 'maxProperties':
       if (/^\/expose\/via$/.test(error.instancePath)) return '\'expose.via\': give exactly one of istio, apiRule, gatewayApi';
+      if (/^\/keda\/triggers\/\d+$/.test(error.instancePath)) return `'${keyOf(error.instancePath)}': ${KEDA_TRIGGER_CHOICE}`;
       return `'${keyOf(error.instancePath)}': give a plain value, or exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef`;
     default:
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): ${error.message}`;
@@ -272,6 +327,31 @@ function containerResources(settings: ResourcesSettings, key: string): Container
       request: requests.memory === undefined ? undefined : toSize(requests.memory, `${key}.requests.memory`),
       limit: limits.memory === undefined ? undefined : toSize(limits.memory, `${key}.limits.memory`),
     },
+  };
+}
+
+const KEDA_TRIGGER_CHOICE = 'give exactly one of prometheus, cron, cpu, or type and metadata';
+
+/** Problems of `keda` that the schema cannot express: each trigger is of exactly one kind. */
+function kedaProblems(settings: KedaSettings | undefined): string[] {
+  return (settings?.triggers ?? []).flatMap((trigger, i) => {
+    const kinds = [trigger.prometheus, trigger.cron, trigger.cpu, trigger.type].filter(k => k !== undefined).length;
+    return kinds === 1 ? [] : [`'keda.triggers[${i}]': ${KEDA_TRIGGER_CHOICE}`];
+  });
+}
+
+/** The `keda` prop a `keda` key of function.yaml describes. */
+function kedaOptions(settings: KedaSettings): KedaScaleOptions {
+  const seconds = (value: number | undefined) => (value === undefined ? undefined : Duration.seconds(value));
+  return {
+    minReplicas: settings.minReplicas,
+    maxReplicas: settings.maxReplicas,
+    cooldownPeriod: seconds(settings.cooldownPeriod),
+    pollingInterval: seconds(settings.pollingInterval),
+    triggers: settings.triggers.map(t => (t.prometheus ? KedaTrigger.prometheus(t.prometheus)
+      : t.cron ? KedaTrigger.cron(t.cron)
+        : t.cpu ? KedaTrigger.cpu(t.cpu)
+          : KedaTrigger.of(t.type!, { ...t.metadata }))),
   };
 }
 
@@ -366,7 +446,9 @@ export class FunctionFolder {
       }
       if (!checkSettings(data)) fail(file, (settingsCheck?.errors ?? []).map(describeSettingsError));
       settings = data as FunctionFolderSettings;
-      const problems = [...resourcesProblems(settings.resources, 'resources'), ...resourcesProblems(settings.buildResources, 'buildResources')];
+      const problems = [
+        ...resourcesProblems(settings.resources, 'resources'), ...resourcesProblems(settings.buildResources, 'buildResources'), ...kedaProblems(settings.keda),
+      ];
       if (problems.length) fail(file, problems);
     }
     let runtime: FunctionRuntime;
@@ -418,6 +500,7 @@ export class FunctionFolder {
       secretMounts: s.secretMounts,
       replicas: s.replicas,
       scale: s.scale,
+      keda: s.keda && kedaOptions(s.keda),
       resources: s.resources && (s.resources.profile
         ? FunctionResources.preset(s.resources.profile as FunctionProfile)
         : FunctionResources.custom(containerResources(s.resources, 'resources'))),
@@ -430,6 +513,7 @@ export class FunctionFolder {
     });
     const declaredIn = displayPath(this.file ?? this.directory);
     fn.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
+    fn.scaledObject?.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
     for (const [name, setting] of Object.entries(s.env ?? {})) fn.addEnv(name, envValue(fn, name, setting));
     if (s.expose) {
       const endpoint = fn.expose(exposeOptions(s.expose));

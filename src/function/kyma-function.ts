@@ -21,9 +21,10 @@ import {
   FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
-import { DECLARED_IN_METADATA } from './_declared';
+import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { EndpointTarget } from './exposure';
+import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
 import { FunctionRuntime } from './runtime';
 import { FunctionSource, FunctionSourceConfig } from './source';
@@ -108,18 +109,30 @@ export interface KymaFunctionProps {
   readonly buildResources?: BuildResources;
 
   /**
-   * A fixed number of Pods. Cannot be used together with `scale`; use 0 to stop the Function.
+   * A fixed number of Pods. Cannot be used together with `scale` or `keda`; use 0 to stop the Function.
    *
    * @default 1
    */
   readonly replicas?: number;
 
   /**
-   * Bounds of a CPU-based autoscaler (`spec.scaleConfig`). Cannot be used together with `replicas`.
+   * Bounds of a CPU-based autoscaler (`spec.scaleConfig`): the Function Controller runs a
+   * HorizontalPodAutoscaler between them. Cannot be used together with `replicas` or `keda`.
    *
    * @default - no autoscaler: `replicas` Pods
    */
   readonly scale?: FunctionScale;
+
+  /**
+   * Scaling by KEDA, down to zero Pods while no trigger is active: a KEDA `ScaledObject` that
+   * scales the Function through its scale subresource, on Prometheus queries, a schedule, CPU or
+   * any other scaler of KEDA. The cluster needs KEDA. Cannot be used together with `replicas` or
+   * `scale` (KEDA refuses to scale a Function the controller's autoscaler scales).
+   *
+   * @default - no KEDA: `replicas` Pods, or the autoscaler of `scale`
+   * @see https://keda.sh/docs/latest/reference/scaledobject-spec/
+   */
+  readonly keda?: KedaScaleOptions;
 
   /**
    * Labels added to the Function's Pods (`spec.labels`).
@@ -222,10 +235,12 @@ export class KymaFunction extends Construct implements IExposable {
   public readonly namespace?: string;
   /** The runtime. */
   public readonly runtime: FunctionRuntime;
-  /** The number of Pods it starts with: `replicas`, or the autoscaler's minimum. */
+  /** The number of Pods it starts with: `replicas`, or the minimum of its autoscaler (`scale`) or of KEDA (`keda`). */
   public readonly replicas: number;
   /** Bounds of the autoscaler, when it has one. */
   public readonly scale?: FunctionScale;
+  /** The KEDA ScaledObject that scales it, when it has `keda`. */
+  public readonly scaledObject?: FunctionScaledObject;
   /** The Function object. */
   public readonly apiObject: FunctionResource;
 
@@ -249,11 +264,18 @@ export class KymaFunction extends Construct implements IExposable {
     this.namespace = props.namespace ?? Chart.of(this).namespace;
     this.runtime = props.runtime;
     this.scale = props.scale;
-    this.replicas = props.replicas ?? props.scale?.minReplicas ?? 1;
 
     if (props.replicas !== undefined && props.scale) {
       this.problems.push(`'replicas' (${props.replicas}) and 'scale' (${abbreviated(props.scale)}) cannot be used together: `
         + 'give \'replicas\' for a fixed number of Pods, or \'scale\' for an autoscaler');
+    }
+    if (props.keda && props.scale) {
+      this.problems.push(`'scale' (${abbreviated(props.scale)}) and 'keda' cannot be used together: with 'scale' the Function Controller runs an `
+        + 'autoscaler of its own, and KEDA refuses to scale a Function another autoscaler scales; keep \'keda\' (KedaTrigger.cpu() scales on CPU too), or \'scale\'');
+    }
+    if (props.keda && props.replicas !== undefined) {
+      this.problems.push(`'replicas' (${props.replicas}) and 'keda' cannot be used together: KEDA sets the Function's replicas, `
+        + 'from \'keda.minReplicas\' to \'keda.maxReplicas\'; remove \'replicas\'');
     }
     if (this.namespace === undefined) {
       this.problems.push('\'namespace\' is not set, and the enclosing chart has no namespace: add the Function to a FunctionNamespace, or give \'namespace\'');
@@ -275,6 +297,18 @@ export class KymaFunction extends Construct implements IExposable {
       },
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
     });
+    if (props.keda) {
+      this.scaledObject = new FunctionScaledObject(this, 'ScaledObject', {
+        ...props.keda,
+        functionName: this.name,
+        namespace: this.namespace ?? '',
+        labels: { [FUNCTION_LABEL]: this.name },
+      });
+      // Its problems name its options as props of the Function: 'keda.maxReplicas'.
+      this.scaledObject.node.addMetadata(DECLARED_AS_METADATA, 'keda');
+      this.problems.push(...this.podResourceProblems(props.keda));
+    }
+    this.replicas = props.replicas ?? props.scale?.minReplicas ?? this.scaledObject?.minReplicas ?? 1;
     this.node.addValidation({ validate: () => this.validateFunction() });
   }
 
@@ -417,8 +451,8 @@ export class KymaFunction extends Construct implements IExposable {
         build_: props.buildResources && resourceBlock(props.buildResources.config,
           FunctionSpecResourceConfigurationBuildResourcesRequests.fromString, FunctionSpecResourceConfigurationBuildResourcesLimits.fromString),
       } : undefined,
-      // With an autoscaler, the autoscaler owns `replicas` (through the scale subresource).
-      replicas: autoscaled ? undefined : this.replicas,
+      // With an autoscaler, the autoscaler (the controller's HPA, or KEDA) owns `replicas` (through the scale subresource).
+      replicas: autoscaled || props.keda ? undefined : this.replicas,
       scaleConfig: props.scale && { minReplicas: props.scale.minReplicas, maxReplicas: props.scale.maxReplicas },
       labels: undefinedIfEmpty(props.labels),
       annotations: undefinedIfEmpty(props.annotations),
@@ -481,6 +515,24 @@ export class KymaFunction extends Construct implements IExposable {
       ['spec.annotations', 'annotations'],
     ];
     return prefixes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`))?.[1] ?? path;
+  }
+
+  /**
+   * CPU and memory triggers of KEDA scale on the Pods' use as a share of their request: explicit
+   * `resources` must request that resource (a limit alone is the request too), unless the
+   * enclosing FunctionNamespace's LimitRange gives a default request. Presets request both.
+   */
+  private podResourceProblems(keda: KedaScaleOptions): string[] {
+    const explicit = this.props.resources?.config.resources;
+    const chart = Chart.of(this);
+    const defaulted = FunctionNamespace.isFunctionNamespace(chart) && chart.name === this.namespace;
+    if (!explicit || defaulted) return [];
+    return (keda.triggers ?? []).flatMap((trigger, i) => {
+      const resource = trigger.type;
+      if (!usesPodResources(trigger) || explicit.requests?.[resource] !== undefined || explicit.limits?.[resource] !== undefined) return [];
+      return [`'keda.triggers[${i}]' (${resource}): the Function's Pods request no ${resource} ('resources' sets none), and KEDA scales on their use `
+        + `as a share of the request; give 'resources' a ${resource} request, use a preset, or add the Function to a FunctionNamespace (its LimitRange requests a default)`];
+    });
   }
 
   /** Explicit resources above the maximum of the enclosing FunctionNamespace's LimitRange. */

@@ -19,7 +19,10 @@ export enum SyncWave {
   SYSTEM = '-1',
   /** Functions, once their CRD and the controller are there, and the Istio policies that guard their endpoints. */
   FUNCTIONS = '0',
-  /** What routes requests and events to Functions (APIRules, VirtualServices, HTTPRoutes, Subscriptions), once they run. */
+  /**
+   * What routes requests and events to Functions (APIRules, VirtualServices, HTTPRoutes,
+   * Subscriptions), and what scales them (KEDA ScaledObjects), once they run.
+   */
   ROUTES = '1',
 }
 
@@ -28,12 +31,22 @@ const FOUNDATION_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'Prio
 /** Groups of the custom resources we emit besides Functions: their CRDs come from other modules. */
 const CUSTOM_GROUPS = new Set([
   'gateway.kyma-project.io', 'eventing.kyma-project.io', 'networking.istio.io', 'security.istio.io', 'gateway.networking.k8s.io', 'cert-manager.io',
+  'keda.sh',
 ]);
 
 /** Kinds that route requests or events to Functions. */
 const ROUTE_KINDS = new Set([
   'gateway.kyma-project.io/APIRule', 'networking.istio.io/VirtualService', 'gateway.networking.k8s.io/HTTPRoute', 'eventing.kyma-project.io/Subscription',
 ]);
+
+/**
+ * Kinds that scale Functions through their scale subresource. They come after the Functions: their
+ * target exists then, and has run once at the CRD's default of 1 replica (Argo CD starts a wave once
+ * the previous one is healthy). A Function that switches from `scale` to `keda` drops its
+ * `scaleConfig` in the wave before, which gives the controller time to delete its own
+ * HorizontalPodAutoscaler, since KEDA's webhook refuses a ScaledObject for a target another HPA scales.
+ */
+const SCALER_KINDS = new Set(['keda.sh/ScaledObject']);
 
 /** Policies that guard Functions' endpoints: in place before any route leads to the Functions. */
 const GUARD_KINDS = new Set(['security.istio.io/AuthorizationPolicy', 'security.istio.io/RequestAuthentication']);
@@ -48,7 +61,7 @@ function isFunction(object: ApiObject): boolean {
 export function syncWaveOf(object: ApiObject): SyncWave {
   if (FOUNDATION_KINDS.has(object.kind)) return SyncWave.FOUNDATION;
   if (isFunction(object) || GUARD_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
-  if (ROUTE_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
+  if (ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
   return SyncWave.SYSTEM;
 }
 

@@ -25,6 +25,10 @@ const DONE_WHEN = fixture('cluster', 'done-when');
 const REACH = fixture('cluster', 'reach');
 /** Manifests whose Functions are reached through an APIRule, a VirtualService with JWT, an HTTPRoute and a Subscription. */
 const REACH_MANIFESTS = fixture('manifests', 'reach');
+/** KEDA's CRDs, as its Helm chart installs them. */
+const KEDA = fixture('cluster', 'keda');
+/** Manifests of a Function KEDA scales: a ScaledObject (as synth writes it from the keda prop). */
+const KEDA_MANIFESTS = fixture('manifests', 'keda');
 
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(HEALTHY, file), 'utf8'));
 const version = (v: Partial<VersionInfo>) => ({ major: '', minor: '', gitVersion: '', ...v }) as VersionInfo;
@@ -185,6 +189,12 @@ describe('checks of what the manifests declare to reach Functions, judged alone'
     expect(checkPublisherProxy({ address: 'https://events.example.com/publish', source: 'x' }, ['Subscription a/b'])).toMatchObject({
       status: CheckStatus.SKIP, detail: 'https://events.example.com/publish (x) names no Service of the cluster: not checked',
     });
+  });
+
+  test('reads the ScaledObjects of Functions with keda', () => {
+    expect(readDeclaredReach(KEDA_MANIFESTS)!.kinds).toEqual([
+      { crd: 'scaledobjects.keda.sh', kind: 'ScaledObject', versions: ['v1alpha1'], objects: ['ScaledObject team-a/orders'] },
+    ]);
   });
 
   test('a CRD must serve every version the manifests write, also one the manifests install themselves', () => {
@@ -649,6 +659,28 @@ describe('preflight against a cluster', () => {
           + 'or set the ServerlessStack\'s controller.publisherProxyAddress to yours',
         '',
         'Preflight failed (13 passed, 11 failed): apply the fixes above and run it again.',
+        '',
+      ]);
+    });
+
+    test('ScaledObjects need KEDA\'s CRD: passes where KEDA is installed, fails with how to install it where not', async () => {
+      await start(HEALTHY, KEDA);
+      const installed = await preflight({ manifests: KEDA_MANIFESTS });
+      expect(installed.ok).toBe(true);
+      expect(reachChecks(installed)).toEqual([
+        { id: 'keda-crd', title: 'crd ScaledObject', status: 'pass', detail: 'scaledobjects.keda.sh serves v1alpha1 (1 ScaledObject in the manifests)' },
+      ]);
+      await cluster.close();
+
+      await start(HEALTHY);
+      const { stdout, exitCode } = await command(['preflight', '--manifests', KEDA_MANIFESTS]);
+      expect(exitCode).toBe(1);
+      const lines = stdout.split('\n');
+      expect(lines.slice(lines.findIndex(l => l.startsWith('fail    crd ScaledObject')))).toEqual([
+        'fail    crd ScaledObject        scaledobjects.keda.sh is not installed; ScaledObject team-a/orders needs keda.sh/v1alpha1',
+        '        fix: install KEDA (helm repo add kedacore https://kedacore.github.io/charts && helm install keda kedacore/keda -n keda --create-namespace)',
+        '',
+        'Preflight failed (12 passed, 1 failed): apply the fixes above and run it again.',
         '',
       ]);
     });

@@ -107,6 +107,15 @@ describe('validate', () => {
     expect(validateManifests(dir).findings.every(f => f.severity === Severity.ERROR)).toBe(true);
   });
 
+  test('checks KEDA ScaledObjects against their CRD', () => {
+    write('keda.yaml', 'apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: { name: hello, namespace: a }\n'
+      + 'spec: { scaleTargetRef: { name: hello }, maxReplicaCount: many, triggers: [{ metadata: { value: "60" } }] }\n');
+    expect(validateManifests(dir).findings.map(f => `${f.object} ${f.path} ${f.rule} ${f.message}`)).toEqual([
+      'ScaledObject a/hello spec.maxReplicaCount openapi.type must be integer',
+      'ScaledObject a/hello spec.triggers[0] openapi.required must have required property type',
+    ]);
+  });
+
   test('warns about kinds it knows no schema of, without failing', () => {
     write('other.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w }\nspec: { size: 3 }\n');
     expect(validateManifests(dir).findings).toEqual([

@@ -219,3 +219,69 @@ subscribe:
     expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/Subscription\] .*fn\/function\.yaml: 'subscribe\[0\]\.types\[0\]' \("created"\)/);
   });
 });
+
+describe('FunctionFolder keda', () => {
+  const handler = { 'handler.js': 'module.exports = { main: () => "hi" }' };
+
+  test('keda takes the keda prop, periods in seconds and each trigger under the name of its factory', () => {
+    const root = functionsRoot({ fn: { ...handler, 'function.yaml': `
+keda:
+  minReplicas: 0
+  maxReplicas: 4
+  cooldownPeriod: 600
+  pollingInterval: 15
+  triggers:
+    - prometheus: { serverAddress: "http://prometheus.monitoring:9090", query: "sum(rate(istio_requests_total{destination_workload=\\"fn\\"}[1m]))", threshold: 10 }
+    - cron: { timezone: Europe/Berlin, start: 0 8 * * 1-5, end: 0 18 * * 1-5, desiredReplicas: 1 }
+    - cpu: { utilization: 70 }
+    - type: rabbitmq
+      metadata: { queueName: orders, mode: QueueLength, value: "20", hostFromEnv: RABBITMQ_URL }
+` } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    const fn = FunctionFolder.discover(root)[0].addTo(chart);
+    const objects = Testing.synth(chart);
+    expectValidKubernetesObjects(objects);
+    expect(fn.scaledObject).toBeDefined();
+    expect(objects.find(o => o.kind === 'Function').spec.replicas).toBeUndefined();
+    const { spec } = objects.find(o => o.kind === 'ScaledObject');
+    expect(spec).toMatchObject({ minReplicaCount: 0, maxReplicaCount: 4, cooldownPeriod: 600, pollingInterval: 15 });
+    expect(spec.triggers).toEqual([
+      { type: 'prometheus', metadata: { serverAddress: 'http://prometheus.monitoring:9090', query: 'sum(rate(istio_requests_total{destination_workload="fn"}[1m]))', threshold: '10' } },
+      { type: 'cron', metadata: { timezone: 'Europe/Berlin', start: '0 8 * * 1-5', end: '0 18 * * 1-5', desiredReplicas: '1' } },
+      { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
+      { type: 'rabbitmq', metadata: { queueName: 'orders', mode: 'QueueLength', value: '20', hostFromEnv: 'RABBITMQ_URL' } },
+    ]);
+  });
+
+  test.each([
+    ['maxReplicas is missing', 'keda: { triggers: [{ cpu: { utilization: 50 } }] }', /'keda\.maxReplicas': required/],
+    ['there is no trigger', 'keda: { maxReplicas: 2, triggers: [] }', /'keda\.triggers' \(\[\]\): must NOT have fewer than 1 items/],
+    ['minReplicas is negative', 'keda: { minReplicas: -1, maxReplicas: 2, triggers: [{ cpu: { utilization: 50 } }] }', /'keda\.minReplicas' \(-1\): must be >= 0/],
+    ['a trigger is of two kinds', 'keda: { maxReplicas: 2, triggers: [{ cpu: { utilization: 50 }, type: kafka, metadata: {} }] }',
+      /'keda\.triggers\[0\]': give exactly one of prometheus, cron, cpu, or type and metadata/],
+    ['a trigger is of no kind', 'keda: { maxReplicas: 2, triggers: [{}] }', /'keda\.triggers\[0\]': give exactly one of prometheus, cron, cpu, or type and metadata/],
+    ['a trigger is of an unknown kind', 'keda: { maxReplicas: 2, triggers: [{ kafka: {} }] }', /'keda\.triggers\[0\]\.kafka': unknown key/],
+    ['a cron trigger lacks its Pods', 'keda: { maxReplicas: 2, triggers: [{ cron: { timezone: UTC, start: 0 8 * * *, end: 0 9 * * * } }] }',
+      /'keda\.triggers\[0\]\.cron\.desiredReplicas': required/],
+    ['a prometheus trigger lacks its query and threshold', 'keda: { maxReplicas: 2, triggers: [{ prometheus: { serverAddress: "http://p:9090" } }] }',
+      /'keda\.triggers\[0\]\.prometheus\.query': required\n.*'keda\.triggers\[0\]\.prometheus\.threshold': required/],
+    ['a cpu trigger is above 100 percent', 'keda: { maxReplicas: 2, triggers: [{ cpu: { utilization: 150 } }] }', /'keda\.triggers\[0\]\.cpu\.utilization' \(150\): must be <= 100/],
+    ['a scaler type has no metadata', 'keda: { maxReplicas: 2, triggers: [{ type: kafka }] }', /'keda\.triggers\[0\]' \(\{"type":"kafka"\}\): must have property metadata when property type is present/],
+  ])('fails to load when %s, naming the file and the key', (_what, yaml, message) => {
+    const error = loadError({ ...handler, 'function.yaml': yaml });
+    expect(error).toMatch(/fn\/function\.yaml: /);
+    expect(error).toMatch(message);
+  });
+
+  test('problems found at synth name the file and the key under keda', () => {
+    const root = functionsRoot({ fn: { ...handler, 'function.yaml': `
+replicas: 2
+keda: { minReplicas: 3, maxReplicas: 2, triggers: [{ cron: { timezone: Mars/Olympus, start: 0 8 * * *, end: 0 9 * * *, desiredReplicas: 1 } }] }
+` } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(root)[0].addTo(chart);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\] .*fn\/function\.yaml: 'replicas' \(2\) and 'keda' cannot be used together/);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/ScaledObject\] .*fn\/function\.yaml: 'keda\.maxReplicas' \(2\) is below minReplicas \(3\)/);
+    expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/ScaledObject\] .*fn\/function\.yaml: 'keda\.triggers\[0\]\.timezone' \("Mars\/Olympus"\) is not an IANA time zone/);
+  });
+});

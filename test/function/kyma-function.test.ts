@@ -1,8 +1,9 @@
 import { Chart, Size, Testing } from 'cdk8s';
 import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import {
-  BuildProfile, BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType,
-  KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
+  BuildProfile, BuildResources, FUNCTION_LABEL, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType,
+  KedaTrigger, KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import * as rules from '../../src/api/function-rules';
@@ -250,6 +251,99 @@ describe('KymaFunction validation at synth', () => {
   test('fails when a folder does not fit the runtime, naming the folder', () => {
     expect(synthError({ runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromDirectory('functions/hello-python') }))
       .toMatch(/\[test\/hello\] 'source': folder 'functions\/hello-python' holds handler\.py, a python handler, but the runtime is nodejs22/);
+  });
+});
+
+describe('KymaFunction keda', () => {
+  const requests = KedaTrigger.prometheus({ serverAddress: 'http://prometheus.monitoring:9090', query: 'sum(rate(istio_requests_total{destination_workload="hello"}[1m]))', threshold: 20 });
+
+  test('a Function with keda gets a ScaledObject that scales it through its scale subresource, and leaves replicas to KEDA', () => {
+    const scope = chart();
+    const fn = new KymaFunction(scope, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), keda: { maxReplicas: 4, triggers: [requests] } });
+    expect(fn.scaledObject?.node.path).toBe('test/hello/ScaledObject');
+    expect(fn.replicas).toBe(0);
+    const objects = Testing.synth(scope);
+    expectValidKubernetesObjects(objects);
+    const [function_, scaledObject] = objects;
+    expect(function_.kind).toBe('Function');
+    expect(function_.spec.scaleConfig).toBeUndefined();
+    expect(function_.spec.replicas).toBeUndefined();
+    expect(validateFunction(function_)).toEqual([]);
+    expect(scaledObject.kind).toBe('ScaledObject');
+    expect(scaledObject.metadata).toEqual({ name: 'hello', namespace: 'team-a', labels: { [FUNCTION_LABEL]: 'hello' } });
+    expect(scaledObject.spec.scaleTargetRef).toEqual({ apiVersion: function_.apiVersion, kind: function_.kind, name: function_.metadata.name });
+    expect(scaledObject.spec).toMatchObject({ minReplicaCount: 0, maxReplicaCount: 4 });
+    expect(() => new ScaledObject(scaledObject).validate()).not.toThrow();
+  });
+
+  test('a Function without keda has no ScaledObject', () => {
+    const scope = chart();
+    expect(new KymaFunction(scope, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO) }).scaledObject).toBeUndefined();
+    expect(Testing.synth(scope).map(o => o.kind)).toEqual(['Function']);
+  });
+
+  test('starts with the minimum of KEDA', () => {
+    const fn = new KymaFunction(chart(), 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), keda: { minReplicas: 2, maxReplicas: 4, triggers: [requests] },
+    });
+    expect(fn.replicas).toBe(2);
+  });
+
+  test('a CPU trigger takes the CPU request of a preset, of explicit resources, or of the FunctionNamespace\'s LimitRange', () => {
+    const cpu = { minReplicas: 1, maxReplicas: 3, triggers: [KedaTrigger.cpu({ utilization: 60 })] };
+    expect(() => synthFunction({ keda: cpu, resources: FunctionResources.preset(FunctionProfile.S) })).not.toThrow();
+    expect(() => synthFunction({ keda: cpu, resources: FunctionResources.custom({ cpu: { limit: Cpu.millis(500) } }) })).not.toThrow();
+    const team = new FunctionNamespace(Testing.app(), 'team-a');
+    new KymaFunction(team, 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), keda: cpu, resources: FunctionResources.custom({ memory: { request: Size.mebibytes(64) } }),
+    });
+    expect(() => Testing.synth(team)).not.toThrow();
+  });
+
+  test('fails when scale and keda are both given', () => {
+    expect(synthError({ scale: { minReplicas: 1, maxReplicas: 3 }, keda: { maxReplicas: 3, triggers: [requests] } }))
+      .toMatch(/\[test\/hello\] 'scale' \(\{"minReplicas":1,"maxReplicas":3\}\) and 'keda' cannot be used together: .*KEDA refuses to scale a Function another autoscaler scales/);
+  });
+
+  test('fails when replicas and keda are both given', () => {
+    expect(synthError({ replicas: 2, keda: { maxReplicas: 3, triggers: [requests] } }))
+      .toMatch(/\[test\/hello\] 'replicas' \(2\) and 'keda' cannot be used together: KEDA sets the Function's replicas, from 'keda\.minReplicas' to 'keda\.maxReplicas'; remove 'replicas'/);
+  });
+
+  test.each([
+    ['maxReplicas is below minReplicas', { minReplicas: 3, maxReplicas: 1, triggers: [requests] }, /\[test\/hello\/ScaledObject\] 'keda\.maxReplicas' \(1\) is below minReplicas \(3\)/],
+    ['minReplicas is negative', { minReplicas: -1, maxReplicas: 1, triggers: [requests] }, /\[test\/hello\/ScaledObject\] 'keda\.minReplicas' \(-1\) must be a whole number of at least 0/],
+    ['maxReplicas is a fraction', { maxReplicas: 1.5, triggers: [requests] }, /\[test\/hello\/ScaledObject\] 'keda\.maxReplicas' \(1\.5\) must be a whole number of at least 1/],
+    ['there is no trigger', { maxReplicas: 2, triggers: [] }, /\[test\/hello\/ScaledObject\] 'keda\.triggers' is empty/],
+    ['a prometheus trigger lacks its address', { maxReplicas: 2, triggers: [KedaTrigger.prometheus({ query: 'up', threshold: 1 } as any)] },
+      /\[test\/hello\/ScaledObject\] 'keda\.triggers\[0\]\.serverAddress' is required for a prometheus trigger/],
+    ['a cron trigger lacks its Pods', { maxReplicas: 2, triggers: [KedaTrigger.cron({ timezone: 'UTC', start: '0 8 * * *', end: '0 9 * * *' } as any)] },
+      /\[test\/hello\/ScaledObject\] 'keda\.triggers\[0\]\.desiredReplicas' is required for a cron trigger/],
+    ['a cpu trigger is above 100 percent', { minReplicas: 1, maxReplicas: 2, triggers: [KedaTrigger.cpu({ utilization: 101 })] },
+      /\[test\/hello\/ScaledObject\] 'keda\.triggers\[0\]\.utilization' \(101\) must be a whole percentage from 1 to 100/],
+    ['a cpu trigger alone is asked to scale to zero', { minReplicas: 0, maxReplicas: 2, triggers: [KedaTrigger.cpu({ utilization: 60 })] },
+      /\[test\/hello\/ScaledObject\] 'keda\.minReplicas' \(0\): a cpu trigger cannot scale to zero on its own/],
+  ])('fails when %s, naming the prop', (_case, keda, message) => {
+    expect(synthError({ keda })).toMatch(message);
+  });
+
+  test('fails when a CPU trigger scales Pods that request no CPU, outside a FunctionNamespace', () => {
+    expect(synthError({
+      resources: FunctionResources.custom({ memory: { request: Size.mebibytes(64), limit: Size.mebibytes(128) } }),
+      keda: { minReplicas: 1, maxReplicas: 3, triggers: [requests, KedaTrigger.cpu({ utilization: 60 })] },
+    })).toMatch(/\[test\/hello\] 'keda\.triggers\[1\]' \(cpu\): the Function's Pods request no cpu \('resources' sets none\), .*; give 'resources' a cpu request, use a preset/);
+  });
+
+  test('reports the problems of keda with the Function\'s own, all at once', () => {
+    const lines = synthError({ replicas: 1, scale: { minReplicas: 1, maxReplicas: 2 }, keda: { minReplicas: 2, maxReplicas: 1, triggers: [] } })
+      .split('\n').slice(1).map(l => l.trim());
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[test\/hello\] 'replicas' \(1\) and 'scale'/),
+      expect.stringMatching(/^\[test\/hello\] 'scale' .* and 'keda' cannot be used together/),
+      expect.stringMatching(/^\[test\/hello\] 'replicas' \(1\) and 'keda' cannot be used together/),
+      expect.stringMatching(/^\[test\/hello\/ScaledObject\] 'keda\.maxReplicas' \(1\) is below minReplicas \(2\)/),
+      expect.stringMatching(/^\[test\/hello\/ScaledObject\] 'keda\.triggers' is empty/),
+    ]);
   });
 });
 

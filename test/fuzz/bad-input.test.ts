@@ -459,6 +459,16 @@ const envSetting = fc.oneof(
     resourceFieldRef: Y.field(Y.shaped({ resource: Y.field(fc.constantFrom('limits.cpu', 'x')), divisor: Y.quantity })),
   }),
 );
+const kedaTriggerSetting = Y.shaped({
+  prometheus: Y.field(Y.shaped({ serverAddress: Y.field(Y.weirdString), query: Y.field(Y.weirdString), threshold: Y.field(fc.oneof(intLike, fc.double())) })),
+  cron: Y.field(Y.shaped({
+    timezone: Y.field(fc.constantFrom('UTC', 'Europe/Berlin', 'Mars/Olympus', '')), start: Y.field(fc.constantFrom('0 8 * * *', '@daily', '0 8', '')),
+    end: Y.field(fc.constantFrom('0 18 * * *', 'x')), desiredReplicas: Y.field(intLike),
+  })),
+  cpu: Y.field(Y.shaped({ utilization: Y.field(intLike) }, ['utilization'])),
+  type: Y.field(fc.constantFrom('rabbitmq', 'kafka', '')),
+  metadata: Y.field(Y.stringMap),
+});
 const settingsArb = Y.shaped({
   runtime: Y.field(fc.constantFrom(...RUNTIMES, 'nodejs18', 'python', '', 'NODEJS22')),
   namespace: Y.field(Y.nameLike),
@@ -466,6 +476,10 @@ const settingsArb = Y.shaped({
   secretMounts: Y.field(fc.array(Y.field(Y.shaped({ secretName: Y.field(Y.nameLike), mountPath: Y.field(Y.mountPath) }, ['secretName', 'mountPath'])), { maxLength: 3 })),
   replicas: Y.field(intLike),
   scale: Y.field(Y.shaped({ minReplicas: Y.field(intLike), maxReplicas: Y.field(intLike) }, ['minReplicas', 'maxReplicas'])),
+  keda: Y.field(Y.shaped({
+    minReplicas: Y.field(intLike), maxReplicas: Y.field(intLike), cooldownPeriod: Y.field(intLike), pollingInterval: Y.field(intLike),
+    triggers: Y.field(fc.array(Y.field(kedaTriggerSetting), { maxLength: 2 })),
+  }, ['maxReplicas', 'triggers'])),
   resources: Y.field(resourcesSetting(FUNCTION_PROFILES)),
   buildResources: Y.field(resourcesSetting(BUILD_PROFILES)),
   labels: Y.field(Y.stringMap),
@@ -479,6 +493,10 @@ const validSettings = fc.record({
   namespace: fc.constantFrom('default', 'team-a'),
   replicas: fc.nat(5),
   scale: fc.constant({ minReplicas: 1, maxReplicas: 3 }),
+  keda: fc.constantFrom(
+    { maxReplicas: 3, triggers: [{ cron: { timezone: 'UTC', start: '0 8 * * *', end: '0 18 * * *', desiredReplicas: 1 } }] },
+    { minReplicas: 1, maxReplicas: 2, cooldownPeriod: 60, triggers: [{ cpu: { utilization: 60 } }, { type: 'kafka', metadata: { topic: 'orders' } }] },
+  ),
   resources: fc.constantFrom({ profile: 'M' }, { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: 1, memory: '1Gi' } }),
   buildResources: fc.constantFrom({ profile: 'fast' }, { limits: { memory: 1073741824 } }),
   env: fc.constantFrom({ A: 'x', B: 1, C: true }, { S: { secretKeyRef: { name: 's', key: 'k', optional: true } } }, { P: { fieldRef: { fieldPath: 'metadata.name' } } }),
@@ -497,7 +515,7 @@ function yamlOf(value: unknown): string {
   }
 }
 
-const SETTING_KEYS = ['runtime', 'namespace', 'env', 'secretMounts', 'replicas', 'scale', 'resources', 'buildResources', 'labels', 'annotations', 'runtimeImageOverride'];
+const SETTING_KEYS = ['runtime', 'namespace', 'env', 'secretMounts', 'replicas', 'scale', 'keda', 'resources', 'buildResources', 'labels', 'annotations', 'runtimeImageOverride'];
 
 /** YAML constructs beyond plain JSON: anchors, aliases, tags, directives, several documents. */
 const yamlTrick = fc.constantFrom(

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { ApiObject, Chart, JsonPatch } from 'cdk8s';
 import { parse } from 'yaml';
 import {
-  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KymaFunction, SYNC_OPTIONS_ANNOTATION,
-  SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, _wasValidAtSynth, environmentOutdir, kustomization,
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KedaTrigger, KymaFunction,
+  SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, _wasValidAtSynth, environmentOutdir, kustomization,
 } from '../../src';
 import { loadYamlDocuments } from '../util/fixtures';
 
@@ -78,6 +78,27 @@ describe('GitOpsApp with Functions people can reach', () => {
         'VirtualService/hello': [SyncWave.ROUTES, skip],
         'Subscription/hello': [SyncWave.ROUTES, skip],
       });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('GitOpsApp with Functions KEDA scales', () => {
+  test('puts the ScaledObject in wave 1, after the Function it scales, and skips its dry run: KEDA\'s CRD comes from KEDA', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
+    try {
+      const app = new GitOpsApp({ outdir: dir });
+      const team = new FunctionNamespace(app, 'team-a');
+      new KymaFunction(team, 'hello', {
+        runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}'),
+        keda: { maxReplicas: 2, triggers: [KedaTrigger.cron({ timezone: 'UTC', start: '0 8 * * *', end: '0 18 * * *', desiredReplicas: 1 })] },
+      });
+      app.synth();
+      const objects = fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort().flatMap(f => loadYamlDocuments(path.join(dir, f)));
+      const annotations = (kind: string) => objects.find(o => o.kind === kind).metadata.annotations;
+      expect(annotations('Function')[SYNC_WAVE_ANNOTATION]).toBe(SyncWave.FUNCTIONS);
+      expect(annotations('ScaledObject')).toEqual({ [SYNC_WAVE_ANNOTATION]: SyncWave.ROUTES, [SYNC_OPTIONS_ANNOTATION]: 'SkipDryRunOnMissingResource=true' });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

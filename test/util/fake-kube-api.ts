@@ -431,6 +431,9 @@ export const SUBSCRIPTIONS = customKind('eventing.kyma-project.io', 'v1alpha2', 
  */
 export const REACH_RESOURCES: readonly ResourceType[] = [API_RULES, HTTP_ROUTES, VIRTUAL_SERVICES, SUBSCRIPTIONS];
 
+/** KEDA ScaledObjects (`keda.sh/v1alpha1`), of Functions with `keda`; served only where a test installs KEDA. */
+export const SCALED_OBJECTS = customKind('keda.sh', 'v1alpha1', 'scaledobjects', 'ScaledObject');
+
 /** One requirement of a label selector. */
 export interface LabelRequirement {
   readonly key: string;

@@ -80,8 +80,8 @@ export interface PreflightOptions extends ClusterOptions {
   readonly nodePort?: number;
   /**
    * The folder of synthesized manifests (one folder, as `apply` takes it: subfolders hold other
-   * environments), whose endpoints, Subscriptions, Gateways and Certificates are checked against
-   * the cluster; `false` (`--no-manifests`) to check none.
+   * environments), whose endpoints, Subscriptions, Gateways, Certificates and ScaledObjects are
+   * checked against the cluster; `false` (`--no-manifests`) to check none.
    *
    * @default - `dist` when that folder exists, else none
    */
@@ -781,11 +781,12 @@ StorageClass, the registry's NodePort, the Function CRD version, the serverless-
 From the manifests (--manifests, one folder as apply takes it), each only when they hold such
 objects: the CRDs of the APIRules (v2, Kyma's api-gateway module), VirtualServices, Istio Gateways,
 RequestAuthentications and AuthorizationPolicies (Istio), HTTPRoutes (v1, the Gateway API),
-Subscriptions (v1alpha2, Kyma's eventing module) and cert-manager's kinds they hold; each Istio
-Gateway their APIRules and VirtualServices name, and each Gateway their HTTPRoutes name as parent
-(exists or is in the manifests, and admits the routes' namespace); with Subscriptions, the Service
-of the eventing publisher proxy (the controller's APP_FUNCTION_PUBLISHER_PROXY_ADDRESS, from the
-manifests, else the cluster, else upstream's default).
+Subscriptions (v1alpha2, Kyma's eventing module), cert-manager's kinds and ScaledObjects (v1alpha1,
+KEDA, for Functions with keda) they hold; each Istio Gateway their APIRules and VirtualServices
+name, and each Gateway their HTTPRoutes name as parent (exists or is in the manifests, and admits
+the routes' namespace); with Subscriptions, the Service of the eventing publisher proxy (the
+controller's APP_FUNCTION_PUBLISHER_PROXY_ADDRESS, from the manifests, else the cluster, else
+upstream's default).
 
 The exit code is 1 when a check fails.
 

@@ -1,6 +1,7 @@
 /**
  * The checks `preflight` makes of what the manifests declare to reach Functions (endpoints,
- * subscriptions, traffic splits, and the Gateway and Certificate of the stack's exposure domain):
+ * subscriptions, traffic splits, and the Gateway and Certificate of the stack's exposure domain)
+ * and to scale them (KEDA's ScaledObjects):
  * the cluster serves each custom kind they hold, in the version they hold it; the Gateways they
  * attach to exist (or the manifests create them) and admit their routes; the eventing publisher
  * proxy that Functions publish to runs.
@@ -13,7 +14,7 @@ import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../../api/subscription-schema';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import {
   API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CLUSTER_ISSUER, CustomKind, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO_GATEWAY,
-  REQUEST_AUTHENTICATION, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
+  REQUEST_AUTHENTICATION, SCALED_OBJECT, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
 } from '../_reach-kinds';
 import { parseApiVersion } from '../_rest';
 import { CheckId, CheckResult, fail, pass, skip } from './report';
@@ -63,6 +64,12 @@ const CERT_MANAGER: Provider = {
   fix: 'install cert-manager (helm install cert-manager jetstack/cert-manager -n cert-manager --create-namespace --set crds.enabled=true)',
 };
 
+const KEDA: Provider = {
+  id: CheckId.KEDA_CRD,
+  name: 'KEDA',
+  fix: 'install KEDA (helm repo add kedacore https://kedacore.github.io/charts && helm install keda kedacore/keda -n keda --create-namespace)',
+};
+
 /** A kind whose CRD another project installs. */
 interface RequiredKind {
   readonly kind: CustomKind;
@@ -86,6 +93,7 @@ const REQUIRED_KINDS: readonly RequiredKind[] = [
   { kind: CERTIFICATE, provider: CERT_MANAGER, title: 'crd Certificate' },
   { kind: ISSUER, provider: CERT_MANAGER, title: 'crd Issuer' },
   { kind: CLUSTER_ISSUER, provider: CERT_MANAGER, title: 'crd ClusterIssuer' },
+  { kind: SCALED_OBJECT, provider: KEDA, title: 'crd ScaledObject', servedSince: 'KEDA 2.0 and later serve v1alpha1' },
 ];
 
 /** Labels of an object. */

@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../../api/function-status';
 import { FUNCTION_GROUP, FUNCTION_VERSION } from '../../api/function-schema';
 import { FUNCTION_LABEL } from '../../api/labels';
-import { API_RULE, CustomKind, HTTP_ROUTE, SUBSCRIPTION, VIRTUAL_SERVICE } from '../_reach-kinds';
+import { API_RULE, CustomKind, HTTP_ROUTE, SCALED_OBJECT, SUBSCRIPTION, VIRTUAL_SERVICE } from '../_reach-kinds';
 import { FunctionChildren } from './resources';
 
 /** A kind the status lists and watches. */
@@ -17,10 +17,16 @@ export interface Kind {
   /** For messages: `Functions`, `build Jobs`. */
   readonly noun: string;
   /**
-   * Whether it reaches Functions: its CRD comes from another project and may not be installed,
-   * so a 404 leaves it out without a word; a 403 leaves it out with a warning.
+   * Whether it reaches or scales Functions: its CRD comes from another project and may not be
+   * installed, so a 404 leaves it out without a word; a 403 leaves it out with a warning.
    */
   readonly reach?: boolean;
+  /**
+   * What the status lacks when the kind cannot be listed, for the warning.
+   *
+   * @default - for a kind that reaches Functions, its endpoints or Subscriptions; else the progress between condition updates
+   */
+  readonly missing?: string;
   /** The selectors of its objects: every Function's, or one Function's by name. */
   readonly selectors: (name: string | undefined) => Selectors;
   /** The API path of its collection, to watch; every namespace's without one. */
@@ -55,8 +61,8 @@ function reachSelectors(name: string | undefined): Selectors {
 }
 
 /**
- * The Functions, the five kinds of objects the controller creates for them, and the four kinds
- * that reach them (APIRules, HTTPRoutes, VirtualServices, Subscriptions).
+ * The Functions, the five kinds of objects the controller creates for them, the four kinds that
+ * reach them (APIRules, HTTPRoutes, VirtualServices, Subscriptions), and KEDA's ScaledObjects.
  */
 export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
   const k8s = await import('@kubernetes/client-node');
@@ -66,10 +72,11 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
   const apps = kubeConfig.makeApiClient(k8s.AppsV1Api);
   const autoscaling = kubeConfig.makeApiClient(k8s.AutoscalingV2Api);
   const fn = { group: FUNCTION_GROUP, version: FUNCTION_VERSION, plural: FUNCTION_PLURAL };
-  const reach = (key: Kind['key'], noun: string, { group, version, plural }: CustomKind): Kind => ({
+  const reach = (key: Kind['key'], noun: string, { group, version, plural }: CustomKind, missing?: string): Kind => ({
     key,
     noun,
     reach: true,
+    ...(missing ? { missing } : {}),
     selectors: reachSelectors,
     path: ns => collectionPath(group, version, plural, ns),
     list: (namespace, query) => (namespace === undefined
@@ -133,5 +140,6 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     reach('httpRoutes', 'HTTPRoutes', HTTP_ROUTE),
     reach('virtualServices', 'VirtualServices', VIRTUAL_SERVICE),
     reach('subscriptions', 'Subscriptions', SUBSCRIPTION),
+    reach('scaledObjects', 'ScaledObjects', SCALED_OBJECT, 'Functions KEDA scaled to zero show as ready, not idle'),
   ];
 }

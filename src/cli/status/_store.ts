@@ -67,8 +67,8 @@ export class FunctionStore {
         if (!this.warned.has(kind.key)) {
           this.warned.add(kind.key);
           const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
-          const consequence = kind.reach ? 'the Functions\' endpoints and Subscriptions of that kind are not shown'
-            : 'their progress comes from the Functions\' conditions alone';
+          const consequence = kind.missing ?? (kind.reach ? 'the Functions\' endpoints and Subscriptions of that kind are not shown'
+            : 'their progress comes from the Functions\' conditions alone');
           this.warn(`cannot list ${kind.noun} ${where} (${code === 403 ? 'forbidden' : 'not served'}): ${consequence}`);
         }
         return;

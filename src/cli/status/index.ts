@@ -1,9 +1,9 @@
 /**
  * `kyma-serverless status`: where each Function is in the Function controller's pipeline (source
  * ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its conditions
- * and from the objects the controller labels with the Function's name, and whether its endpoints
- * (APIRules, HTTPRoutes, VirtualServices) and Subscriptions are ready; once, or followed live
- * through the watch API.
+ * and from the objects the controller labels with the Function's name, whether KEDA scaled it to
+ * zero (idle), and whether its endpoints (APIRules, HTTPRoutes, VirtualServices) and Subscriptions
+ * are ready; once, or followed live through the watch API.
  *
  * This file holds the command and re-exports the rest: `resources.ts` (the JSON it reads),
  * `model.ts` (the pipeline), `reach.ts` (endpoints and Subscriptions), `report.ts` (a Function's
@@ -23,14 +23,16 @@ import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, render
 import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
-export { PipelineStage, ProgressState, StepState, autoscales, functionProgress } from './model';
+export { PipelineStage, ProgressState, StepState, autoscales, functionProgress, scaledObjectOf } from './model';
 export type { EndpointStatus, FunctionReach, SubscriptionStatus } from './reach';
 export { EndpointKind, ReachState, functionReach, withReach } from './reach';
 export type { FrameOptions, RenderOptions } from './render';
 export { changeLine, explanation, humanDuration, reachCount, renderFrame, renderSteps, renderTable, urlSummary } from './render';
 export type { FunctionStatusReport } from './report';
 export { statusReport } from './report';
-export type { ChildResource, FunctionChildren, FunctionResource, ParentReference, ReachResource, ResourceCondition, ResourceMetadata } from './resources';
+export type {
+  ChildResource, FunctionChildren, FunctionResource, ParentReference, ReachResource, ResourceCondition, ResourceMetadata, ScaledObjectResource,
+} from './resources';
 
 /**
  * Parses a duration as kubectl takes it: a number and a unit (`ms`, `s`, `m`, `h`), repeated,
@@ -62,13 +64,13 @@ export interface StatusOptions extends ClusterOptions {
    */
   readonly allNamespaces?: boolean;
   /**
-   * Follow the Functions until every one is ready, or one fails.
+   * Follow the Functions until every one is ready (or idle: scaled to zero by KEDA), or one fails.
    *
    * @default false
    */
   readonly watch?: boolean;
   /**
-   * With `watch`: how long to wait for every Function to be ready.
+   * With `watch`: how long to wait for every Function to be ready or idle.
    *
    * @default - no limit
    */
@@ -117,7 +119,7 @@ export function processIo(interrupt?: AbortSignal): StatusIo {
  * Without `watch`, it prints a table (or a JSON array) and fails when a Function has failed.
  * With `watch`, it follows the Functions and their objects through the watch API: on a terminal
  * it redraws the table in place; elsewhere it prints a line (or with JSON output, a JSON object)
- * per change. It returns once every Function is ready.
+ * per change. It returns once every Function is ready or idle (KEDA scaled it to zero: done too).
  *
  * @throws CliError when a Function failed, the named Function does not exist, the watch timed out
  * (exit code 1) or was interrupted (130), or the API server could not be asked
@@ -155,7 +157,10 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
 
 const label = (r: FunctionStatusReport) => `${r.namespace}/${r.name}`;
 
-/** The watch: renders every change and settles once the Functions are ready, one failed, time is up, or Ctrl-C. */
+/** Whether a Function is where it is going: ready, or idle (scaled to zero by KEDA). */
+const done = (r: FunctionStatusReport) => r.state === ProgressState.READY || r.state === ProgressState.IDLE;
+
+/** The watch: renders every change and settles once the Functions are ready or idle, one failed, time is up, or Ctrl-C. */
 async function follow(
   cluster: Cluster, kinds: readonly Kind[], store: FunctionStore, namespace: string | undefined, options: StatusOptions, io: StatusIo,
 ): Promise<void> {
@@ -221,7 +226,7 @@ async function follow(
       }
       const failed = reports.filter(r => r.state === ProgressState.FAILED);
       if (failed.length) settle(new CliError(`Function ${failed.map(r => `${label(r)} failed: ${explanation(r)}`).join('; Function ')}`));
-      else if (reports.every(r => r.state === ProgressState.READY)) settle();
+      else if (reports.every(done)) settle();
     };
 
     if (io.interrupt?.aborted) return onInterrupt();
@@ -242,8 +247,8 @@ async function follow(
 
 /** `not ready: ns/a (build, JobRunning), ns/b (ready, DeploymentWaiting)`. */
 function notReady(reports: readonly FunctionStatusReport[]): string {
-  const waiting = reports.filter(r => r.state !== ProgressState.READY);
-  if (!waiting.length) return 'every Function is ready';
+  const waiting = reports.filter(r => !done(r));
+  if (!waiting.length) return 'every Function is ready or idle';
   return `not ready: ${waiting.map(r => `${label(r)} (${[r.stage, r.reason ?? r.message].filter(Boolean).join(', ')})`).join(', ')}`;
 }
 
@@ -251,10 +256,10 @@ function notReady(reports: readonly FunctionStatusReport[]): string {
 export function addStatusCommand(program: Command): void {
   program.command('status')
     .description('Show where each Function is in the build pipeline (source ConfigMap, build Job, Deployment, Service, HPA, ready), '
-      + 'and whether its endpoints and Subscriptions are ready')
+      + 'whether KEDA scaled it to zero, and whether its endpoints and Subscriptions are ready')
     .argument('[name]', 'one Function (default: every Function in the namespace)')
     .option('-A, --all-namespaces', 'Functions of every namespace')
-    .option('-w, --watch', 'follow the Functions until every one is ready (exit 0) or one fails (exit 1)')
+    .option('-w, --watch', 'follow the Functions until every one is ready or idle (exit 0) or one fails (exit 1)')
     .addOption(new Option('--timeout <duration>', 'with --watch: give up after this long (exit 1), e.g. 90s, 10m, 1h30m').argParser(parseDuration))
     .addHelpText('after', `
 Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (the build Job),
@@ -265,6 +270,11 @@ APIRules, HTTPRoutes, VirtualServices and Subscriptions synth labels
 ${FUNCTION_LABEL}=<name> (kinds whose CRD is not installed are left out).
 REACH counts those that are ready; URL is the endpoint's URL.
 
+A Function with keda whose ScaledObject (labelled the same) scaled it to zero is idle: built and
+deployed, with no Pods until a trigger is active (its spec.replicas, or its Deployment's, is 0).
+Idle is done, like ready: not a failure, and nothing to wait for. Once a trigger is active, the
+Function is progressing at ready while KEDA starts its Pods.
+
 A Function is ready once its pipeline is ready and its endpoints and Subscriptions are too: an
 APIRule in state Ready, an HTTPRoute Accepted with ResolvedRefs by every parent Gateway, a
 VirtualService applied (and Reconciled, with Istio's status feature on), a Subscription with ready
@@ -273,8 +283,8 @@ failures that its missing Service explains count only once the Function is ready
 that is not ready is waited for, never failed.
 
 Exit code: 0 when no Function failed (without --watch; building is not failing) or every Function is
-ready (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be asked;
-130 when the watch is interrupted.
+ready or idle (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be
+asked; 130 when the watch is interrupted.
 
 Examples:
   # Every Function of the current namespace

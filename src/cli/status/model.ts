@@ -1,10 +1,14 @@
 /**
  * The pipeline model of `status`: where a Function is in the Function controller's pipeline
  * (source ConfigMap, build Job, Deployment, Service, HorizontalPodAutoscaler, ready), from its
- * conditions and from the objects the controller labels with the Function's name. Pure: no I/O.
+ * conditions and from the objects the controller labels with the Function's name, and whether KEDA
+ * scaled it to zero. Pure: no I/O.
  */
 import { ConditionStatus, FunctionConditionReason, FunctionConditionType } from '../../api/function-status';
-import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren, time } from './resources';
+import { FUNCTION_KIND } from '../../api/function-schema';
+import {
+  ChildResource, FunctionChildren, FunctionResource, ResourceCondition, ScaledObjectResource, newest, ownChildren, ownReach, time,
+} from './resources';
 
 /** The steps of the pipeline, in order. */
 export enum PipelineStage {
@@ -35,6 +39,11 @@ export enum ProgressState {
   PROGRESSING = 'progressing',
   /** A condition is False, or the build Job failed. */
   FAILED = 'failed',
+  /**
+   * Built and deployed, and scaled to zero by KEDA (its ScaledObject): no Pods run until a trigger
+   * is active. Done, like ready: nothing is on its way.
+   */
+  IDLE = 'idle',
 }
 
 /** Where one step of the pipeline is. */
@@ -54,14 +63,14 @@ export interface PipelineStep {
 
 /** Where a Function is in the pipeline, derived by {@link functionProgress}. */
 export interface FunctionProgress {
-  /** The first step not done: the one failed, or in progress; `ready` when ready. */
+  /** The first step not done: the one failed, or in progress; `ready` when ready or idle. */
   readonly stage: PipelineStage;
   readonly state: ProgressState;
-  /** The reason of the condition that tells most: the False one, else the newest. */
+  /** The reason of the condition that tells most: the False one, else the newest (idle: that of KEDA's `Active`). */
   readonly reason?: string;
   /** Its message, or what the status waits for. */
   readonly message?: string;
-  /** That condition's lastTransitionTime. */
+  /** That condition's lastTransitionTime (idle: when a trigger was last active). */
   readonly since?: string;
   /** Every step, in order; `hpa` only when the Function autoscales. */
   readonly steps: readonly PipelineStep[];
@@ -102,6 +111,28 @@ function jobOutcome(job: ChildResource): 'succeeded' | 'failed' | 'running' {
 export function autoscales(fn: FunctionResource): boolean {
   const scale = fn.spec?.scaleConfig;
   return scale?.minReplicas !== undefined && scale.maxReplicas !== undefined && scale.minReplicas !== scale.maxReplicas;
+}
+
+/** KEDA's condition of a ScaledObject that says whether a trigger is active. */
+const KEDA_ACTIVE = 'Active';
+
+/**
+ * The Function's own KEDA ScaledObject (labelled `cdk8s-kyma-serverless/function` with its name, in
+ * its namespace) that scales it: `spec.scaleTargetRef` names the Function.
+ *
+ * @returns `undefined` when it has none, or ScaledObjects are not known
+ */
+export function scaledObjectOf(fn: FunctionResource, children: FunctionChildren = {}): ScaledObjectResource | undefined {
+  return ownReach(fn, children.scaledObjects)
+    ?.find(o => o.spec?.scaleTargetRef?.kind === FUNCTION_KIND && o.spec.scaleTargetRef.name === fn.metadata?.name);
+}
+
+/**
+ * The Pods the Function asks for: `spec.replicas` (the scale subresource KEDA and autoscalers
+ * write), else its newest Deployment's.
+ */
+function desiredReplicas(fn: FunctionResource, children: FunctionChildren): number | undefined {
+  return fn.spec?.replicas ?? newest(ownChildren(fn, children.deployments))?.spec?.replicas;
 }
 
 /**
@@ -147,8 +178,14 @@ function behind(fn: FunctionResource, configMap: ChildResource | undefined): str
  * (ConfigurationReady; BuildReady; Running with DeploymentFailed or ServiceFailed) or a failed
  * newest build Job, unless the status is behind the spec.
  *
+ * A Function KEDA scaled to zero is idle: it has a ScaledObject of its own that targets it (see
+ * {@link scaledObjectOf}), asks for no Pods (`spec.replicas` 0, else its Deployment's), every step
+ * before ready is done and none failed, and no trigger is active (KEDA's `Active` condition is not
+ * True). Whatever the controller last said of a Deployment of no Pods, nothing is on its way. With
+ * an active trigger it is progressing at ready: KEDA is starting its Pods.
+ *
  * @param fn the Function
- * @param children the controller's objects; each kind left out is derived from the conditions alone
+ * @param children the controller's objects, and the ScaledObjects; each kind left out is derived from the conditions alone
  * @returns the stage (the first step not done), the overall state, the condition that explains it and every step
  */
 export function functionProgress(fn: FunctionResource, children: FunctionChildren = {}): FunctionProgress {
@@ -202,6 +239,13 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
 
   // A failure of an older spec may be gone with the current one: not a failure until the controller says so again.
   const failedStep = stale ? undefined : steps.find(s => s.failed);
+
+  // Scaled to zero by KEDA, once built and deployed: idle, whatever the controller last said of a Deployment of no Pods.
+  const scaledObject = scaledObjectOf(fn, children);
+  if (scaledObject && !failedStep && !stale && desiredReplicas(fn, children) === 0 && steps.slice(0, -1).every(s => s.done)) {
+    return scaledToZero(scaledObject, steps.map(s => s.stage));
+  }
+
   const current = failedStep ?? steps.find(s => !s.done);
   const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
   const resultSteps = steps.map(s => ({
@@ -226,6 +270,32 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
   // The controller puts the condition it wrote last first; a later lastTransitionTime wins all the same.
   const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
   return explain(latest);
+}
+
+/**
+ * A Function KEDA scaled to zero: idle while no trigger of its ScaledObject is active, and on its
+ * way to ready (KEDA is starting its Pods) once one is.
+ */
+function scaledToZero(scaledObject: ScaledObjectResource, stages: readonly PipelineStage[]): FunctionProgress {
+  const name = scaledObject.metadata?.name;
+  const active = scaledObject.status?.conditions?.find(c => c.type === KEDA_ACTIVE);
+  if (active?.status === ConditionStatus.TRUE) {
+    return {
+      stage: PipelineStage.READY,
+      state: ProgressState.PROGRESSING,
+      ...(active.reason ? { reason: active.reason } : {}),
+      message: `a trigger of ScaledObject ${name} is active: KEDA is starting the Function's Pods`,
+      steps: stages.map(stage => ({ stage, state: stage === PipelineStage.READY ? StepState.IN_PROGRESS : StepState.DONE })),
+    };
+  }
+  return {
+    stage: PipelineStage.READY,
+    state: ProgressState.IDLE,
+    ...(active?.reason ? { reason: active.reason } : {}),
+    message: `scaled to zero by KEDA (ScaledObject ${name}): no Pods run until a trigger is active`,
+    ...(scaledObject.status?.lastActiveTime ? { since: scaledObject.status.lastActiveTime } : {}),
+    steps: stages.map(stage => ({ stage, state: StepState.DONE })),
+  };
 }
 
 /** The Failed condition of a failed build Job, worded as a Function condition. */

@@ -259,7 +259,8 @@ export function withReach(progress: FunctionProgress, reach: FunctionReach): Fun
   if (!items.length) return progress;
   const failed = items.find(i => i.state === ReachState.FAILED);
   const waiting = items.find(i => i.state !== ReachState.READY);
-  const pipelineReady = progress.state === ProgressState.READY;
+  // An idle Function is deployed too: its endpoints and Subscriptions are judged as a ready one's.
+  const pipelineReady = progress.state === ProgressState.READY || progress.state === ProgressState.IDLE;
   const step = failed ? StepState.FAILED : !waiting ? StepState.DONE : pipelineReady ? StepState.IN_PROGRESS : StepState.PENDING;
   const steps = [...progress.steps, { stage: PipelineStage.REACH, state: step }];
   const about = (item: typeof items[number]) => `${item.what}: ${item.message ?? 'not ready'}`;

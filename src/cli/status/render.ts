@@ -139,7 +139,8 @@ export function renderFrame(reports: readonly FunctionStatusReport[], options: F
     : table(header, rows)) + (shown.length < reports.length ? `\n… ${reports.length - shown.length} more` : '');
   const count = (state: ProgressState) => reports.filter(r => r.state === state).length;
   const elapsed = options.startedAt === undefined ? '' : ` ${humanDuration(options.now - options.startedAt)}`;
-  const summary = `${reports.length} Function${reports.length === 1 ? '' : 's'}: ${count(ProgressState.READY)} ready, `
+  const idle = count(ProgressState.IDLE) ? `${count(ProgressState.IDLE)} idle, ` : '';
+  const summary = `${reports.length} Function${reports.length === 1 ? '' : 's'}: ${count(ProgressState.READY)} ready, ${idle}`
     + `${count(ProgressState.PROGRESSING)} progressing, ${count(ProgressState.FAILED)} failed${elapsed ? ` (watching${elapsed})` : ''}`;
   const lines = [...body.split('\n'), '', summary];
   const columns = options.columns;

@@ -3,7 +3,7 @@
  * pipeline (see `model.ts`), how it is reached (see `reach.ts`), and what it is made of. Pure: no I/O.
  */
 import { FunctionConditionType } from '../../api/function-status';
-import { FunctionProgress, ProgressState, functionProgress } from './model';
+import { FunctionProgress, ProgressState, functionProgress, scaledObjectOf } from './model';
 import { EndpointStatus, SubscriptionStatus, functionReach, withReach } from './reach';
 import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren } from './resources';
 
@@ -19,13 +19,15 @@ export interface FunctionStatusReport extends FunctionProgress {
   readonly created?: string;
   /** The Function's conditions as the controller wrote them. */
   readonly conditions: readonly ResourceCondition[];
-  /** The names of the Function's newest objects of each kind the controller created. */
+  /** The names of the Function's newest objects of each kind the controller created, and of the ScaledObject that scales it. */
   readonly objects: {
     readonly configMap?: string;
     readonly job?: string;
     readonly deployment?: string;
     readonly service?: string;
     readonly horizontalPodAutoscaler?: string;
+    /** KEDA's ScaledObject, of a Function with `keda`. */
+    readonly scaledObject?: string;
   };
   /** The Deployment's desired and ready replicas, once it exists. */
   readonly replicas?: { readonly desired: number; readonly ready: number };
@@ -51,10 +53,12 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
     deployment: deployment?.metadata?.name,
     service: name(children.services),
     horizontalPodAutoscaler: name(children.horizontalPodAutoscalers),
+    scaledObject: scaledObjectOf(fn, children)?.metadata?.name,
   };
   const progress = functionProgress(fn, children);
   const running = fn.status?.conditions?.find(c => c.type === FunctionConditionType.RUNNING);
-  const reach = functionReach(fn, children, progress.state === ProgressState.READY ? running?.lastTransitionTime ?? '' : undefined);
+  const deployed = progress.state === ProgressState.READY || progress.state === ProgressState.IDLE;
+  const reach = functionReach(fn, children, deployed ? running?.lastTransitionTime ?? '' : undefined);
   return {
     namespace: fn.metadata?.namespace ?? '',
     name: fn.metadata?.name ?? '',

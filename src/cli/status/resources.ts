@@ -1,7 +1,7 @@
 /**
  * What `status` reads from the cluster, as JSON: a Function, the objects the Function controller
- * creates for it, the objects synth emits beside it to reach it, and how a Function picks its own
- * objects out of a list of them.
+ * creates for it, the objects synth emits beside it to reach it or to scale it, and how a Function
+ * picks its own objects out of a list of them.
  */
 import { FunctionChildLabel } from '../../api/function-status';
 import { FUNCTION_LABEL } from '../../api/labels';
@@ -123,8 +123,30 @@ export interface ReachResource {
 }
 
 /**
+ * A KEDA ScaledObject (`keda.sh/v1alpha1`) that synth emits beside a Function with `keda`, as JSON,
+ * with the fields the status reads.
+ */
+export interface ScaledObjectResource {
+  readonly metadata?: ResourceMetadata;
+  readonly spec?: {
+    /** What it scales: the Function (`kind: Function`) of its name. */
+    readonly scaleTargetRef?: { readonly apiVersion?: string; readonly kind?: string; readonly name?: string };
+    readonly minReplicaCount?: number;
+    readonly maxReplicaCount?: number;
+  };
+  readonly status?: {
+    /** KEDA's `Ready`, `Active` (a trigger is active), `Fallback` and `Paused`; no lastTransitionTime. */
+    readonly conditions?: readonly ResourceCondition[];
+    /** When a trigger was last active. */
+    readonly lastActiveTime?: string;
+    /** The HorizontalPodAutoscaler KEDA runs for it. */
+    readonly hpaName?: string;
+  };
+}
+
+/**
  * The objects of Functions, per kind: those the controller creates, and those synth emits beside
- * a Function to reach it. They may include other Functions' objects: each Function picks its own,
+ * a Function to reach it or to scale it. They may include other Functions' objects: each Function picks its own,
  * the controller's by the {@link FunctionChildLabel} labels, the others by the label
  * `cdk8s-kyma-serverless/function`. A kind left out is one that could not be listed (or whose CRD
  * is not installed): the progress then comes from the conditions alone, and the endpoints and
@@ -165,6 +187,12 @@ export interface FunctionChildren {
    * @default - not known
    */
   readonly subscriptions?: readonly ReachResource[];
+  /**
+   * KEDA ScaledObjects (`keda.sh/v1alpha1`), of Functions with `keda`.
+   *
+   * @default - not known
+   */
+  readonly scaledObjects?: readonly ScaledObjectResource[];
 }
 
 /**
@@ -202,13 +230,13 @@ export function ownChildren<T extends { readonly metadata?: ResourceMetadata }>(
 export const newest = <T>(items: readonly T[] | undefined): T | undefined => items?.[items.length - 1];
 
 /**
- * The Function's own objects of a kind synth emits beside it: labelled `cdk8s-kyma-serverless/function`
- * with its name, in its namespace; sorted by name.
+ * The Function's own objects of a kind synth emits beside it (to reach it or to scale it): labelled
+ * `cdk8s-kyma-serverless/function` with its name, in its namespace; sorted by name.
  *
  * @returns `undefined` when the kind is not known
  * @internal
  */
-export function ownReach(fn: FunctionResource, items: readonly ReachResource[] | undefined): ReachResource[] | undefined {
+export function ownReach<T extends { readonly metadata?: ResourceMetadata }>(fn: FunctionResource, items: readonly T[] | undefined): T[] | undefined {
   if (!items) return undefined;
   const { name, namespace } = fn.metadata ?? {};
   return items

@@ -1,7 +1,7 @@
 /**
- * The recorded Functions of `test/fixtures/functions-status/` that the `status` tests share, and the
- * objects synth emits to reach them (`reach-*.yaml`): as plain objects for the pure functions, or
- * stored in the fake API server.
+ * The recorded Functions of `test/fixtures/functions-status/` that the `status` tests share (one of
+ * them scaled to zero by KEDA, with its ScaledObject), and the objects synth emits to reach them
+ * (`reach-*.yaml`): as plain objects for the pure functions, or stored in the fake API server.
  */
 import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { FunctionChildren, FunctionResource } from '../../../src/cli/status';
@@ -10,7 +10,7 @@ import { fixture, loadYamlDocuments } from '../../util/fixtures';
 
 export const FIXTURES = [
   '01-waiting-for-controller', '02-source-configmap-created', '03-build-job-running', '04-build-failed', '05-build-job-finished',
-  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready',
+  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready', '11-keda-idle',
 ] as const;
 export type FixtureName = typeof FIXTURES[number];
 
@@ -25,6 +25,7 @@ function childrenOf(objects: readonly KubeObject[]): FunctionChildren {
   return {
     configMaps: of('ConfigMap'), jobs: of('Job'), deployments: of('Deployment'), services: of('Service'), horizontalPodAutoscalers: of('HorizontalPodAutoscaler'),
     apiRules: of('APIRule'), httpRoutes: of('HTTPRoute'), virtualServices: of('VirtualService'), subscriptions: of('Subscription'),
+    scaledObjects: of('ScaledObject'),
   };
 }
 

@@ -14,8 +14,8 @@ import { CliError } from '../../../src/cli/_kube';
 import { OutputFormat } from '../../../src/cli/_output';
 import { FunctionStatusReport, StatusIo, StatusOptions, addStatusCommand, parseDuration, runStatus } from '../../../src/cli/status';
 import {
-  API_RULES, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, HTTP_ROUTES, JOBS, KubeObject, REACH_RESOURCES, SUBSCRIPTIONS,
-  kubeConfigFor, matchesLabelSelector, objectPath, parseLabelSelector, writeKubeconfig,
+  API_RULES, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, HTTP_ROUTES, JOBS, KubeObject, REACH_RESOURCES, SCALED_OBJECTS,
+  SUBSCRIPTIONS, kubeConfigFor, matchesLabelSelector, objectPath, parseLabelSelector, writeKubeconfig,
 } from '../../util/fake-kube-api';
 import { FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
 
@@ -600,6 +600,69 @@ describe('kyma-serverless status', () => {
         message: 'Function default/catalog failed: HTTPRoute catalog: Gateway infra/public does not accept it: NotAllowedByListeners: '
           + 'hostnames matched parent hostname "*.example.com", but namespace "default" is not allowed by the parent',
       });
+    });
+  });
+
+  describe('Functions KEDA scales', () => {
+    const IDLE = 'ScalerNotActive: scaled to zero by KEDA (ScaledObject nightly): no Pods run until a trigger is active';
+    /** Sets the Active condition of the ScaledObject, as KEDA does when a trigger comes and goes. */
+    const setActive = (status: string, reason: string, message: string) => change(api, SCALED_OBJECTS, 'default', 'nightly', o => {
+      o.status = { ...o.status, conditions: o.status.conditions.map((c: { type: string }) => (c.type === 'Active' ? { type: 'Active', status, reason, message } : c)) };
+    });
+
+    test('shows a Function KEDA scaled to zero as idle, not failed and not waiting: exit 0, and -o json says so', async () => {
+      api.addResource(SCALED_OBJECTS);
+      seed(api, '11-keda-idle');
+      seed(api, '09-ready');
+      const asTable = await status();
+      expect(asTable.stdout).toBe(`${[
+        'NAME     RUNTIME   STAGE  STATE  AGE  REASON',
+        'hello    nodejs22  ready  ready  3d   DeploymentReady: Deployment hello-x7b2c is ready',
+        `nightly  nodejs22  ready  idle   3d   ${IDLE}`,
+      ].join('\n')}\n`);
+      expect(asTable.error).toBeUndefined();
+      expect(asTable.stderr).toBe('');
+      // Listed once, by the label synth writes on the ScaledObject; KEDA's own HPA is not the controller's.
+      expect(api.requestsOf('GET', '/apis/keda.sh/v1alpha1/namespaces/default/scaledobjects').map(r => r.query.labelSelector)).toEqual([FUNCTION_LABEL]);
+
+      const [, nightly] = JSON.parse((await status({ output: OutputFormat.JSON })).stdout) as FunctionStatusReport[];
+      expect(nightly).toMatchObject({
+        name: 'nightly', stage: 'ready', state: 'idle', reason: 'ScalerNotActive', since: '2026-03-20T09:01:58Z',
+        objects: { deployment: 'nightly-x7b2c', service: 'nightly', scaledObject: 'nightly' },
+        replicas: { desired: 0, ready: 0 },
+      });
+      expect(nightly.objects.horizontalPodAutoscaler).toBeUndefined();
+    });
+
+    test('shows it as ready, without a word, where KEDA is not installed, and warns when ScaledObjects may not be listed', async () => {
+      api.addResource(SCALED_OBJECTS);
+      seed(api, '11-keda-idle');
+      // 404, as where KEDA's CRD is not installed.
+      api.failNext('GET', /\/scaledobjects$/, 404);
+      const unserved = await status();
+      expect(unserved.stdout).toContain('nightly  nodejs22  ready  ready  3d   DeploymentReady: Deployment nightly-x7b2c is ready');
+      expect(unserved.stderr).toBe('');
+      api.failNext('GET', /\/scaledobjects$/, 403);
+      const forbidden = await status();
+      expect(forbidden.stderr).toBe('kyma-serverless: cannot list ScaledObjects in namespace default (forbidden): Functions KEDA scaled to zero show as ready, not idle\n');
+      expect(forbidden.error).toBeUndefined();
+    });
+
+    test('--watch treats idle as done: it ends at once, and when a Function KEDA is waking goes back to zero', async () => {
+      api.addResource(SCALED_OBJECTS);
+      seed(api, '11-keda-idle');
+      expect(await watch().done).toBeUndefined();
+
+      setActive('True', 'ScalerActive', 'Scaling is performed because triggers are active');
+      const { stdout, done } = watch({ output: OutputFormat.JSON });
+      await api.waitForWatches(7);
+      setActive('False', 'ScalerNotActive', 'Scaling is not performed because triggers are not active');
+      expect(await done).toBeUndefined();
+      expect(stdout.lines().map(l => JSON.parse(l)).map(l => [l.name, l.stage, l.state, l.reason])).toEqual([
+        ['nightly', 'ready', 'progressing', 'ScalerActive'],
+        ['nightly', 'ready', 'idle', 'ScalerNotActive'],
+      ]);
+      await until(() => api.openWatches === 0, 'the watches to be closed');
     });
   });
 

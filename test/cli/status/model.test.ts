@@ -1,7 +1,7 @@
 /**
  * `kyma-serverless status`: the derivation of each Function's progress from its conditions and objects (pure).
  */
-import { PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps } from '../../../src/cli/status';
+import { PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps, scaledObjectOf } from '../../../src/cli/status';
 import { FixtureName, condition, recorded } from './_fixtures';
 
 describe('functionProgress', () => {
@@ -106,5 +106,67 @@ describe('functionProgress', () => {
   test('is ready when all three conditions are True, as upstream reads them, whatever objects were listed', () => {
     const { fn } = recorded('09-ready');
     expect(functionProgress(fn, { deployments: [], services: [] })).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.READY });
+  });
+});
+
+describe('functionProgress of a Function KEDA scales', () => {
+  const IDLE = 'ScalerNotActive: scaled to zero by KEDA (ScaledObject nightly): no Pods run until a trigger is active';
+  const withConditions = (fn: any, running: object) => ({ ...fn, status: { ...fn.status, conditions: [running, ...fn.status.conditions.slice(1)] } });
+
+  test('is idle when KEDA scaled it to zero: done, not failed, not ready with no Pods', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    const progress = functionProgress(fn, children);
+    expect(progress).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.IDLE, since: '2026-03-20T09:01:58Z' });
+    expect(renderSteps(progress.steps)).toBe('source ✓ build ✓ deploy ✓ service ✓ ready ✓');
+    expect(explanation(progress)).toBe(IDLE);
+    expect(scaledObjectOf(fn, children)?.metadata?.name).toBe('nightly');
+  });
+
+  test('is idle whatever the controller last said of the Deployment of no Pods: never progressing forever', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    for (const running of [
+      condition('Running', 'Unknown', 'MinReplicasNotAvailable', 'Minimum replcas not available for deployment nightly-x7b2c'),
+      condition('Running', 'Unknown', 'DeploymentWaiting', 'Deployment nightly-x7b2c is not ready yet'),
+      condition('Running', 'Unknown', 'DeploymentUpdated', 'Deployment nightly-x7b2c updated'),
+    ]) {
+      expect(functionProgress(withConditions(fn, running), children)).toMatchObject({ state: ProgressState.IDLE });
+    }
+  });
+
+  test('takes the Deployment\'s replicas when the Function has none', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    const { replicas: _, ...spec } = fn.spec!;
+    expect(functionProgress({ ...fn, spec }, children).state).toBe(ProgressState.IDLE);
+    const deployment = { ...children.deployments![0], spec: { replicas: 1 } };
+    expect(functionProgress({ ...fn, spec }, { ...children, deployments: [deployment] }).state).toBe(ProgressState.READY);
+  });
+
+  test('is progressing at ready once a trigger is active: KEDA is starting its Pods', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    const so = children.scaledObjects![0];
+    const active = {
+      ...so,
+      status: { ...so.status, conditions: [{ type: 'Active', status: 'True', reason: 'ScalerActive', message: 'Scaling is performed because triggers are active' }] },
+    };
+    const progress = functionProgress(fn, { ...children, scaledObjects: [active] });
+    expect(progress).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.PROGRESSING, reason: 'ScalerActive' });
+    expect(renderSteps(progress.steps)).toBe('source ✓ build ✓ deploy ✓ service ✓ ready …');
+    expect(explanation(progress)).toBe('ScalerActive: a trigger of ScaledObject nightly is active: KEDA is starting the Function\'s Pods');
+  });
+
+  test('is not idle while it rebuilds or after a failure, nor without a ScaledObject of its own', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    const rebuild = { ...recorded('03-build-job-running').children.jobs![0] };
+    rebuild.metadata = { ...rebuild.metadata, creationTimestamp: '2026-03-20T10:00:00Z', labels: children.jobs![0].metadata!.labels };
+    expect(functionProgress(fn, { ...children, jobs: [...children.jobs!, rebuild] })).toMatchObject({ stage: PipelineStage.BUILD, state: ProgressState.PROGRESSING });
+    const failed = withConditions(fn, condition('Running', 'False', 'DeploymentFailed', 'Deployment nightly-x7b2c failed'));
+    expect(functionProgress(failed, children)).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.FAILED });
+    // Not known (no KEDA in the cluster), another Function's, or one that scales something else: as any Function of 0 replicas.
+    expect(functionProgress(fn, { ...children, scaledObjects: undefined }).state).toBe(ProgressState.READY);
+    const so = children.scaledObjects![0];
+    const others = { ...so, metadata: { ...so.metadata, labels: { 'cdk8s-kyma-serverless/function': 'other' } } };
+    expect(functionProgress(fn, { ...children, scaledObjects: [others] }).state).toBe(ProgressState.READY);
+    const deployment = { ...so, spec: { ...so.spec, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nightly' } } };
+    expect(functionProgress(fn, { ...children, scaledObjects: [deployment] }).state).toBe(ProgressState.READY);
   });
 });

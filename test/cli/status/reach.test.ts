@@ -191,4 +191,16 @@ describe('withReach', () => {
     expect(withReach(progress, { endpoints: [], subscriptions: [] })).toBe(progress);
     expect(statusReport(fn, children).steps.map(s => s.stage)).not.toContain(PipelineStage.REACH);
   });
+
+  test('an idle Function (scaled to zero by KEDA) is deployed: ready endpoints keep it idle, one not ready is waited for', () => {
+    const idle = recorded('11-keda-idle');
+    const rule = { ...recordedReach('reach-apirule-ready').children.apiRules![0] };
+    rule.metadata = { ...rule.metadata, name: 'nightly', labels: { [FUNCTION_LABEL]: 'nightly' } };
+    const withRule = (status: ReachResource['status']) => statusReport(idle.fn, { ...idle.children, apiRules: [withStatus(rule, status)] });
+    const ready = withRule(rule.status);
+    expect(ready).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.IDLE });
+    expect(renderSteps(ready.steps)).toBe('source ✓ build ✓ deploy ✓ service ✓ ready ✓ reach ✓');
+    expect(withRule(undefined)).toMatchObject({ stage: PipelineStage.REACH, state: ProgressState.PROGRESSING });
+  });
 });
+

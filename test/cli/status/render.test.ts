@@ -21,6 +21,18 @@ describe('rendering', () => {
     ].join('\n'));
   });
 
+  test('counts the idle Functions (scaled to zero by KEDA) in the summary, when there are some', () => {
+    const idle = statusReport(recorded('11-keda-idle').fn, recorded('11-keda-idle').children);
+    const frame = renderFrame([reports[3], idle], { now: NOW }).split('\n');
+    expect(frame[2]).toBe('nightly  source ✓ build ✓ deploy ✓ service ✓ ready ✓  idle   5m   '
+      + 'ScalerNotActive: scaled to zero by KEDA (ScaledObject nightly): no Pods run until a trigger is active');
+    expect(frame.at(-1)).toBe('2 Functions: 1 ready, 1 idle, 0 progressing, 0 failed');
+    expect(renderTable([idle], { now: NOW })).toBe([
+      'NAME     RUNTIME   STAGE  STATE  AGE  REASON',
+      'nightly  nodejs22  ready  idle   5m   ScalerNotActive: scaled to zero by KEDA (ScaledObject nightly): no Pods run until a trigger is active',
+    ].join('\n'));
+  });
+
   test('cuts lines to the terminal\'s width, so that redrawing stays in place', () => {
     const frame = renderFrame(reports, { now: NOW, columns: 60, allNamespaces: true });
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(59);

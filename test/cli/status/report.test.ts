@@ -18,4 +18,15 @@ describe('statusReport', () => {
       subscriptions: [],
     });
   });
+
+  test('says a Function KEDA scaled to zero is idle, with its ScaledObject and no Pods; KEDA\'s HPA is not the Function\'s own', () => {
+    const { fn, children } = recorded('11-keda-idle');
+    expect(statusReport(fn, children)).toMatchObject({
+      name: 'nightly', stage: 'ready', state: 'idle', reason: 'ScalerNotActive',
+      message: 'scaled to zero by KEDA (ScaledObject nightly): no Pods run until a trigger is active',
+      objects: { configMap: 'nightly-5kq8n', job: 'nightly-build-r9m4z', deployment: 'nightly-x7b2c', service: 'nightly', scaledObject: 'nightly' },
+      replicas: { desired: 0, ready: 0 },
+    });
+    expect(statusReport(fn, children).objects.horizontalPodAutoscaler).toBeUndefined();
+  });
 });
