@@ -187,6 +187,15 @@ export const INTERNAL_REGISTRY_NAME = 'serverless-docker-registry';
 /** The port the internal registry listens on, in the cluster and in its Service. */
 export const INTERNAL_REGISTRY_PORT = 5000;
 
+/**
+ * The port of the internal registry's debug listener, which serves Prometheus metrics on `/metrics`
+ * (and Go's profiler): only the registry's Pod, not its NodePort Service, has it.
+ */
+export const INTERNAL_REGISTRY_METRICS_PORT = 5001;
+
+/** The Deployment selector of the internal registry: upstream's, because a Deployment's selector can never change. */
+export const INTERNAL_REGISTRY_SELECTOR = { app: 'docker-registry', release: 'serverless' } as const;
+
 interface InternalRegistryProps extends InternalRegistryOptions, RegistryBindProps {}
 
 /**
@@ -199,7 +208,7 @@ class InternalRegistry extends Construct {
     const name = INTERNAL_REGISTRY_NAME;
     const nodePort = props.nodePort ?? DEFAULT_REGISTRY_NODE_PORT;
     const credentials = props.credentials ?? RegistryCredentials.generateInCluster();
-    const selector = { 'app': 'docker-registry', 'release': 'serverless' };
+    const selector = { ...INTERNAL_REGISTRY_SELECTOR };
     const labels = { 'app.kubernetes.io/name': 'docker-registry', 'app.kubernetes.io/component': 'registry' };
 
     const config = new k8s.KubeConfigMap(this, 'Config', {
@@ -212,7 +221,7 @@ class InternalRegistry extends Construct {
           http: {
             addr: `:${INTERNAL_REGISTRY_PORT}`,
             headers: { 'X-Content-Type-Options': ['nosniff'] },
-            debug: { addr: ':5001', prometheus: { enabled: true, path: '/metrics' } },
+            debug: { addr: `:${INTERNAL_REGISTRY_METRICS_PORT}`, prometheus: { enabled: true, path: '/metrics' } },
           },
           health: { storagedriver: { enabled: true, interval: '10s', threshold: 3 } },
         }),
