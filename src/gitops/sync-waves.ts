@@ -28,6 +28,7 @@ const FOUNDATION_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'Prio
 /** Groups of the custom resources we emit besides Functions: their CRDs come from other modules. */
 const CUSTOM_GROUPS = new Set([
   'gateway.kyma-project.io', 'eventing.kyma-project.io', 'networking.istio.io', 'security.istio.io', 'gateway.networking.k8s.io', 'cert-manager.io',
+  'monitoring.coreos.com',
 ]);
 
 /** Kinds that route requests or events to Functions. */

@@ -1,6 +1,6 @@
 /**
  * Offline checks of synthesized manifests: every object against its schema (Kubernetes 1.27,
- * cert-manager, Argo CD, Flux, Istio, Gateway API), every Function against all rules of the
+ * cert-manager, Argo CD, Flux, Istio, Gateway API, Prometheus Operator), every Function against all rules of the
  * Function API, every APIRule and Subscription against ours (their CRDs' schemas, CEL rules, and
  * their controllers' checks).
  */
@@ -71,6 +71,7 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
   'networking.istio.io': '@kubernetes-models/istio',
   'security.istio.io': '@kubernetes-models/istio',
   'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
 };
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */

@@ -11,6 +11,7 @@ import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
+import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
 export const DEFAULT_REGISTRY_NODE_PORT = 32137;
@@ -145,8 +146,13 @@ export abstract class Registry {
   /** Name of the Secret that holds the registry configuration the controller reads. */
   public abstract readonly secretName: string;
 
-  /** @internal */
-  public abstract _bind(scope: Construct, props: RegistryBindProps): void;
+  /**
+   * Renders the registry, if the stack runs it.
+   *
+   * @returns where Prometheus scrapes the registry; undefined for one outside the stack
+   * @internal
+   */
+  public abstract _bind(scope: Construct, props: RegistryBindProps): RegistryMetricsTarget | undefined;
 }
 
 /** What the stack tells its registry when rendering it. @internal */
@@ -154,6 +160,8 @@ export interface RegistryBindProps {
   readonly namespace: string;
   readonly images: ResolvedImages;
   readonly priorityClassName: string;
+  /** Whether Prometheus scrapes the registry: its container then names the metrics port. */
+  readonly monitoring?: boolean;
 }
 
 class ExternalRegistryConfig extends Registry {
@@ -163,8 +171,9 @@ class ExternalRegistryConfig extends Registry {
     this.secretName = RegistryCredentials.fromExistingSecret(options.secretName).secretName;
   }
 
-  public _bind(): void {
+  public _bind(): undefined {
     // Nothing to render: the registry and its Secret are the user's.
+    return undefined;
   }
 }
 
@@ -176,8 +185,9 @@ class InternalRegistryConfig extends Registry {
     this.secretName = (options.credentials ?? RegistryCredentials.generateInCluster()).secretName;
   }
 
-  public _bind(scope: Construct, props: RegistryBindProps): void {
+  public _bind(scope: Construct, props: RegistryBindProps): RegistryMetricsTarget {
     new InternalRegistry(scope, 'Registry', { ...this.options, ...props });
+    return { name: INTERNAL_REGISTRY_NAME, podSelector: INTERNAL_REGISTRY_SELECTOR, portName: METRICS_PORT_NAME, claimName: INTERNAL_REGISTRY_NAME };
   }
 }
 
@@ -308,7 +318,11 @@ class InternalRegistry extends Construct {
               image: props.images.registry,
               imagePullPolicy: 'IfNotPresent',
               command: ['/bin/registry', 'serve', '/etc/distribution/config.yml'],
-              ports: [{ name: 'http-registry', containerPort: INTERNAL_REGISTRY_PORT, protocol: 'TCP' }],
+              ports: [
+                { name: 'http-registry', containerPort: INTERNAL_REGISTRY_PORT, protocol: 'TCP' },
+                // Named only for the PodMonitor, so that the output without monitoring stays as it was.
+                ...(props.monitoring ? [{ name: METRICS_PORT_NAME, containerPort: INTERNAL_REGISTRY_METRICS_PORT, protocol: 'TCP' }] : []),
+              ],
               env: [
                 { name: 'REGISTRY_AUTH', value: 'htpasswd' },
                 { name: 'REGISTRY_AUTH_HTPASSWD_REALM', value: 'Registry Realm' },

@@ -1,0 +1,260 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Duration, Testing } from 'cdk8s';
+import { stringify } from 'yaml';
+import { Registry, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests } from '../../src';
+import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
+import { find, synthStack } from '../util/synth';
+
+const MONITORING_GROUP = 'monitoring.coreos.com';
+const isMonitoring = (o: any) => o.apiVersion.startsWith(`${MONITORING_GROUP}/`);
+
+type Labels = { [key: string]: string };
+
+/** Whether a label selector (`matchLabels`, `matchExpressions`; `{}` selects everything) selects labels. */
+function selects(selector: any, labels: Labels): boolean {
+  return Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v)
+    && (selector?.matchExpressions ?? []).every((e: any) => (e.operator === 'In' ? e.values.includes(labels[e.key]) : false));
+}
+
+/** The stack's Pods, as their Deployments' templates describe them. */
+function podsOf(objects: readonly any[]) {
+  return objects.filter(o => o.kind === 'Deployment').map(d => ({
+    workload: d.metadata.name as string,
+    namespace: d.metadata.namespace as string,
+    labels: d.spec.template.metadata.labels as Labels,
+    ports: d.spec.template.spec.containers.flatMap((c: any) => c.ports ?? []) as { name?: string; containerPort: number }[],
+  }));
+}
+
+/** What a scrape reaches: the Pod (by workload) and the container port number. */
+interface ScrapeTarget {
+  readonly workload: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly port: number;
+}
+
+/**
+ * Every target of every ServiceMonitor and PodMonitor, found as the Prometheus Operator finds them:
+ * a ServiceMonitor's selector selects Services of its namespaces, each endpoint names a Service
+ * port, whose targetPort is a port of the Pods the Service selects; a PodMonitor selects Pods and
+ * names a container port. Fails when a monitor or an endpoint finds nothing.
+ */
+function scrapeTargets(objects: readonly any[]): { monitor: string; via: string; target: ScrapeTarget }[] {
+  const pods = podsOf(objects);
+  const found: { monitor: string; via: string; target: ScrapeTarget }[] = [];
+  for (const monitor of objects.filter(isMonitoring)) {
+    const namespaces: string[] = monitor.spec.namespaceSelector?.matchNames ?? [monitor.metadata.namespace];
+    const name = `${monitor.kind} ${monitor.metadata.name}`;
+    if (monitor.kind === 'ServiceMonitor') {
+      const services = objects.filter(o => o.kind === 'Service' && namespaces.includes(o.metadata.namespace) && selects(monitor.spec.selector, o.metadata.labels ?? {}));
+      if (services.length !== 1) throw new Error(`${name} selects ${services.length} Services`);
+      const [service] = services;
+      for (const endpoint of monitor.spec.endpoints) {
+        const port = service.spec.ports.find((p: any) => p.name === endpoint.port);
+        if (!port) throw new Error(`${name}: Service ${service.metadata.name} has no port named ${endpoint.port}`);
+        const backends = pods.filter(p => p.namespace === service.metadata.namespace && selects({ matchLabels: service.spec.selector }, p.labels));
+        if (!backends.length) throw new Error(`${name}: Service ${service.metadata.name} selects no Pod`);
+        for (const pod of backends) {
+          const containerPort = pod.ports.find(p => (typeof port.targetPort === 'number' ? p.containerPort === port.targetPort : p.name === port.targetPort));
+          if (!containerPort) throw new Error(`${name}: the Pods of ${pod.workload} have no port ${port.targetPort}`);
+          found.push({ monitor: name, via: `Service ${service.metadata.name} port ${port.name}`, target: { ...pod, port: containerPort.containerPort } });
+        }
+      }
+    } else if (monitor.kind === 'PodMonitor') {
+      const selected = pods.filter(p => namespaces.includes(p.namespace) && selects(monitor.spec.selector, p.labels));
+      if (!selected.length) throw new Error(`${name} selects no Pod`);
+      for (const endpoint of monitor.spec.podMetricsEndpoints) {
+        for (const pod of selected) {
+          const containerPort = pod.ports.find(p => p.name === endpoint.port);
+          if (!containerPort) throw new Error(`${name}: the Pods of ${pod.workload} have no port named ${endpoint.port}`);
+          found.push({ monitor: name, via: `Pod port ${endpoint.port}`, target: { ...pod, port: containerPort.containerPort } });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** A Pod that connects: its namespace, the namespace's labels and its own. */
+interface Client {
+  readonly namespace: string;
+  readonly namespaceLabels?: Labels;
+  readonly labels: Labels;
+}
+
+/**
+ * Whether the NetworkPolicies let a client reach a port of a Pod, by the rules of NetworkPolicy:
+ * a Pod no Ingress policy selects accepts everything; otherwise some rule of some policy that
+ * selects it must admit the client (peers: a namespace selector and a Pod selector together, a
+ * Pod selector alone meaning the policy's namespace) and the port.
+ */
+function admits(objects: readonly any[], target: ScrapeTarget, client: Client): boolean {
+  const policies = objects.filter(o => o.kind === 'NetworkPolicy' && o.metadata.namespace === target.namespace
+    && o.spec.policyTypes.includes('Ingress') && selects(o.spec.podSelector, target.labels));
+  if (!policies.length) return true;
+  const namespaceLabels = { ...client.namespaceLabels, 'kubernetes.io/metadata.name': client.namespace };
+  const peerAdmits = (policy: any, peer: any) => {
+    if (peer.ipBlock) return false;
+    const namespaceOk = peer.namespaceSelector ? selects(peer.namespaceSelector, namespaceLabels) : client.namespace === policy.metadata.namespace;
+    return namespaceOk && (!peer.podSelector || selects(peer.podSelector, client.labels));
+  };
+  return policies.some(policy => (policy.spec.ingress ?? []).some((rule: any) =>
+    (!rule.from?.length || rule.from.some((peer: any) => peerAdmits(policy, peer)))
+    && (!rule.ports?.length || rule.ports.some((p: any) => (p.protocol ?? 'TCP') === 'TCP' && p.port === target.port))));
+}
+
+const MONITORED: ServerlessStackProps = { monitoring: { selectorLabels: { release: 'prometheus' } } };
+
+describe('ServerlessStack with monitoring', () => {
+  const objects = synthStack(MONITORED);
+  const monitoring = objects.filter(isMonitoring);
+
+  test('renders ServiceMonitors for the controller and the webhook, and a PodMonitor for the registry', () => {
+    expect(monitoring.map(o => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'ServiceMonitor/serverless-controller-manager',
+      'ServiceMonitor/serverless-webhook',
+      'PodMonitor/serverless-docker-registry',
+    ]);
+    for (const o of monitoring) {
+      expect(o.metadata.namespace).toBe('kyma-system');
+      expect(o.metadata.labels).toMatchObject({ release: 'prometheus' });
+    }
+  });
+
+  test('every object is valid, the Prometheus Operator\'s against their CRDs (the models validate knows them)', () => {
+    expectValidKubernetesObjects(objects);
+  });
+
+  test('the manifests pass validateManifests, schemas and security policies, with no unknown kind', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitoring-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'stack.yaml'), objects.map(o => stringify(o)).join('---\n'));
+      const report = validateManifests(dir);
+      expect(report.objects).toBe(objects.length);
+      expect(report.findings.map(f => `${f.severity} ${f.object} ${f.rule}: ${f.message}`)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('every monitor selects a Service or Pod the stack has, by labels and port name', () => {
+    expect(scrapeTargets(objects).map(t => `${t.monitor} -> ${t.via} -> ${t.target.workload}:${t.target.port}`)).toEqual([
+      'ServiceMonitor serverless-controller-manager -> Service serverless-controller-manager port http-metrics -> serverless-ctrl-mngr:8080',
+      'ServiceMonitor serverless-webhook -> Service serverless-webhook port http-metrics -> serverless-webhook:8080',
+      'PodMonitor serverless-docker-registry -> Pod port http-metrics -> serverless-docker-registry:5001',
+    ]);
+  });
+
+  test('the registry serves metrics on a debug listener of its own, 5001, which its NodePort Service does not expose', () => {
+    const config = find(objects, 'ConfigMap', 'serverless-docker-registry-config').data['config.yml'];
+    expect(config).toMatch(/debug:\n\s+addr: :5001\n\s+prometheus:\n\s+enabled: true\n\s+path: \/metrics/);
+    expect(find(objects, 'Deployment', 'serverless-docker-registry').spec.template.spec.containers[0].ports).toEqual([
+      { name: 'http-registry', containerPort: 5000, protocol: 'TCP' },
+      { name: 'http-metrics', containerPort: 5001, protocol: 'TCP' },
+    ]);
+    expect(find(objects, 'Service', 'serverless-docker-registry').spec.ports.map((p: any) => p.port)).toEqual([5000]);
+  });
+
+  test('the NetworkPolicies admit Pods labelled for scraping from any namespace, on every target, and nobody else', () => {
+    const targets = scrapeTargets(objects).map(t => t.target);
+    const prometheus = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus', 'networking.kyma-project.io/metrics-scraping': 'allowed' } };
+    expect(targets.map(t => admits(objects, t, prometheus))).toEqual([true, true, true]);
+    expect(targets.map(t => admits(objects, t, { ...prometheus, labels: { 'app.kubernetes.io/name': 'prometheus' } }))).toEqual([false, false, false]);
+    // The registry's pushes still come from anywhere, its metrics only from scrapers.
+    const registry = targets.find(t => t.workload === 'serverless-docker-registry')!;
+    expect(admits(objects, { ...registry, port: 5000 }, { namespace: 'team-a', labels: {} })).toBe(true);
+    expect(admits(objects, registry, { namespace: 'team-a', labels: {} })).toBe(false);
+  });
+
+  test('with prometheusNamespace, every Pod of that namespace may scrape, and no other namespace\'s', () => {
+    const scoped = synthStack({ monitoring: { prometheusNamespace: 'monitoring' } });
+    const targets = scrapeTargets(scoped).map(t => t.target);
+    expect(targets.map(t => admits(scoped, t, { namespace: 'monitoring', labels: {} }))).toEqual([true, true, true]);
+    expect(targets.map(t => admits(scoped, t, { namespace: 'team-a', labels: { 'networking.kyma-project.io/metrics-scraping': 'allowed' } })))
+      .toEqual([false, false, false]);
+    expect(find(scoped, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus').spec.ingress[0].from)
+      .toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+  });
+
+  test('without monitoring, the policies keep Prometheus out of the namespace: the new policy is what lets it in', () => {
+    const plain = synthStack();
+    const targets = scrapeTargets(objects).map(t => t.target);
+    const prometheus = { namespace: 'monitoring', labels: { 'networking.kyma-project.io/metrics-scraping': 'allowed' } };
+    expect(targets.map(t => admits(plain, t, prometheus))).toEqual([false, false, false]);
+  });
+
+  test('a stack without the webhook or with an external registry scrapes neither, nor opens the registry\'s metrics port', () => {
+    const lean = synthStack({ webhook: { enabled: false }, registry: Registry.external({ secretName: 'registry' }), monitoring: {} });
+    expect(lean.filter(isMonitoring).map(o => `${o.kind}/${o.metadata.name}`)).toEqual(['ServiceMonitor/serverless-controller-manager']);
+    expect(find(lean, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus').spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+  });
+
+  test('every monitoring object syncs with the stack, and is not dry-run before the Prometheus Operator\'s CRDs exist', () => {
+    const app = Testing.app();
+    const stack = new ServerlessStack(app, 'serverless', MONITORED);
+    const apiObjects = stack.node.findAll().filter((c: any) => typeof c.apiVersion === 'string' && c.apiVersion.startsWith(MONITORING_GROUP)) as any[];
+    expect(apiObjects).toHaveLength(3);
+    for (const o of apiObjects) {
+      expect(syncWaveOf(o)).toBe('-1');
+      expect(syncOptionsOf(o)).toEqual(['SkipDryRunOnMissingResource=true']);
+    }
+  });
+});
+
+describe('monitoring off', () => {
+  test('is the default, and renders none of it: the output is the stack without monitoring, byte for byte', () => {
+    const plain = synthStack();
+    expect(plain.filter(o => isMonitoring(o) || o.metadata.name === 'kyma-project.io--serverless-allow-prometheus')).toEqual([]);
+    expect(find(plain, 'Deployment', 'serverless-docker-registry').spec.template.spec.containers[0].ports).toEqual([
+      { name: 'http-registry', containerPort: 5000, protocol: 'TCP' },
+    ]);
+    expect(JSON.stringify(synthStack({ monitoring: { enabled: false, prometheusNamespace: 'monitoring' } }))).toBe(JSON.stringify(plain));
+  });
+
+  test('does not load the Prometheus Operator models; monitoring loads them when it renders', () => {
+    const loaded: string[] = [];
+    jest.isolateModules(() => {
+      for (const kind of ['ServiceMonitor', 'PodMonitor']) {
+        const id = `@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/${kind}`;
+        jest.doMock(id, () => {
+          loaded.push(kind);
+          return jest.requireActual(id);
+        });
+      }
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const { Testing: IsolatedTesting } = require('cdk8s') as typeof import('cdk8s');
+      const isolated = require('../../src') as typeof import('../../src');
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      IsolatedTesting.synth(new isolated.ServerlessStack(IsolatedTesting.app(), 'serverless'));
+      expect(loaded).toEqual([]);
+      IsolatedTesting.synth(new isolated.ServerlessStack(IsolatedTesting.app(), 'serverless', { monitoring: {} }));
+      expect(loaded.sort()).toEqual(['PodMonitor', 'ServiceMonitor']);
+    });
+  });
+});
+
+describe('monitoring props', () => {
+  test('scrapeInterval sets every endpoint\'s interval', () => {
+    const objects = synthStack({ monitoring: { scrapeInterval: Duration.seconds(30) } });
+    const endpoints = objects.filter(isMonitoring).flatMap(o => o.spec.endpoints ?? o.spec.podMetricsEndpoints ?? []);
+    expect(endpoints.map((e: any) => e.interval)).toEqual(['30s', '30s', '30s']);
+  });
+
+  test('work without NetworkPolicies', () => {
+    const objects = synthStack({ networkPolicies: false, monitoring: {} });
+    expect(objects.filter(o => o.kind === 'NetworkPolicy')).toEqual([]);
+    expect(objects.filter(isMonitoring)).toHaveLength(3);
+  });
+
+  test.each([
+    [{ selectorLabels: { 'bad key!': 'x' } }, /'monitoring\.selectorLabels' key 'bad key!'/],
+    [{ selectorLabels: { release: 'not a value' } }, /'monitoring\.selectorLabels\.release' \(not a value\) must be a label value/],
+    [{ prometheusNamespace: 'Monitoring' }, /'monitoring\.prometheusNamespace' \(Monitoring\) must be a DNS-1123 label/],
+    [{ scrapeInterval: Duration.millis(500) }, /'monitoring\.scrapeInterval \(seconds\)' \(0\.5\) must be a whole number of at least 1/],
+  ])('throws when %j', (monitoring, message) => {
+    expect(() => synthStack({ monitoring })).toThrow(message);
+  });
+});
