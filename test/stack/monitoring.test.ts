@@ -3,8 +3,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Duration, Testing } from 'cdk8s';
 import { stringify } from 'yaml';
-import { Registry, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests } from '../../src';
+import {
+  AlertSeverity, DEFAULT_RUNBOOK_BASE_URL, Registry, ServerlessAlert, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
+} from '../../src';
+import { KNOWN_METRICS, MetricSource, seriesNames } from '../../src/stack/_monitoring-metrics';
+import { WebhookMetrics } from '../../src/webhook/metrics';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
+import { parsePromql } from '../util/promql';
 import { find, synthStack } from '../util/synth';
 
 const MONITORING_GROUP = 'monitoring.coreos.com';
@@ -106,17 +111,30 @@ function admits(objects: readonly any[], target: ScrapeTarget, client: Client): 
     && (!rule.ports?.length || rule.ports.some((p: any) => (p.protocol ?? 'TCP') === 'TCP' && p.port === target.port))));
 }
 
+/** Every expression of the PrometheusRule, each with where it is. */
+function expressions(objects: readonly any[]): { where: string; expr: string }[] {
+  return objects.filter(o => o.kind === 'PrometheusRule').flatMap(o => o.spec.groups.flatMap((g: any) => g.rules
+    .map((r: any) => ({ where: `${g.name}/${r.alert}${r.labels?.condition ? ` (${r.labels.condition})` : ''}`, expr: r.expr }))));
+}
+
+/** Every alerting rule of the output. */
+function alertsOf(objects: readonly any[]): any[] {
+  return find(objects, 'PrometheusRule').spec.groups.flatMap((g: any) => g.rules);
+}
+
+const KNOWN_SERIES = new Map(KNOWN_METRICS.flatMap(m => seriesNames(m).map(name => [name, m.source] as const)));
 const MONITORED: ServerlessStackProps = { monitoring: { selectorLabels: { release: 'prometheus' } } };
 
 describe('ServerlessStack with monitoring', () => {
   const objects = synthStack(MONITORED);
   const monitoring = objects.filter(isMonitoring);
 
-  test('renders ServiceMonitors for the controller and the webhook, and a PodMonitor for the registry', () => {
+  test('renders ServiceMonitors for the controller and the webhook, a PodMonitor for the registry, and a PrometheusRule', () => {
     expect(monitoring.map(o => `${o.kind}/${o.metadata.name}`)).toEqual([
       'ServiceMonitor/serverless-controller-manager',
       'ServiceMonitor/serverless-webhook',
       'PodMonitor/serverless-docker-registry',
+      expect.stringMatching(/^PrometheusRule\/serverless-monitoring-rules-[0-9a-f]{8}$/),
     ]);
     for (const o of monitoring) {
       expect(o.metadata.namespace).toBe('kyma-system');
@@ -186,21 +204,120 @@ describe('ServerlessStack with monitoring', () => {
     expect(targets.map(t => admits(plain, t, prometheus))).toEqual([false, false, false]);
   });
 
-  test('a stack without the webhook or with an external registry scrapes neither, nor opens the registry\'s metrics port', () => {
-    const lean = synthStack({ webhook: { enabled: false }, registry: Registry.external({ secretName: 'registry' }), monitoring: {} });
-    expect(lean.filter(isMonitoring).map(o => `${o.kind}/${o.metadata.name}`)).toEqual(['ServiceMonitor/serverless-controller-manager']);
-    expect(find(lean, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus').spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
-  });
-
   test('every monitoring object syncs with the stack, and is not dry-run before the Prometheus Operator\'s CRDs exist', () => {
     const app = Testing.app();
     const stack = new ServerlessStack(app, 'serverless', MONITORED);
     const apiObjects = stack.node.findAll().filter((c: any) => typeof c.apiVersion === 'string' && c.apiVersion.startsWith(MONITORING_GROUP)) as any[];
-    expect(apiObjects).toHaveLength(3);
+    expect(apiObjects).toHaveLength(4);
     for (const o of apiObjects) {
       expect(syncWaveOf(o)).toBe('-1');
       expect(syncOptionsOf(o)).toEqual(['SkipDryRunOnMissingResource=true']);
     }
+  });
+});
+
+describe('alerts', () => {
+  const objects = synthStack(MONITORED);
+  const alerts = alertsOf(objects);
+
+  test('the stack alerts on its controller, builds, Functions, webhook and registry', () => {
+    expect(alerts.map(a => [a.alert, a.labels.severity, a.labels.condition, a.for])).toEqual([
+      ['KymaServerlessControllerDown', 'critical', undefined, '5m'],
+      ['KymaServerlessControllerNotReconciling', 'critical', undefined, '15m'],
+      ['KymaServerlessControllerReconcileErrors', 'warning', undefined, '15m'],
+      ['KymaServerlessBuildJobsFailing', 'warning', undefined, '5m'],
+      ['KymaServerlessFunctionNotReady', 'warning', 'BuildReady', '30m'],
+      ['KymaServerlessFunctionNotReady', 'warning', 'Running', '30m'],
+      ['KymaServerlessWebhookDown', 'critical', undefined, '5m'],
+      ['KymaServerlessWebhookErrors', 'warning', undefined, '10m'],
+      ['KymaServerlessWebhookLatencyHigh', 'warning', undefined, '10m'],
+      ['KymaServerlessWebhookCertificateExpiring', 'warning', undefined, '15m'],
+      ['KymaServerlessRegistryDown', 'critical', undefined, '5m'],
+      ['KymaServerlessRegistryVolumeFilling', 'warning', undefined, '15m'],
+    ]);
+    expect(new Set(alerts.map(a => a.alert))).toEqual(new Set(Object.values(ServerlessAlert)));
+    expect(new Set(alerts.map(a => a.labels.severity))).toEqual(new Set(Object.values(AlertSeverity)));
+  });
+
+  test('select the stack\'s own targets by namespace and job, the registry\'s volume by its claim', () => {
+    const expr = (name: string) => alerts.find(a => a.alert === name).expr;
+    expect(expr('KymaServerlessControllerDown')).toBe('absent(up{namespace="kyma-system",job="serverless-controller-manager"} == 1)');
+    expect(expr('KymaServerlessWebhookDown')).toBe('absent(up{namespace="kyma-system",job="serverless-webhook"} == 1)');
+    // A PodMonitor's targets get the job <namespace>/<name>.
+    expect(expr('KymaServerlessRegistryDown')).toBe('absent(up{namespace="kyma-system",job="kyma-system/serverless-docker-registry"} == 1)');
+    expect(expr('KymaServerlessRegistryVolumeFilling')).toContain('kubelet_volume_stats_used_bytes{namespace="kyma-system",persistentvolumeclaim="serverless-docker-registry"}');
+    expect(expr('KymaServerlessControllerNotReconciling')).toContain('controller="function-controller"');
+    expect(expr('KymaServerlessWebhookErrors')).toContain('path=~"/defaulting/functions|/validation/function",result!~"allowed|denied"');
+  });
+
+  test('every expression parses with Prometheus\' own PromQL grammar', () => {
+    const all = [...expressions(objects), ...expressions(synthStack({ namespace: 'serverless', monitoring: { alerts: { webhookLatency: Duration.millis(250) } } }))];
+    expect(all.length).toBeGreaterThan(alerts.length);
+    expect(all.map(e => ({ where: e.where, errors: parsePromql(e.expr).errors }))).toEqual(all.map(e => ({ where: e.where, errors: [] })));
+  });
+
+  test('the parser catches what Prometheus would refuse', () => {
+    expect(parsePromql('sum(rate(up[5m])) >').errors).not.toEqual([]);
+    expect(parsePromql('rate(up{job="a"[5m])').errors).not.toEqual([]);
+    expect(parsePromql('no_such_function(up)').errors).not.toEqual([]);
+    expect(parsePromql('sum by (le) (rate(a_bucket{job="x"}[5m])) and on () b > 1').metrics).toEqual(['a_bucket', 'b']);
+  });
+
+  test('every metric an expression reads is one a program really exports, and every listed one is read', () => {
+    const all = expressions(objects);
+    const unknown = all.flatMap(e => parsePromql(e.expr).metrics.filter(m => !KNOWN_SERIES.has(m)).map(m => `${e.where}: ${m}`));
+    expect(unknown).toEqual([]);
+    const read = new Set(all.flatMap(e => parsePromql(e.expr).metrics));
+    expect(KNOWN_METRICS.filter(m => !seriesNames(m).some(s => read.has(s))).map(m => m.name)).toEqual([]);
+  });
+
+  test('the webhook\'s metrics in the list are the ones src/webhook/metrics.ts registers, with their types', async () => {
+    const exported = await new WebhookMetrics(false).registry.metrics();
+    const types = Object.fromEntries([...exported.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(m => [m[1], m[2]]));
+    for (const known of KNOWN_METRICS.filter(m => m.source === MetricSource.WEBHOOK)) expect([known.name, types[known.name]]).toEqual([known.name, known.type]);
+  });
+
+  test('each alert links its runbook and says what happened', () => {
+    for (const alert of alerts) {
+      expect(alert.annotations.runbook_url).toBe(`${DEFAULT_RUNBOOK_BASE_URL}#${alert.alert.toLowerCase()}`);
+      expect(alert.annotations.summary).toBeTruthy();
+      expect(alert.annotations.description).toBeTruthy();
+    }
+  });
+
+  test('thresholds, extra labels and the runbook URL come from the props', () => {
+    const tuned = alertsOf(synthStack({
+      monitoring: {
+        alerts: {
+          labels: { team: 'platform' },
+          runbookBaseUrl: 'https://wiki.example.com/serverless',
+          functionNotReadyFor: Duration.hours(1),
+          buildFailurePercent: 30,
+          webhookLatency: Duration.millis(500),
+          certificateExpiry: Duration.days(7),
+          registryVolumeUsagePercent: 90,
+        },
+      },
+    }));
+    const rule = (name: string) => tuned.find(a => a.alert === name);
+    expect(tuned.every(a => a.labels.team === 'platform' && a.annotations.runbook_url === `https://wiki.example.com/serverless#${a.alert.toLowerCase()}`)).toBe(true);
+    expect(tuned.filter(a => a.alert === 'KymaServerlessFunctionNotReady').map(a => a.for)).toEqual(['1h', '1h']);
+    expect(rule('KymaServerlessBuildJobsFailing').expr).toMatch(/ > 30 and on \(\) /);
+    expect(rule('KymaServerlessWebhookLatencyHigh').expr).toMatch(/\) > 0\.5$/);
+    expect(rule('KymaServerlessWebhookCertificateExpiring').expr).toMatch(/ - time\(\) < 604800$/);
+    expect(rule('KymaServerlessRegistryVolumeFilling').expr).toMatch(/ > 90$/);
+  });
+
+  test('a stack without the webhook or with an external registry has neither their monitors nor their alerts', () => {
+    const lean = synthStack({ webhook: { enabled: false }, registry: Registry.external({ secretName: 'registry' }), monitoring: {} });
+    expect(lean.filter(isMonitoring).map(o => o.kind)).toEqual(['ServiceMonitor', 'PrometheusRule']);
+    expect(alertsOf(lean).map(a => a.alert)).not.toContainEqual(expect.stringMatching(/Webhook|Registry/));
+    expect(find(lean, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus').spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+  });
+
+  test('alerts.enabled false drops the PrometheusRule', () => {
+    const none = synthStack({ monitoring: { alerts: { enabled: false } } });
+    expect(none.filter(isMonitoring).map(o => o.kind)).toEqual(['ServiceMonitor', 'ServiceMonitor', 'PodMonitor']);
   });
 });
 
@@ -217,7 +334,7 @@ describe('monitoring off', () => {
   test('does not load the Prometheus Operator models; monitoring loads them when it renders', () => {
     const loaded: string[] = [];
     jest.isolateModules(() => {
-      for (const kind of ['ServiceMonitor', 'PodMonitor']) {
+      for (const kind of ['ServiceMonitor', 'PodMonitor', 'PrometheusRule']) {
         const id = `@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/${kind}`;
         jest.doMock(id, () => {
           loaded.push(kind);
@@ -231,7 +348,7 @@ describe('monitoring off', () => {
       IsolatedTesting.synth(new isolated.ServerlessStack(IsolatedTesting.app(), 'serverless'));
       expect(loaded).toEqual([]);
       IsolatedTesting.synth(new isolated.ServerlessStack(IsolatedTesting.app(), 'serverless', { monitoring: {} }));
-      expect(loaded.sort()).toEqual(['PodMonitor', 'ServiceMonitor']);
+      expect(loaded.sort()).toEqual(['PodMonitor', 'PrometheusRule', 'ServiceMonitor']);
     });
   });
 });
@@ -246,15 +363,30 @@ describe('monitoring props', () => {
   test('work without NetworkPolicies', () => {
     const objects = synthStack({ networkPolicies: false, monitoring: {} });
     expect(objects.filter(o => o.kind === 'NetworkPolicy')).toEqual([]);
-    expect(objects.filter(isMonitoring)).toHaveLength(3);
+    expect(objects.filter(isMonitoring)).toHaveLength(4);
   });
 
   test.each([
     [{ selectorLabels: { 'bad key!': 'x' } }, /'monitoring\.selectorLabels' key 'bad key!'/],
     [{ selectorLabels: { release: 'not a value' } }, /'monitoring\.selectorLabels\.release' \(not a value\) must be a label value/],
     [{ prometheusNamespace: 'Monitoring' }, /'monitoring\.prometheusNamespace' \(Monitoring\) must be a DNS-1123 label/],
+    [{ alerts: { labels: { 'team-name': 'x' } } }, /'monitoring\.alerts\.labels' key 'team-name' must be a Prometheus label name/],
+    [{ alerts: { labels: { severity: 'page' } } }, /'monitoring\.alerts\.labels' cannot set 'severity'/],
+    [{ alerts: { runbookBaseUrl: 'wiki/serverless' } }, /'monitoring\.alerts\.runbookBaseUrl' \(wiki\/serverless\) must be an http or https URL/],
+    [{ alerts: { runbookBaseUrl: 'https://wiki.example.com/x#runbooks' } }, /must be an http or https URL without '#'/],
     [{ scrapeInterval: Duration.millis(500) }, /'monitoring\.scrapeInterval \(seconds\)' \(0\.5\) must be a whole number of at least 1/],
+    [{ alerts: { functionNotReadyFor: Duration.seconds(30) } }, /'monitoring\.alerts\.functionNotReadyFor \(seconds\)' \(30\) must be a whole number of at least 60/],
+    [{ alerts: { certificateExpiry: Duration.minutes(5) } }, /'monitoring\.alerts\.certificateExpiry \(seconds\)' \(300\) must be a whole number of at least 3600/],
+    [{ alerts: { buildFailurePercent: 100 } }, /'monitoring\.alerts\.buildFailurePercent' \(100\) must be a whole number from 0 to 99/],
+    [{ alerts: { registryVolumeUsagePercent: 0 } }, /'monitoring\.alerts\.registryVolumeUsagePercent' \(0\) must be a whole number from 1 to 99/],
+    [{ alerts: { webhookLatency: Duration.seconds(10) } }, /'monitoring\.alerts\.webhookLatency' \(10000 ms\) must be shorter than 'webhook\.timeout' \(10 s\)/],
   ])('throws when %j', (monitoring, message) => {
     expect(() => synthStack({ monitoring })).toThrow(message);
+  });
+
+  test('the webhook latency threshold is judged against the webhook\'s own timeout, and not at all without the webhook', () => {
+    expect(() => synthStack({ webhook: { timeout: Duration.seconds(2) }, monitoring: { alerts: { webhookLatency: Duration.seconds(2) } } }))
+      .toThrow(/\(2000 ms\) must be shorter than 'webhook\.timeout' \(2 s\)/);
+    expect(() => synthStack({ webhook: { enabled: false }, monitoring: { alerts: { webhookLatency: Duration.seconds(20) } } })).not.toThrow();
   });
 });
