@@ -1,6 +1,6 @@
 /**
- * The metrics the stack's alerts read, each with the program that exports it. An expression may
- * use no other metric: a test parses every expression and checks its names here.
+ * The metrics the stack's alerts and dashboard read, each with the program that exports it. An
+ * expression may use no other metric: a test parses every expression and checks its names here.
  */
 
 /** Who exports a metric. */
@@ -51,12 +51,16 @@ export interface KnownMetric {
 
 const metric = (name: string, type: MetricType, source: MetricSource): KnownMetric => ({ name, type, source });
 
-/** Every metric the alerts read, by source. */
+/** Every metric the alerts and the dashboard read, by source. */
 export const KNOWN_METRICS: readonly KnownMetric[] = [
   metric('up', MetricType.GAUGE, MetricSource.PROMETHEUS),
 
   metric('controller_runtime_reconcile_total', MetricType.COUNTER, MetricSource.CONTROLLER_RUNTIME),
   metric('controller_runtime_reconcile_errors_total', MetricType.COUNTER, MetricSource.CONTROLLER_RUNTIME),
+  metric('controller_runtime_reconcile_time_seconds', MetricType.HISTOGRAM, MetricSource.CONTROLLER_RUNTIME),
+  metric('workqueue_depth', MetricType.GAUGE, MetricSource.CONTROLLER_RUNTIME),
+
+  metric('function_running_status_duration_millisecond', MetricType.GAUGE, MetricSource.FUNCTION_CONTROLLER),
 
   metric('kyma_serverless_webhook_requests_total', MetricType.COUNTER, MetricSource.WEBHOOK),
   metric('kyma_serverless_webhook_request_duration_seconds', MetricType.HISTOGRAM, MetricSource.WEBHOOK),
@@ -68,6 +72,8 @@ export const KNOWN_METRICS: readonly KnownMetric[] = [
   metric('kube_job_owner', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
   metric('kube_job_failed', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
   metric('kube_job_complete', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
+  metric('kube_job_status_active', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
+  metric('kube_job_status_start_time', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
   metric('kube_job_status_completion_time', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
   metric('kube_deployment_owner', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),
   metric('kube_deployment_status_condition', MetricType.GAUGE, MetricSource.KUBE_STATE_METRICS),

@@ -1,11 +1,12 @@
 /**
- * The stack's alerting rules.
+ * The stack's alerting rules, and the PromQL the dashboard shares with them.
  *
  * Every expression reads only metrics the programs really export; the comment beside each names
  * them and their source (the list, with the files they come from, is `_monitoring-metrics.ts`):
  * - `up`: Prometheus, per target of the stack's ServiceMonitors (`job` = the Service's name) and
  *   PodMonitor (`job` = `<namespace>/<name>`);
- * - `controller_runtime_*`: controller-runtime v0.22.5 inside the 1.11.1 controller;
+ * - `controller_runtime_*`, `workqueue_*`: controller-runtime v0.22.5 inside the 1.11.1 controller;
+ * - `function_*_status_duration_millisecond`: the 1.11.1 controller's own collector;
  * - `kyma_serverless_webhook_*`: our webhook (`src/webhook/metrics.ts`);
  * - `kubelet_volume_stats_*`: the kubelet;
  * - `kube_job_*`, `kube_deployment_*`: kube-state-metrics (2.18 or later for `kube_deployment_owner`).
@@ -148,6 +149,11 @@ export function succeededBuildJobs(window: Duration): string {
 /** Build Jobs that have succeeded and still exist, with `owner_name`: kube-state-metrics' `kube_job_complete{condition="true"}`. */
 export function succeededBuildJobsNow(): string {
   return `(max by (namespace, job_name) (kube_job_complete{condition="true"}) == 1) * on (namespace, job_name) group_left (owner_name) ${buildJobs()}`;
+}
+
+/** Build Jobs running now, with `owner_name`: kube-state-metrics' `kube_job_status_active`. */
+export function activeBuildJobs(): string {
+  return `(max by (namespace, job_name) (kube_job_status_active) > 0) * on (namespace, job_name) group_left (owner_name) ${buildJobs()}`;
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
  * Monitoring of the stack with the Prometheus Operator: what Prometheus scrapes (ServiceMonitors
- * and a PodMonitor), and the alerts it evaluates (a PrometheusRule).
+ * and a PodMonitor), the alerts it evaluates (a PrometheusRule), and a Grafana dashboard.
  */
 import { ApiObject, Duration } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api';
+import { dashboardFileName, dashboardJson } from './_monitoring-dashboard';
 import { AlertThresholds, MonitoringScope, alertGroups, runbookUrl } from './_monitoring-rules';
 import { promDuration } from './_promql';
 import { requireInteger } from './_util';
@@ -14,6 +16,9 @@ export { AlertSeverity, ServerlessAlert } from './_monitoring-rules';
 
 /** Where the runbooks of the alerts are unless `alerts.runbookBaseUrl` says otherwise: this package's README. */
 export const DEFAULT_RUNBOOK_BASE_URL = 'https://www.npmjs.com/package/cdk8s-kyma-serverless';
+
+/** The label (and value) Grafana's dashboard sidecar finds dashboards by, in kube-prometheus-stack's default configuration. */
+export const GRAFANA_DASHBOARD_LABEL = { key: 'grafana_dashboard', value: '1' } as const;
 
 /** The name of the port the stack's workloads serve Prometheus metrics on. */
 export const METRICS_PORT_NAME = 'http-metrics';
@@ -84,6 +89,33 @@ export interface MonitoringAlertOptions {
   readonly registryVolumeUsagePercent?: number;
 }
 
+/** The Grafana dashboard. */
+export interface MonitoringDashboardOptions {
+  /**
+   * Render the dashboard's ConfigMap.
+   *
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * Labels of the ConfigMap, which Grafana's dashboard sidecar finds it by (its `label` and
+   * `labelValue` settings). Given labels replace the default.
+   *
+   * @default { grafana_dashboard: '1' }
+   * @see https://github.com/grafana/helm-charts/tree/main/charts/grafana#sidecar-for-dashboards
+   */
+  readonly labels?: { readonly [key: string]: string };
+
+  /**
+   * The namespace of the ConfigMap. kube-prometheus-stack's sidecar reads only Grafana's own
+   * namespace unless its `searchNamespace` says otherwise; the namespace must exist.
+   *
+   * @default - the stack's namespace
+   */
+  readonly namespace?: string;
+}
+
 /** Monitoring of the stack with the Prometheus Operator. */
 export interface MonitoringOptions {
   /**
@@ -125,6 +157,13 @@ export interface MonitoringOptions {
    * @default - every alert, with the default thresholds
    */
   readonly alerts?: MonitoringAlertOptions;
+
+  /**
+   * The Grafana dashboard.
+   *
+   * @default - a ConfigMap labelled `grafana_dashboard: "1"` in the stack's namespace
+   */
+  readonly dashboards?: MonitoringDashboardOptions;
 }
 
 /** The internal registry's Pods as a PodMonitor selects them. */
@@ -191,7 +230,8 @@ function wholeSeconds(prop: string, duration: Duration, min: number): number {
  * What Prometheus needs to watch the stack, in the stack's namespace:
  * - a ServiceMonitor each for the controller and the webhook (Service port `http-metrics`, 8080),
  *   and a PodMonitor for the internal registry (its debug listener, 5001);
- * - a PrometheusRule with the alerts, each linking its runbook (see "Monitoring" in the README).
+ * - a PrometheusRule with the alerts, each linking its runbook (see "Monitoring" in the README);
+ * - a ConfigMap with a Grafana dashboard for Grafana's sidecar.
  *
  * The alerts about Functions and builds read kube-state-metrics (2.18 or later), and the registry's
  * volume alert the kubelet's volume stats: kube-prometheus-stack scrapes both.
@@ -203,10 +243,13 @@ export class ServerlessMonitoring extends Construct {
   public readonly runbookBaseUrl: string;
   /** The PrometheusRule; undefined when the alerts are off. */
   public readonly rules?: ApiObject;
+  /** The dashboard's ConfigMap; undefined when the dashboard is off. */
+  public readonly dashboard?: ApiObject;
 
   constructor(scope: Construct, id: string, props: ServerlessMonitoringProps) {
     super(scope, id);
     const alerts = props.alerts ?? {};
+    const dashboards = props.dashboards ?? {};
     this.runbookBaseUrl = alerts.runbookBaseUrl ?? DEFAULT_RUNBOOK_BASE_URL;
     this.thresholds = {
       functionNotReadyFor: alerts.functionNotReadyFor ?? Duration.minutes(30),
@@ -291,16 +334,30 @@ export class ServerlessMonitoring extends Construct {
       rule.validate();
       this.rules = new ApiObject(this, 'Rules', rule.toJSON());
     }
+
+    if (dashboards.enabled ?? true) {
+      this.dashboard = new k8s.KubeConfigMap(this, 'Dashboard', {
+        metadata: {
+          namespace: dashboards.namespace ?? props.namespace,
+          labels: { ...(dashboards.labels ?? { [GRAFANA_DASHBOARD_LABEL.key]: GRAFANA_DASHBOARD_LABEL.value }) },
+        },
+        data: { [dashboardFileName(props.namespace)]: dashboardJson(scopeOf) },
+      });
+    }
   }
 
   /** Throws, naming every prop, when the options contradict themselves or the stack. */
   private checkProps(props: ServerlessMonitoringProps): void {
     const alerts = props.alerts ?? {};
     const t = this.thresholds;
-    const problems: string[] = labelProblems('monitoring.selectorLabels', props.selectorLabels);
-    const namespace = props.prometheusNamespace;
-    if (namespace !== undefined && !isDns1123Label(namespace)) {
-      problems.push(`'monitoring.prometheusNamespace' (${namespace}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
+    const problems: string[] = [
+      ...labelProblems('monitoring.selectorLabels', props.selectorLabels),
+      ...labelProblems('monitoring.dashboards.labels', props.dashboards?.labels),
+    ];
+    for (const [prop, namespace] of [['prometheusNamespace', props.prometheusNamespace], ['dashboards.namespace', props.dashboards?.namespace]]) {
+      if (namespace !== undefined && !isDns1123Label(namespace)) {
+        problems.push(`'monitoring.${prop}' (${namespace}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
+      }
     }
     for (const key of Object.keys(alerts.labels ?? {})) {
       if (!PROMETHEUS_LABEL_NAME.test(key)) {

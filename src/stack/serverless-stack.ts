@@ -128,9 +128,9 @@ export interface ServerlessStackProps {
 
   /**
    * Monitoring with the Prometheus Operator: ServiceMonitors and a PodMonitor for the controller,
-   * the webhook and the internal registry, and a PrometheusRule with alerts that link their
-   * runbooks. Needs the Prometheus Operator's CRDs (kube-prometheus-stack installs them), and
-   * kube-state-metrics 2.18 or later for the alerts about Functions and builds.
+   * the webhook and the internal registry, a PrometheusRule with alerts that link their runbooks,
+   * and a Grafana dashboard. Needs the Prometheus Operator's CRDs (kube-prometheus-stack installs
+   * them), and kube-state-metrics 2.18 or later for the alerts about Functions and builds.
    *
    * @default - none: nothing is rendered, so clusters without the Prometheus Operator sync the stack
    */
@@ -171,7 +171,7 @@ export interface ServerlessStackProps {
  * The Kyma Serverless stack, wire-compatible with upstream release 1.11.1: the Function CRD,
  * the Function Controller with its RBAC and configuration, the runtime Dockerfiles, the Docker
  * registry (internal by default), our admission webhook and NetworkPolicies, in their own namespace;
- * with `monitoring`, also what the Prometheus Operator needs to watch it, and alerts.
+ * with `monitoring`, also what the Prometheus Operator needs to watch it, and a Grafana dashboard.
  *
  * @example
  * new ServerlessStack(app, 'serverless');

@@ -111,10 +111,18 @@ function admits(objects: readonly any[], target: ScrapeTarget, client: Client): 
     && (!rule.ports?.length || rule.ports.some((p: any) => (p.protocol ?? 'TCP') === 'TCP' && p.port === target.port))));
 }
 
-/** Every expression of the PrometheusRule, each with where it is. */
+/** Every expression of the PrometheusRule and of the dashboard, each with where it is. */
 function expressions(objects: readonly any[]): { where: string; expr: string }[] {
-  return objects.filter(o => o.kind === 'PrometheusRule').flatMap(o => o.spec.groups.flatMap((g: any) => g.rules
+  const rules = objects.filter(o => o.kind === 'PrometheusRule').flatMap(o => o.spec.groups.flatMap((g: any) => g.rules
     .map((r: any) => ({ where: `${g.name}/${r.alert}${r.labels?.condition ? ` (${r.labels.condition})` : ''}`, expr: r.expr }))));
+  const panels = dashboardsOf(objects).flatMap(d => d.panels.flatMap((p: any) => (p.targets ?? [])
+    .map((t: any) => ({ where: `dashboard "${p.title}" ${t.refId}`, expr: t.expr }))));
+  return [...rules, ...panels];
+}
+
+/** The dashboards of the output, parsed. */
+function dashboardsOf(objects: readonly any[]): any[] {
+  return objects.filter(o => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard).flatMap(o => Object.values(o.data).map(text => JSON.parse(String(text))));
 }
 
 /** Every alerting rule of the output. */
@@ -129,13 +137,14 @@ describe('ServerlessStack with monitoring', () => {
   const objects = synthStack(MONITORED);
   const monitoring = objects.filter(isMonitoring);
 
-  test('renders ServiceMonitors for the controller and the webhook, a PodMonitor for the registry, and a PrometheusRule', () => {
+  test('renders ServiceMonitors for the controller and the webhook, a PodMonitor for the registry, a PrometheusRule and a dashboard', () => {
     expect(monitoring.map(o => `${o.kind}/${o.metadata.name}`)).toEqual([
       'ServiceMonitor/serverless-controller-manager',
       'ServiceMonitor/serverless-webhook',
       'PodMonitor/serverless-docker-registry',
       expect.stringMatching(/^PrometheusRule\/serverless-monitoring-rules-[0-9a-f]{8}$/),
     ]);
+    expect(dashboardsOf(objects)).toHaveLength(1);
     for (const o of monitoring) {
       expect(o.metadata.namespace).toBe('kyma-system');
       expect(o.metadata.labels).toMatchObject({ release: 'prometheus' });
@@ -308,16 +317,78 @@ describe('alerts', () => {
     expect(rule('KymaServerlessRegistryVolumeFilling').expr).toMatch(/ > 90$/);
   });
 
-  test('a stack without the webhook or with an external registry has neither their monitors nor their alerts', () => {
+  test('a stack without the webhook or with an external registry has neither their monitors, nor their alerts, nor their panels', () => {
     const lean = synthStack({ webhook: { enabled: false }, registry: Registry.external({ secretName: 'registry' }), monitoring: {} });
     expect(lean.filter(isMonitoring).map(o => o.kind)).toEqual(['ServiceMonitor', 'PrometheusRule']);
     expect(alertsOf(lean).map(a => a.alert)).not.toContainEqual(expect.stringMatching(/Webhook|Registry/));
+    expect(dashboardsOf(lean)[0].panels.map((p: any) => p.title)).not.toContainEqual(expect.stringMatching(/Admission|Certificate|Registry/));
     expect(find(lean, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus').spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
   });
 
-  test('alerts.enabled false drops the PrometheusRule', () => {
-    const none = synthStack({ monitoring: { alerts: { enabled: false } } });
+  test('alerts.enabled false drops the PrometheusRule, dashboards.enabled false the dashboard', () => {
+    const none = synthStack({ monitoring: { alerts: { enabled: false }, dashboards: { enabled: false } } });
     expect(none.filter(isMonitoring).map(o => o.kind)).toEqual(['ServiceMonitor', 'ServiceMonitor', 'PodMonitor']);
+    expect(dashboardsOf(none)).toEqual([]);
+  });
+});
+
+describe('the dashboard', () => {
+  const objects = synthStack(MONITORED);
+  const configMap = objects.find(o => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard);
+  const dashboard = dashboardsOf(objects)[0];
+
+  test('is a ConfigMap Grafana\'s sidecar finds by its grafana_dashboard label, in the stack\'s namespace', () => {
+    expect(configMap.metadata.labels.grafana_dashboard).toBe('1');
+    expect(configMap.metadata.namespace).toBe('kyma-system');
+    expect(Object.keys(configMap.data)).toEqual(['kyma-serverless-kyma-system.json']);
+  });
+
+  test('shows builds (count, failures, time), Functions by state, the controller, webhook requests and latency, and the registry', () => {
+    expect(dashboard.panels.map((p: any) => `${p.type}: ${p.title}`)).toEqual([
+      'row: Functions', 'timeseries: Functions by state', 'timeseries: Time from creation to running',
+      'row: Builds', 'timeseries: Build Jobs in the last hour', 'timeseries: Build time',
+      'row: Controller', 'timeseries: Reconciliations', 'timeseries: Reconcile time (99th percentile)', 'timeseries: Work queue depth',
+      'row: Admission webhook', 'timeseries: Admission reviews', 'timeseries: Admission latency', 'stat: Certificate expires in',
+      'row: Registry', 'timeseries: Registry volume used',
+    ]);
+    expect(dashboard.panels.find((p: any) => p.title === 'Functions by state').targets.map((t: any) => t.legendFormat))
+      .toEqual(['running', 'not available', 'building', 'build failed']);
+  });
+
+  test('every panel reads only known metrics, through the data source variable', () => {
+    for (const panel of dashboard.panels.filter((p: any) => p.type !== 'row')) {
+      expect(panel.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
+      for (const target of panel.targets) {
+        const parsed = parsePromql(target.expr);
+        expect({ panel: panel.title, ...parsed, unknown: parsed.metrics.filter(m => !KNOWN_SERIES.has(m)) })
+          .toEqual({ panel: panel.title, errors: [], metrics: parsed.metrics, unknown: [] });
+        // No Grafana variable but the rate interval ($1 is label_replace's capture group, which Grafana leaves alone).
+        expect(target.expr).not.toMatch(/\$(?!__rate_interval|\d)/);
+      }
+    }
+    expect(dashboard.templating.list).toEqual([expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' })]);
+  });
+
+  test('is deterministic: the same text on every synth, keys sorted, panel ids in order, a uid from the namespace', () => {
+    const text = Object.values(configMap.data)[0] as string;
+    expect(Object.values(dashboardsOf(synthStack(MONITORED))).map(d => JSON.stringify(d))).toEqual([JSON.stringify(JSON.parse(text))]);
+    const sorted = (value: unknown): boolean => (Array.isArray(value) ? value.every(sorted)
+      : value && typeof value === 'object' ? Object.keys(value).join() === Object.keys(value).sort().join() && Object.values(value).every(sorted) : true);
+    expect(sorted(dashboard)).toBe(true);
+    expect(dashboard.panels.map((p: any) => p.id)).toEqual(dashboard.panels.map((_: any, i: number) => i + 1));
+    expect(dashboard.uid).toBe('kyma-serverless-kyma-system');
+    expect(dashboardsOf(synthStack({ namespace: 'a'.repeat(40), monitoring: {} }))[0].uid).toMatch(/^kyma-serverless-[0-9a-f]{16}$/);
+    // Panels of a row never overlap and fill Grafana's 24 columns.
+    for (const y of new Set(dashboard.panels.filter((p: any) => p.type !== 'row').map((p: any) => p.gridPos.y))) {
+      const row = dashboard.panels.filter((p: any) => p.type !== 'row' && p.gridPos.y === y);
+      expect(row.reduce((sum: number, p: any) => sum + p.gridPos.w, 0)).toBe(24);
+    }
+  });
+
+  test('takes its labels and namespace from the props', () => {
+    const other = synthStack({ monitoring: { dashboards: { labels: { grafana_dashboard: 'serverless' }, namespace: 'monitoring' } } });
+    const map = other.find(o => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard);
+    expect([map.metadata.namespace, map.metadata.labels.grafana_dashboard]).toEqual(['monitoring', 'serverless']);
   });
 });
 
@@ -325,6 +396,7 @@ describe('monitoring off', () => {
   test('is the default, and renders none of it: the output is the stack without monitoring, byte for byte', () => {
     const plain = synthStack();
     expect(plain.filter(o => isMonitoring(o) || o.metadata.name === 'kyma-project.io--serverless-allow-prometheus')).toEqual([]);
+    expect(plain.filter(o => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard)).toEqual([]);
     expect(find(plain, 'Deployment', 'serverless-docker-registry').spec.template.spec.containers[0].ports).toEqual([
       { name: 'http-registry', containerPort: 5000, protocol: 'TCP' },
     ]);
@@ -369,7 +441,9 @@ describe('monitoring props', () => {
   test.each([
     [{ selectorLabels: { 'bad key!': 'x' } }, /'monitoring\.selectorLabels' key 'bad key!'/],
     [{ selectorLabels: { release: 'not a value' } }, /'monitoring\.selectorLabels\.release' \(not a value\) must be a label value/],
+    [{ dashboards: { labels: { grafana_dashboard: '-' } } }, /'monitoring\.dashboards\.labels\.grafana_dashboard' \(-\) must be a label value/],
     [{ prometheusNamespace: 'Monitoring' }, /'monitoring\.prometheusNamespace' \(Monitoring\) must be a DNS-1123 label/],
+    [{ dashboards: { namespace: 'grafana_ns' } }, /'monitoring\.dashboards\.namespace' \(grafana_ns\) must be a DNS-1123 label/],
     [{ alerts: { labels: { 'team-name': 'x' } } }, /'monitoring\.alerts\.labels' key 'team-name' must be a Prometheus label name/],
     [{ alerts: { labels: { severity: 'page' } } }, /'monitoring\.alerts\.labels' cannot set 'severity'/],
     [{ alerts: { runbookBaseUrl: 'wiki/serverless' } }, /'monitoring\.alerts\.runbookBaseUrl' \(wiki\/serverless\) must be an http or https URL/],
