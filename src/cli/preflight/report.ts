@@ -43,6 +43,8 @@ export enum CheckId {
   EVENTING_CRD = 'eventing-crd',
   /** The manifests hold cert-manager Certificates or issuers: cert-manager's CRD of each serves their version. */
   CERT_MANAGER_CRD = 'cert-manager-crd',
+  /** The manifests hold ServiceMonitors, PodMonitors or PrometheusRules (the stack's `monitoring`): the Prometheus Operator's CRD of each serves their version. */
+  PROMETHEUS_OPERATOR_CRD = 'prometheus-operator-crd',
   /** An Istio Gateway that APIRules or VirtualServices of the manifests name exists, or the manifests create it. */
   ISTIO_GATEWAY = 'istio-gateway',
   /** A Gateway that HTTPRoutes of the manifests name as parent exists (or the manifests create it), and admits them. */
