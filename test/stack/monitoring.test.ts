@@ -12,6 +12,7 @@ import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { parsePromql } from '../util/promql';
 import { find, synthStack } from '../util/synth';
 
+const README = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
 const MONITORING_GROUP = 'monitoring.coreos.com';
 const isMonitoring = (o: any) => o.apiVersion.startsWith(`${MONITORING_GROUP}/`);
 
@@ -128,6 +129,11 @@ function dashboardsOf(objects: readonly any[]): any[] {
 /** Every alerting rule of the output. */
 function alertsOf(objects: readonly any[]): any[] {
   return find(objects, 'PrometheusRule').spec.groups.flatMap((g: any) => g.rules);
+}
+
+/** GitHub's (and npm's) anchor of a README heading. */
+function anchorOf(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
 }
 
 const KNOWN_SERIES = new Map(KNOWN_METRICS.flatMap(m => seriesNames(m).map(name => [name, m.source] as const)));
@@ -286,9 +292,12 @@ describe('alerts', () => {
     for (const known of KNOWN_METRICS.filter(m => m.source === MetricSource.WEBHOOK)) expect([known.name, types[known.name]]).toEqual([known.name, known.type]);
   });
 
-  test('each alert links its runbook and says what happened', () => {
+  test('each alert links its runbook: a section of the README\'s Monitoring chapter named after it', () => {
+    const monitoringChapter = README.slice(README.indexOf('\n## Monitoring\n'), README.indexOf('\n## ', README.indexOf('\n## Monitoring\n') + 1));
+    const anchors = [...monitoringChapter.matchAll(/^#{3,4} (.+)$/gm)].map(m => anchorOf(m[1]));
     for (const alert of alerts) {
       expect(alert.annotations.runbook_url).toBe(`${DEFAULT_RUNBOOK_BASE_URL}#${alert.alert.toLowerCase()}`);
+      expect(anchors).toContain(alert.alert.toLowerCase());
       expect(alert.annotations.summary).toBeTruthy();
       expect(alert.annotations.description).toBeTruthy();
     }
