@@ -2,6 +2,7 @@ export * from './api';
 export * from './stack/controller';
 export * from './stack/exposure';
 export * from './stack/images';
+export * from './stack/monitoring';
 export * from './stack/network-policies';
 export * from './stack/registry';
 export * from './stack/runtimes';

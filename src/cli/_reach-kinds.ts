@@ -1,9 +1,10 @@
 /**
  * The custom kinds that reach Functions (endpoints, subscriptions, the gateways they attach to and
- * the certificates of their hosts) or scale them (KEDA's ScaledObjects), as synth writes them:
- * `status` lists them and `preflight` checks that a cluster serves them. Their CRDs come from other
- * projects (Kyma's API Gateway and Eventing modules, Istio, the Gateway API, cert-manager, KEDA),
- * so a cluster may not serve them at all.
+ * the certificates of their hosts) or scale them (KEDA's ScaledObjects), and those that watch the
+ * stack (the Prometheus Operator's), as synth writes them: `status` lists the former and
+ * `preflight` checks that a cluster serves them all. Their CRDs come from other projects (Kyma's
+ * API Gateway and Eventing modules, Istio, the Gateway API, cert-manager, KEDA, the Prometheus
+ * Operator), so a cluster may not serve them at all.
  */
 
 /** A kind served by a CRD, in the version synth writes it. */
@@ -56,6 +57,15 @@ export const CLUSTER_ISSUER: CustomKind = { group: 'cert-manager.io', version: '
 
 /** KEDA's ScaledObject, which scales a Function through its scale subresource (KEDA 2 serves `v1alpha1`). */
 export const SCALED_OBJECT: CustomKind = { group: 'keda.sh', version: 'v1alpha1', plural: 'scaledobjects', kind: 'ScaledObject' };
+
+/** The Prometheus Operator's ServiceMonitor, of the stack's `monitoring`. */
+export const SERVICE_MONITOR: CustomKind = { group: 'monitoring.coreos.com', version: 'v1', plural: 'servicemonitors', kind: 'ServiceMonitor' };
+
+/** The Prometheus Operator's PodMonitor, of the stack's `monitoring` (the internal registry). */
+export const POD_MONITOR: CustomKind = { group: 'monitoring.coreos.com', version: 'v1', plural: 'podmonitors', kind: 'PodMonitor' };
+
+/** The Prometheus Operator's PrometheusRule, the alerts of the stack's `monitoring`. */
+export const PROMETHEUS_RULE: CustomKind = { group: 'monitoring.coreos.com', version: 'v1', plural: 'prometheusrules', kind: 'PrometheusRule' };
 
 /** The name of a kind's CRD: `apirules.gateway.kyma-project.io`. */
 export function crdNameOf(kind: Pick<CustomKind, 'group' | 'plural'>): string {

@@ -32,6 +32,7 @@ const FOUNDATION_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'Prio
 const CUSTOM_GROUPS = new Set([
   'gateway.kyma-project.io', 'eventing.kyma-project.io', 'networking.istio.io', 'security.istio.io', 'gateway.networking.k8s.io', 'cert-manager.io',
   'keda.sh',
+  'monitoring.coreos.com',
 ]);
 
 /** Kinds that route requests or events to Functions. */

@@ -1,8 +1,8 @@
 /**
  * Offline checks of synthesized manifests: every object against its schema (Kubernetes 1.27,
- * cert-manager, Argo CD, Flux, Istio, Gateway API, KEDA), every Function against all rules of the
- * Function API, every APIRule and Subscription against ours (their CRDs' schemas, CEL rules, and
- * their controllers' checks).
+ * cert-manager, Argo CD, Flux, Istio, Gateway API, KEDA, Prometheus Operator), every Function
+ * against all rules of the Function API, every APIRule and Subscription against ours (their CRDs'
+ * schemas, CEL rules, and their controllers' checks).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -72,6 +72,7 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
   'security.istio.io': '@kubernetes-models/istio',
   'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
   'keda.sh': '@kubernetes-models/keda',
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
 };
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */

@@ -170,6 +170,8 @@ function goDuration(d: Duration): string {
 export class FunctionController extends Construct {
   /** Controller replicas. */
   public readonly replicas: number;
+  /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
+  public readonly metricsService: k8s.KubeService;
 
   constructor(scope: Construct, id: string, props: FunctionControllerProps) {
     super(scope, id);
@@ -342,7 +344,7 @@ export class FunctionController extends Construct {
       },
     });
 
-    new k8s.KubeService(this, 'MetricsService', {
+    this.metricsService = new k8s.KubeService(this, 'MetricsService', {
       metadata: {
         name: names.serviceAccount,
         labels,

@@ -5,7 +5,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { CONTROLLER_POD_NETWORK_LABELS } from './controller';
 import { WEBHOOK_PORT } from '../webhook/config';
-import { INTERNAL_REGISTRY_PORT } from './registry';
+import { INTERNAL_REGISTRY_METRICS_PORT, INTERNAL_REGISTRY_PORT } from './registry';
 import { WEBHOOK_SELECTOR } from './webhook';
 
 const MODULE = { 'kyma-project.io/module': 'serverless' };
@@ -17,6 +17,26 @@ function tcpUdp(port: number): k8s.NetworkPolicyPort[] {
   ];
 }
 
+/** The label of Pods that may scrape the stack's metrics ports (upstream's). */
+export const METRICS_SCRAPING_LABEL = { key: 'networking.kyma-project.io/metrics-scraping', value: 'allowed' } as const;
+
+/** Who may scrape the stack's metrics ports from outside its namespace: Prometheus. */
+export interface PrometheusScrapingOptions {
+  /**
+   * The namespace Prometheus runs in; every Pod of it may scrape.
+   *
+   * @default - Pods labelled `networking.kyma-project.io/metrics-scraping: allowed`, in any namespace
+   */
+  readonly namespace?: string;
+
+  /**
+   * Open the internal registry's metrics port (5001) too.
+   *
+   * @default false
+   */
+  readonly registry?: boolean;
+}
+
 /** Props of {@link ServerlessNetworkPolicies}. */
 export interface ServerlessNetworkPoliciesProps {
   /**
@@ -25,6 +45,13 @@ export interface ServerlessNetworkPoliciesProps {
    * @default false
    */
   readonly webhook?: boolean;
+
+  /**
+   * Let Prometheus scrape the metrics ports from other namespaces (the stack's `monitoring`).
+   *
+   * @default - only the Pods upstream's metrics policy allows, in the stack's namespace
+   */
+  readonly prometheus?: PrometheusScrapingOptions;
 }
 
 /**
@@ -37,7 +64,9 @@ export interface ServerlessNetworkPoliciesProps {
  *   misses clusters whose CNI sees the endpoint port after DNAT);
  * - every stack Pod may resolve DNS;
  * - with the webhook, a sixth: its HTTPS port is open to the API server (whose address no
- *   selector can name, so to any source).
+ *   selector can name, so to any source);
+ * - with `prometheus` (the stack's `monitoring`), a seventh: Prometheus, in its own namespace, may
+ *   reach the metrics ports (8080, and the internal registry's 5001).
  * They only restrict traffic where the CNI enforces NetworkPolicy.
  */
 export class ServerlessNetworkPolicies extends Construct {
@@ -67,7 +96,7 @@ export class ServerlessNetworkPolicies extends Construct {
       ingress: [{
         from: [
           { podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'rma' } } },
-          { podSelector: { matchLabels: { 'networking.kyma-project.io/metrics-scraping': 'allowed' } } },
+          { podSelector: { matchLabels: { [METRICS_SCRAPING_LABEL.key]: METRICS_SCRAPING_LABEL.value } } },
         ],
         ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }],
       }],
@@ -106,6 +135,22 @@ export class ServerlessNetworkPolicies extends Construct {
         podSelector: { matchLabels: { ...WEBHOOK_SELECTOR } },
         policyTypes: ['Ingress'],
         ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(WEBHOOK_PORT) }] }],
+      });
+    }
+
+    if (props.prometheus) {
+      const { namespace, registry } = props.prometheus;
+      const from: k8s.NetworkPolicyPeer = namespace
+        ? { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } }
+        : { namespaceSelector: {}, podSelector: { matchLabels: { [METRICS_SCRAPING_LABEL.key]: METRICS_SCRAPING_LABEL.value } } };
+      policy('AllowPrometheus', 'allow-prometheus', 'metrics', {
+        podSelector: { matchLabels: MODULE },
+        policyTypes: ['Ingress'],
+        ingress: [{
+          from: [from],
+          ports: [8080, ...(registry ? [INTERNAL_REGISTRY_METRICS_PORT] : [])]
+            .map(port => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) })),
+        }],
       });
     }
   }

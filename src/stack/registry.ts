@@ -10,6 +10,7 @@ import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
+import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
 export const DEFAULT_REGISTRY_NODE_PORT = 32137;
@@ -144,8 +145,13 @@ export abstract class Registry {
   /** Name of the Secret that holds the registry configuration the controller reads. */
   public abstract readonly secretName: string;
 
-  /** @internal */
-  public abstract _bind(scope: Construct, props: RegistryBindProps): void;
+  /**
+   * Renders the registry, if the stack runs it.
+   *
+   * @returns where Prometheus scrapes the registry; undefined for one outside the stack
+   * @internal
+   */
+  public abstract _bind(scope: Construct, props: RegistryBindProps): RegistryMetricsTarget | undefined;
 }
 
 /** What the stack tells its registry when rendering it. @internal */
@@ -153,6 +159,8 @@ export interface RegistryBindProps {
   readonly namespace: string;
   readonly images: ResolvedImages;
   readonly priorityClassName: string;
+  /** Whether Prometheus scrapes the registry: its container then names the metrics port. */
+  readonly monitoring?: boolean;
 }
 
 class ExternalRegistryConfig extends Registry {
@@ -162,8 +170,9 @@ class ExternalRegistryConfig extends Registry {
     this.secretName = RegistryCredentials.fromExistingSecret(options.secretName).secretName;
   }
 
-  public _bind(): void {
+  public _bind(): undefined {
     // Nothing to render: the registry and its Secret are the user's.
+    return undefined;
   }
 }
 
@@ -175,8 +184,9 @@ class InternalRegistryConfig extends Registry {
     this.secretName = (options.credentials ?? RegistryCredentials.generateInCluster()).secretName;
   }
 
-  public _bind(scope: Construct, props: RegistryBindProps): void {
+  public _bind(scope: Construct, props: RegistryBindProps): RegistryMetricsTarget {
     new InternalRegistry(scope, 'Registry', { ...this.options, ...props });
+    return { name: INTERNAL_REGISTRY_NAME, podSelector: INTERNAL_REGISTRY_SELECTOR, portName: METRICS_PORT_NAME, claimName: INTERNAL_REGISTRY_NAME };
   }
 }
 
@@ -185,6 +195,15 @@ export const INTERNAL_REGISTRY_NAME = 'serverless-docker-registry';
 
 /** The port the internal registry listens on, in the cluster and in its Service. */
 export const INTERNAL_REGISTRY_PORT = 5000;
+
+/**
+ * The port of the internal registry's debug listener, which serves Prometheus metrics on `/metrics`
+ * (and Go's profiler): only the registry's Pod, not its NodePort Service, has it.
+ */
+export const INTERNAL_REGISTRY_METRICS_PORT = 5001;
+
+/** The Deployment selector of the internal registry: upstream's, because a Deployment's selector can never change. */
+export const INTERNAL_REGISTRY_SELECTOR = { app: 'docker-registry', release: 'serverless' } as const;
 
 interface InternalRegistryProps extends InternalRegistryOptions, RegistryBindProps {}
 
@@ -198,7 +217,7 @@ class InternalRegistry extends Construct {
     const name = INTERNAL_REGISTRY_NAME;
     const nodePort = props.nodePort ?? DEFAULT_REGISTRY_NODE_PORT;
     const credentials = props.credentials ?? RegistryCredentials.generateInCluster();
-    const selector = { 'app': 'docker-registry', 'release': 'serverless' };
+    const selector = { ...INTERNAL_REGISTRY_SELECTOR };
     const labels = { 'app.kubernetes.io/name': 'docker-registry', 'app.kubernetes.io/component': 'registry' };
 
     const config = new k8s.KubeConfigMap(this, 'Config', {
@@ -211,7 +230,7 @@ class InternalRegistry extends Construct {
           http: {
             addr: `:${INTERNAL_REGISTRY_PORT}`,
             headers: { 'X-Content-Type-Options': ['nosniff'] },
-            debug: { addr: ':5001', prometheus: { enabled: true, path: '/metrics' } },
+            debug: { addr: `:${INTERNAL_REGISTRY_METRICS_PORT}`, prometheus: { enabled: true, path: '/metrics' } },
           },
           health: { storagedriver: { enabled: true, interval: '10s', threshold: 3 } },
         }),
@@ -298,7 +317,11 @@ class InternalRegistry extends Construct {
               image: props.images.registry,
               imagePullPolicy: 'IfNotPresent',
               command: ['/bin/registry', 'serve', '/etc/distribution/config.yml'],
-              ports: [{ name: 'http-registry', containerPort: INTERNAL_REGISTRY_PORT, protocol: 'TCP' }],
+              ports: [
+                { name: 'http-registry', containerPort: INTERNAL_REGISTRY_PORT, protocol: 'TCP' },
+                // Named only for the PodMonitor, so that the output without monitoring stays as it was.
+                ...(props.monitoring ? [{ name: METRICS_PORT_NAME, containerPort: INTERNAL_REGISTRY_METRICS_PORT, protocol: 'TCP' }] : []),
+              ],
               env: [
                 { name: 'REGISTRY_AUTH', value: 'htpasswd' },
                 { name: 'REGISTRY_AUTH_HTPASSWD_REALM', value: 'Registry Realm' },

@@ -12,6 +12,7 @@ import { clusterScoped, requireInteger } from './_util';
 import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } from './images';
+import { MonitoringOptions, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { Registry } from './registry';
 import { FunctionRuntimes } from './runtimes';
@@ -126,6 +127,16 @@ export interface ServerlessStackProps {
   readonly networkPolicies?: boolean;
 
   /**
+   * Monitoring with the Prometheus Operator: ServiceMonitors and a PodMonitor for the controller,
+   * the webhook and the internal registry, a PrometheusRule with alerts that link their runbooks,
+   * and a Grafana dashboard. Needs the Prometheus Operator's CRDs (kube-prometheus-stack installs
+   * them), and kube-state-metrics 2.18 or later for the alerts about Functions and builds.
+   *
+   * @default - none: nothing is rendered, so clusters without the Prometheus Operator sync the stack
+   */
+  readonly monitoring?: MonitoringOptions;
+
+  /**
    * Log level of the controller and the webhook.
    *
    * @default LogLevel.INFO
@@ -159,7 +170,8 @@ export interface ServerlessStackProps {
 /**
  * The Kyma Serverless stack, wire-compatible with upstream release 1.11.1: the Function CRD,
  * the Function Controller with its RBAC and configuration, the runtime Dockerfiles, the Docker
- * registry (internal by default), our admission webhook and NetworkPolicies, in their own namespace.
+ * registry (internal by default), our admission webhook and NetworkPolicies, in their own namespace;
+ * with `monitoring`, also what the Prometheus Operator needs to watch it, and a Grafana dashboard.
  *
  * @example
  * new ServerlessStack(app, 'serverless');
@@ -191,6 +203,8 @@ export class ServerlessStack extends Chart {
   public readonly exposure?: StackExposureOptions;
   /** The Istio Gateway of the exposure domain, when the stack creates it. */
   public readonly exposureGateway?: ExposureGateway;
+  /** The monitoring objects, when `monitoring` is on. */
+  public readonly monitoring?: ServerlessMonitoring;
 
   constructor(scope: Construct, id: string, props: ServerlessStackProps = {}) {
     const namespace = props.namespace ?? DEFAULT_SYSTEM_NAMESPACE;
@@ -279,7 +293,10 @@ export class ServerlessStack extends Chart {
 
     new FunctionRuntimes(this, 'Runtimes', { images: this.images.runtimes, registrySecretName: this.registry.secretName });
 
-    this.registry._bind(this, { namespace, images: this.images, priorityClassName: PRIORITY_CLASS_NAME });
+    const monitoring = props.monitoring && (props.monitoring.enabled ?? true) ? props.monitoring : undefined;
+    const registryMetrics = this.registry._bind(this, {
+      namespace, images: this.images, priorityClassName: PRIORITY_CLASS_NAME, monitoring: monitoring !== undefined,
+    });
 
     if (props.webhook?.enabled ?? true) {
       this.webhook = new AdmissionWebhook(this, 'Webhook', {
@@ -294,7 +311,21 @@ export class ServerlessStack extends Chart {
     }
 
     if (props.networkPolicies ?? true) {
-      new ServerlessNetworkPolicies(this, 'NetworkPolicies', { webhook: this.webhook !== undefined });
+      new ServerlessNetworkPolicies(this, 'NetworkPolicies', {
+        webhook: this.webhook !== undefined,
+        prometheus: monitoring ? { namespace: monitoring.prometheusNamespace, registry: registryMetrics !== undefined } : undefined,
+      });
+    }
+
+    if (monitoring) {
+      this.monitoring = new ServerlessMonitoring(this, 'Monitoring', {
+        ...monitoring,
+        namespace,
+        controllerService: this.controller.metricsService,
+        webhookService: this.webhook?.service,
+        webhookTimeout: this.webhook?.timeout,
+        registry: registryMetrics,
+      });
     }
 
     if (props.exposure) {

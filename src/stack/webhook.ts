@@ -294,12 +294,17 @@ export class AdmissionWebhook extends Construct {
   public readonly replicas: number;
   /** The configuration file the server reads. */
   public readonly config: WebhookConfig;
+  /** The Service in front of the webhook: 443 for the API server, `http-metrics` (8080) for Prometheus. */
+  public readonly service: k8s.KubeService;
+  /** How long the API server waits for an answer. */
+  public readonly timeout: Duration;
 
   constructor(scope: Construct, id: string, props: AdmissionWebhookProps) {
     super(scope, id);
     this.replicas = props.replicas ?? 2;
     requireInteger('webhook.replicas', this.replicas, 1);
-    const timeoutSeconds = (props.timeout ?? Duration.seconds(10)).toSeconds();
+    this.timeout = props.timeout ?? Duration.seconds(10);
+    const timeoutSeconds = this.timeout.toSeconds();
     requireInteger('webhook.timeout (seconds)', timeoutSeconds, 2, 30);
     const { namespace } = props;
     const labels = { 'app.kubernetes.io/name': 'serverless-webhook', 'app.kubernetes.io/component': 'webhook' };
@@ -401,7 +406,7 @@ export class AdmissionWebhook extends Construct {
       spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...WEBHOOK_SELECTOR } } },
     });
 
-    new k8s.KubeService(this, 'Service', {
+    this.service = new k8s.KubeService(this, 'Service', {
       metadata: {
         name: WEBHOOK_NAMES.service,
         labels,

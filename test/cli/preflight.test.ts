@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { V1Deployment, V1ResourceQuota, VersionInfo } from '@kubernetes/client-node';
 import { Command } from 'commander';
+import { stringify } from 'yaml';
 import { CliError } from '../../src/cli/_kube';
 import { program } from '../../src/cli/index';
 import {
@@ -18,6 +19,7 @@ import {
 import { FakeCluster } from '../util/fake-cluster';
 import { writeKubeconfig } from '../util/fake-kube-api';
 import { fixture } from '../util/fixtures';
+import { synthStack } from '../util/synth';
 
 const HEALTHY = fixture('cluster', 'healthy');
 const DONE_WHEN = fixture('cluster', 'done-when');
@@ -29,6 +31,8 @@ const REACH_MANIFESTS = fixture('manifests', 'reach');
 const KEDA = fixture('cluster', 'keda');
 /** Manifests of a Function KEDA scales: a ScaledObject (as synth writes it from the keda prop). */
 const KEDA_MANIFESTS = fixture('manifests', 'keda');
+/** The Prometheus Operator's CRDs: ServiceMonitor, PodMonitor, PrometheusRule. */
+const MONITORING = fixture('cluster', 'monitoring');
 
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(HEALTHY, file), 'utf8'));
 const version = (v: Partial<VersionInfo>) => ({ major: '', minor: '', gitVersion: '', ...v }) as VersionInfo;
@@ -794,6 +798,36 @@ describe('preflight against a cluster', () => {
       // Only what the checks need is read: no Gateways with --no-manifests, or when the manifests create every one named.
       expect(cluster.api.requestsOf('GET', /gateways$/).map(r => r.path)).toEqual([
         '/apis/networking.istio.io/v1beta1/gateways', '/apis/gateway.networking.k8s.io/v1/gateways',
+      ]);
+    });
+
+    test('a stack with monitoring needs the Prometheus Operator\'s CRDs: each missing one fails, with kube-prometheus-stack as the fix', async () => {
+      const folder = fs.mkdtempSync(path.join(dir, 'monitoring-'));
+      fs.writeFileSync(path.join(folder, '0000-serverless.k8s.yaml'), synthStack({ monitoring: {} }).map(o => stringify(o)).join('---\n'));
+      await start(HEALTHY);
+      const missing = (await preflight({ manifests: folder })).checks.slice(12);
+      expect(missing.map(c => [c.id, c.title, c.status, c.detail])).toEqual([
+        ['prometheus-operator-crd', 'crd ServiceMonitor', 'fail', 'servicemonitors.monitoring.coreos.com is not installed; '
+          + 'ServiceMonitor kyma-system/serverless-controller-manager and ServiceMonitor kyma-system/serverless-webhook need monitoring.coreos.com/v1'],
+        ['prometheus-operator-crd', 'crd PodMonitor', 'fail', 'podmonitors.monitoring.coreos.com is not installed; '
+          + 'PodMonitor kyma-system/serverless-docker-registry needs monitoring.coreos.com/v1'],
+        ['prometheus-operator-crd', 'crd PrometheusRule', 'fail', expect.stringMatching(
+          /^prometheusrules\.monitoring\.coreos\.com is not installed; PrometheusRule kyma-system\/serverless-monitoring-rules-[0-9a-f]{8} needs monitoring\.coreos\.com\/v1$/)],
+      ]);
+      for (const check of missing) {
+        expect(check.fix).toBe('install the Prometheus Operator with kube-prometheus-stack, which also runs the kube-state-metrics the alerts read '
+          + '(helm install prometheus prometheus-community/kube-prometheus-stack -n monitoring --create-namespace), '
+          + 'or set the ServerlessStack\'s monitoring.enabled to false');
+      }
+      await cluster.close();
+
+      await start(HEALTHY, MONITORING);
+      const report = await preflight({ manifests: folder });
+      expect(report.ok).toBe(true);
+      expect(report.checks.slice(12).map(c => [c.title, c.status, c.detail])).toEqual([
+        ['crd ServiceMonitor', 'pass', 'servicemonitors.monitoring.coreos.com serves v1 (2 ServiceMonitors in the manifests)'],
+        ['crd PodMonitor', 'pass', 'podmonitors.monitoring.coreos.com serves v1 (1 PodMonitor in the manifests)'],
+        ['crd PrometheusRule', 'pass', 'prometheusrules.monitoring.coreos.com serves v1 (1 PrometheusRule in the manifests)'],
       ]);
     });
 

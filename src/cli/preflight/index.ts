@@ -80,8 +80,8 @@ export interface PreflightOptions extends ClusterOptions {
   readonly nodePort?: number;
   /**
    * The folder of synthesized manifests (one folder, as `apply` takes it: subfolders hold other
-   * environments), whose endpoints, Subscriptions, Gateways, Certificates and ScaledObjects are
-   * checked against the cluster; `false` (`--no-manifests`) to check none.
+   * environments), whose endpoints, Subscriptions, Gateways, Certificates, ScaledObjects and
+   * monitoring objects are checked against the cluster; `false` (`--no-manifests`) to check none.
    *
    * @default - `dist` when that folder exists, else none
    */
@@ -770,8 +770,8 @@ export function addPreflightCommand(program: Command): void {
     .option('--system-namespace <namespace>', 'namespace of the stack', DEFAULT_SYSTEM_NAMESPACE)
     .option('--external-registry', 'the stack pushes to an external registry: skip the StorageClass and NodePort checks')
     .addOption(new Option('--node-port <n>', 'NodePort of the internal registry').argParser(nodePort).default(DEFAULT_REGISTRY_NODE_PORT))
-    .option('--manifests <dir>', 'folder of synthesized manifests (not its subfolders, which hold other environments) whose endpoints '
-      + `and Subscriptions to check (default: ${DEFAULT_MANIFESTS} when it exists)`)
+    .option('--manifests <dir>', 'folder of synthesized manifests (not its subfolders, which hold other environments) whose endpoints'
+      + `, Subscriptions and monitoring to check (default: ${DEFAULT_MANIFESTS} when it exists)`)
     .option('--no-manifests', 'check the cluster alone, not what the manifests declare')
     .addHelpText('after', `
 Checks: API server version (1.27 or later), Istio sidecar injector, istio-injection=enabled on
@@ -781,12 +781,13 @@ StorageClass, the registry's NodePort, the Function CRD version, the serverless-
 From the manifests (--manifests, one folder as apply takes it), each only when they hold such
 objects: the CRDs of the APIRules (v2, Kyma's api-gateway module), VirtualServices, Istio Gateways,
 RequestAuthentications and AuthorizationPolicies (Istio), HTTPRoutes (v1, the Gateway API),
-Subscriptions (v1alpha2, Kyma's eventing module), cert-manager's kinds and ScaledObjects (v1alpha1,
-KEDA, for Functions with keda) they hold; each Istio Gateway their APIRules and VirtualServices
-name, and each Gateway their HTTPRoutes name as parent (exists or is in the manifests, and admits
-the routes' namespace); with Subscriptions, the Service of the eventing publisher proxy (the
-controller's APP_FUNCTION_PUBLISHER_PROXY_ADDRESS, from the manifests, else the cluster, else
-upstream's default).
+Subscriptions (v1alpha2, Kyma's eventing module), cert-manager's kinds, ScaledObjects (v1alpha1,
+KEDA, for Functions with keda), and the ServiceMonitors, PodMonitors and PrometheusRules (the
+Prometheus Operator; the stack's monitoring) they hold; each Istio Gateway their APIRules and
+VirtualServices name, and each Gateway their HTTPRoutes name as parent (exists or is in the
+manifests, and admits the routes' namespace); with Subscriptions, the Service of the eventing
+publisher proxy (the controller's APP_FUNCTION_PUBLISHER_PROXY_ADDRESS, from the manifests, else
+the cluster, else upstream's default).
 
 The exit code is 1 when a check fails.
 

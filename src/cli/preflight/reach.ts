@@ -1,8 +1,8 @@
 /**
  * The checks `preflight` makes of what the manifests declare to reach Functions (endpoints,
  * subscriptions, traffic splits, and the Gateway and Certificate of the stack's exposure domain)
- * and to scale them (KEDA's ScaledObjects):
- * the cluster serves each custom kind they hold, in the version they hold it; the Gateways they
+ * and to scale them (KEDA's ScaledObjects) and watch the stack (its `monitoring`): the cluster
+ * serves each custom kind they hold, in the version they hold it; the Gateways they
  * attach to exist (or the manifests create them) and admit their routes; the eventing publisher
  * proxy that Functions publish to runs.
  *
@@ -13,8 +13,8 @@ import type { V1CustomResourceDefinition, V1Deployment } from '@kubernetes/clien
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../../api/subscription-schema';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import {
-  API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CLUSTER_ISSUER, CustomKind, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO_GATEWAY,
-  REQUEST_AUTHENTICATION, SCALED_OBJECT, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
+  API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CLUSTER_ISSUER, CustomKind, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO_GATEWAY, POD_MONITOR,
+  PROMETHEUS_RULE, REQUEST_AUTHENTICATION, SCALED_OBJECT, SERVICE_MONITOR, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
 } from '../_reach-kinds';
 import { parseApiVersion } from '../_rest';
 import { CheckId, CheckResult, fail, pass, skip } from './report';
@@ -70,6 +70,14 @@ const KEDA: Provider = {
   fix: 'install KEDA (helm repo add kedacore https://kedacore.github.io/charts && helm install keda kedacore/keda -n keda --create-namespace)',
 };
 
+const PROMETHEUS_OPERATOR: Provider = {
+  id: CheckId.PROMETHEUS_OPERATOR_CRD,
+  name: 'the Prometheus Operator',
+  fix: 'install the Prometheus Operator with kube-prometheus-stack, which also runs the kube-state-metrics the alerts read '
+    + '(helm install prometheus prometheus-community/kube-prometheus-stack -n monitoring --create-namespace), '
+    + 'or set the ServerlessStack\'s monitoring.enabled to false',
+};
+
 /** A kind whose CRD another project installs. */
 interface RequiredKind {
   readonly kind: CustomKind;
@@ -94,6 +102,9 @@ const REQUIRED_KINDS: readonly RequiredKind[] = [
   { kind: ISSUER, provider: CERT_MANAGER, title: 'crd Issuer' },
   { kind: CLUSTER_ISSUER, provider: CERT_MANAGER, title: 'crd ClusterIssuer' },
   { kind: SCALED_OBJECT, provider: KEDA, title: 'crd ScaledObject', servedSince: 'KEDA 2.0 and later serve v1alpha1' },
+  { kind: SERVICE_MONITOR, provider: PROMETHEUS_OPERATOR, title: 'crd ServiceMonitor' },
+  { kind: POD_MONITOR, provider: PROMETHEUS_OPERATOR, title: 'crd PodMonitor' },
+  { kind: PROMETHEUS_RULE, provider: PROMETHEUS_OPERATOR, title: 'crd PrometheusRule' },
 ];
 
 /** Labels of an object. */

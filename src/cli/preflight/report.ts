@@ -45,6 +45,8 @@ export enum CheckId {
   CERT_MANAGER_CRD = 'cert-manager-crd',
   /** The manifests hold ScaledObjects (Functions with `keda`): KEDA's ScaledObject CRD serves their version (`v1alpha1`). */
   KEDA_CRD = 'keda-crd',
+  /** The manifests hold ServiceMonitors, PodMonitors or PrometheusRules (the stack's `monitoring`): the Prometheus Operator's CRD of each serves their version. */
+  PROMETHEUS_OPERATOR_CRD = 'prometheus-operator-crd',
   /** An Istio Gateway that APIRules or VirtualServices of the manifests name exists, or the manifests create it. */
   ISTIO_GATEWAY = 'istio-gateway',
   /** A Gateway that HTTPRoutes of the manifests name as parent exists (or the manifests create it), and admits them. */
