@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import { ApiObject, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { parse } from 'yaml';
 import {
   EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KedaTrigger, KymaFunction,
@@ -187,6 +187,24 @@ describe('GitOpsApp apply order and checks', () => {
     new ApiObject(functions, 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'x' } });
     expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-functions\.k8s\.yaml: Secret token /);
     expect(files()).toEqual(['0000-default-functions.k8s.yaml', '0001-functions.k8s.yaml']);
+  });
+
+  test('writes each file byte for byte as cdk8s\'s writer does, and gives cdk8s its writer back', () => {
+    const save = Yaml.save;
+    const app = new GitOpsApp({ outdir: dir });
+    const stack = new ServerlessStack(app, 'serverless');
+    const team = new FunctionNamespace(app, 'team-d', { stack });
+    new KymaFunction(team, 'multi-line', {
+      runtime: FunctionRuntime.PYTHON_312,
+      source: FunctionSource.fromInline('def main(event, context):\n    return "yes: no #1"\n', 'requests==2.31.0\n'),
+      labels: { 'on': 'off', 'version': '1.10' },
+    });
+    app.synth();
+    expect(Yaml.save).toBe(save);
+    for (const file of files()) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      expect(text).toBe(Yaml.stringify(...loadYamlDocuments(path.join(dir, file))));
+    }
   });
 
   test('records the folders it checked when asked to (the synth script then skips them)', () => {
