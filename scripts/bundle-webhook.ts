@@ -76,7 +76,7 @@ export function bundleWebhook(): WebhookBundle {
   return { code, gzip: gzipSync(Buffer.from(code, 'utf8'), { level: 9, mtime: 0 }), inputs };
 }
 
-function main(): void {
+export function main(): void {
   const bundle = bundleWebhook();
   fs.mkdirSync(path.dirname(WEBHOOK_BUNDLE), { recursive: true });
   // Only rewritten when it changed, so that tools watching lib/ see no change when there is none.

@@ -46,8 +46,8 @@ describe('package.json', () => {
     expect(Object.keys(pkg.dependencies).filter(name => !used.has(name))).toEqual([]);
   });
 
-  test('packs the compiled library, its types, the webhook bundle, the command and the CRD, built before packing', () => {
-    expect(pkg.files).toEqual(['bin', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'crds']);
+  test('packs the compiled library, its types, the webhook and model bundles, the command and the CRD, built before packing', () => {
+    expect(pkg.files).toEqual(['bin', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'lib/models', 'crds']);
     expect(pkg.main).toBe('lib/src/index.js');
     expect(pkg.types).toBe('lib/src/index.d.ts');
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { packageRoot } from '../_package-root';
 
 /** The ConfigMap key of the loader, which the container runs with `node`. */
 export const WEBHOOK_PROGRAM_MAIN = 'main.js';
@@ -46,15 +47,6 @@ export interface WebhookProgram {
 }
 
 let program: WebhookProgram | undefined;
-
-/** The folder of this package's package.json: above `src/stack` in a checkout, above `lib/src/stack` when installed. */
-function packageRoot(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'cdk8s-kyma-serverless') return dir;
-    if (path.dirname(dir) === dir) throw new Error(`Cannot find the package.json of cdk8s-kyma-serverless above ${__dirname}`);
-  }
-}
 
 /**
  * Reads the webhook program, once per process.
