@@ -100,6 +100,23 @@ function toCel(value: unknown, schema: JsonSchemaProps | undefined, depth = 0): 
   return value;
 }
 
+const RULES_BELOW = new WeakMap<JsonSchemaProps, boolean>();
+
+/** Whether a schema or any schema below it has a CEL rule; remembered per schema object. */
+function hasRules(schema: JsonSchemaProps): boolean {
+  let known = RULES_BELOW.get(schema);
+  if (known === undefined) {
+    // Set first: a schema that refers to itself ends here instead of recursing.
+    RULES_BELOW.set(schema, false);
+    known = (schema['x-kubernetes-validations']?.length ?? 0) > 0
+      || Object.values(schema.properties ?? {}).some(hasRules)
+      || (schema.items !== undefined && hasRules(schema.items))
+      || (typeof schema.additionalProperties === 'object' && hasRules(schema.additionalProperties));
+    RULES_BELOW.set(schema, known);
+  }
+  return known;
+}
+
 function matchesType(value: unknown, schema: JsonSchemaProps): boolean {
   switch (schema.type) {
     case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -209,9 +226,13 @@ export class SchemaValidator {
   }
 
   private evaluateRules(value: unknown, schema: JsonSchemaProps, path: string, out: Violation[]): void {
-    if (value === undefined || value === null || !matchesType(value, schema)) return;
+    // A subtree whose schema holds no rule cannot fail one: most of a Function (its source, env
+    // values, labels' values) is never walked.
+    if (!hasRules(schema) || value === undefined || value === null || !matchesType(value, schema)) return;
+    let self: unknown;
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
-      const result = compileRule(rule.rule)({ self: toCel(value, schema) });
+      self ??= toCel(value, schema);
+      const result = compileRule(rule.rule)({ self });
       if (celRuntime().module.isCelError(result)) {
         out.push({ path, rule: rule.rule, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
       } else if (result !== true) {
@@ -219,13 +240,14 @@ export class SchemaValidator {
       }
     }
     if (Array.isArray(value)) {
-      if (schema.items) value.forEach((item, i) => this.evaluateRules(item, schema.items!, childPath(path, i), out));
+      const items = schema.items;
+      if (items && hasRules(items)) value.forEach((item, i) => this.evaluateRules(item, items, childPath(path, i), out));
       return;
     }
     if (typeof value === 'object') {
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      for (const key of Object.keys(value as Record<string, unknown>)) {
         const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
-        if (childSchema) this.evaluateRules(child, childSchema, childPath(path, key), out);
+        if (childSchema && hasRules(childSchema)) this.evaluateRules((value as Record<string, unknown>)[key], childSchema, childPath(path, key), out);
       }
     }
   }
