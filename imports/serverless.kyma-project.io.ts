@@ -87,7 +87,7 @@ export function toJson_FunctionProps(obj: FunctionProps | undefined): Record<str
     'spec': toJson_FunctionSpec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -182,9 +182,9 @@ export interface FunctionSpec {
 export function toJson_FunctionSpec(obj: FunctionSpec | undefined): Record<string, any> | undefined {
   if (obj === undefined) { return undefined; }
   const result = {
-    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'annotations': ((obj.annotations) === undefined) ? undefined : (withoutUndefined(obj.annotations)),
     'env': obj.env?.map(y => toJson_FunctionSpecEnv(y)),
-    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (withoutUndefined(obj.labels)),
     'replicas': obj.replicas,
     'resourceConfiguration': toJson_FunctionSpecResourceConfiguration(obj.resourceConfiguration),
     'runtime': obj.runtime,
@@ -195,7 +195,7 @@ export function toJson_FunctionSpec(obj: FunctionSpec | undefined): Record<strin
     'template': toJson_FunctionSpecTemplate(obj.template),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -239,7 +239,7 @@ export function toJson_FunctionSpecEnv(obj: FunctionSpecEnv | undefined): Record
     'valueFrom': toJson_FunctionSpecEnvValueFrom(obj.valueFrom),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -275,7 +275,7 @@ export function toJson_FunctionSpecResourceConfiguration(obj: FunctionSpecResour
     'function': toJson_FunctionSpecResourceConfigurationFunction(obj.function),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -325,7 +325,7 @@ export function toJson_FunctionSpecScaleConfig(obj: FunctionSpecScaleConfig | un
     'minReplicas': obj.minReplicas,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -359,7 +359,7 @@ export function toJson_FunctionSpecSecretMounts(obj: FunctionSpecSecretMounts | 
     'secretName': obj.secretName,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -395,7 +395,7 @@ export function toJson_FunctionSpecSource(obj: FunctionSpecSource | undefined): 
     'inline': toJson_FunctionSpecSourceInline(obj.inline),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -427,11 +427,11 @@ export interface FunctionSpecTemplate {
 export function toJson_FunctionSpecTemplate(obj: FunctionSpecTemplate | undefined): Record<string, any> | undefined {
   if (obj === undefined) { return undefined; }
   const result = {
-    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
-    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'annotations': ((obj.annotations) === undefined) ? undefined : (withoutUndefined(obj.annotations)),
+    'labels': ((obj.labels) === undefined) ? undefined : (withoutUndefined(obj.labels)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -491,7 +491,7 @@ export function toJson_FunctionSpecEnvValueFrom(obj: FunctionSpecEnvValueFrom | 
     'secretKeyRef': toJson_FunctionSpecEnvValueFromSecretKeyRef(obj.secretKeyRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -527,7 +527,7 @@ export function toJson_FunctionSpecResourceConfigurationBuild(obj: FunctionSpecR
     'resources': toJson_FunctionSpecResourceConfigurationBuildResources(obj.resources),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -563,7 +563,7 @@ export function toJson_FunctionSpecResourceConfigurationFunction(obj: FunctionSp
     'resources': toJson_FunctionSpecResourceConfigurationFunctionResources(obj.resources),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -615,7 +615,7 @@ export function toJson_FunctionSpecSourceGitRepository(obj: FunctionSpecSourceGi
     'url': obj.url,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -651,7 +651,7 @@ export function toJson_FunctionSpecSourceInline(obj: FunctionSpecSourceInline | 
     'source': obj.source,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -695,7 +695,7 @@ export function toJson_FunctionSpecEnvValueFromConfigMapKeyRef(obj: FunctionSpec
     'optional': obj.optional,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -731,7 +731,7 @@ export function toJson_FunctionSpecEnvValueFromFieldRef(obj: FunctionSpecEnvValu
     'fieldPath': obj.fieldPath,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -783,7 +783,7 @@ export function toJson_FunctionSpecEnvValueFromFileKeyRef(obj: FunctionSpecEnvVa
     'volumeName': obj.volumeName,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -827,7 +827,7 @@ export function toJson_FunctionSpecEnvValueFromResourceFieldRef(obj: FunctionSpe
     'resource': obj.resource,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -871,7 +871,7 @@ export function toJson_FunctionSpecEnvValueFromSecretKeyRef(obj: FunctionSpecEnv
     'optional': obj.optional,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -915,7 +915,7 @@ export function toJson_FunctionSpecResourceConfigurationBuildResources(obj: Func
     'requests': ((obj.requests) === undefined) ? undefined : (Object.entries(obj.requests).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -959,7 +959,7 @@ export function toJson_FunctionSpecResourceConfigurationFunctionResources(obj: F
     'requests': ((obj.requests) === undefined) ? undefined : (Object.entries(obj.requests).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -995,7 +995,7 @@ export function toJson_FunctionSpecSourceGitRepositoryAuth(obj: FunctionSpecSour
     'type': obj.type,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1047,7 +1047,7 @@ export function toJson_FunctionSpecResourceConfigurationBuildResourcesClaims(obj
     'request': obj.request,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1111,7 +1111,7 @@ export function toJson_FunctionSpecResourceConfigurationFunctionResourcesClaims(
     'request': obj.request,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return withoutUndefined(result);
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1155,3 +1155,18 @@ export enum FunctionSpecSourceGitRepositoryAuthType {
   KEY = "key",
 }
 
+/**
+ * The object without its undefined values, its other keys in their order: what the reduce that
+ * `cdk8s import` writes gives, without a copy of the object per key. Added by scripts/import.ts.
+ */
+function withoutUndefined(object: { [key: string]: any }): Record<string, any> {
+  const result: Record<string, any> = {};
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    if (value === undefined) continue;
+    // A computed key in an object literal defines "__proto__" as an own property; so does this.
+    if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+    else result[key] = value;
+  }
+  return result;
+}
