@@ -95,9 +95,14 @@ let bundle: ModelBundle | null | undefined;
  */
 function modelBundle(): ModelBundle | null {
   if (bundle === undefined) {
-    const file = path.join(packageRoot(), 'lib', 'models', 'kubernetes-models.js');
+    let file: string | undefined;
+    try {
+      file = path.join(packageRoot(), 'lib', 'models', 'kubernetes-models.js');
+    } catch {
+      // This module was bundled into an app of its own: no package folder, the kinds' own modules serve.
+    }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    bundle = fs.existsSync(file) ? require(file) as ModelBundle : null;
+    bundle = file && fs.existsSync(file) ? require(file) as ModelBundle : null;
   }
   return bundle;
 }
