@@ -5,6 +5,7 @@
  * program that defaults a Function does it the same way.
  */
 import { isObject } from './_json';
+import { withServerDefaults } from './controller-fixed-point';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from './function-schema';
 import { BuildProfile, FunctionProfile } from './profiles';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
@@ -50,7 +51,9 @@ function withProfile(config: unknown, profile: string): unknown {
  * - `spec.replicas`: `defaults.replicas` when absent (the CRD's own default is 1 too);
  * - `spec.resourceConfiguration.function.profile` and `.build.profile`: the stack's default
  *   presets, when the Function names neither a profile nor resources for that container;
- * - inline Node.js `dependencies`: `{}` when absent or blank.
+ * - inline Node.js `dependencies`: `{}` when absent or blank;
+ * - `env[].valueFrom.fieldRef.apiVersion`: `v1`, what the API server writes into the Deployment
+ *   (see {@link serverDefaultedFields}: without it the 1.11.1 controller updates the Deployment for ever).
  *
  * Anything that is not a Function, or whose fields have the wrong types, is returned as it is:
  * defaults never hide a problem that validation reports.
@@ -64,6 +67,7 @@ export function defaultFunction<T>(fn: T, defaults: FunctionDefaults = DEFAULT_F
   const spec: Json = { ...fn.spec };
 
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = defaults.replicas;
+  if (spec.env !== undefined) spec.env = withServerDefaults(spec.env);
 
   const resources = spec.resourceConfiguration;
   if (resources === undefined || resources === null || isObject(resources)) {

@@ -6,6 +6,7 @@
  * compiles it. Field paths, types, enums, bounds, defaults and CEL rules are those of the
  * Function CRD that Kyma Serverless release 1.11.1 ships; the descriptions are ours.
  */
+import { FIELD_REF_API_VERSION } from './controller-fixed-point';
 import { FUNCTION_PROFILES, BUILD_PROFILES } from './profiles';
 import { RESERVED_ENV_NAMES, RUNTIMES } from './runtimes';
 import {
@@ -120,7 +121,9 @@ function envVar(): JsonSchemaProps {
     valueFrom: object({
       configMapKeyRef: keySelector('ConfigMap'),
       fieldRef: object({
-        apiVersion: string({ description: 'Version of the schema `fieldPath` is written in; defaults to "v1".' }),
+        // Our one default beyond upstream's CRD: the API server then stores Functions as the
+        // 1.11.1 controller needs them, even without the webhook (see controller-fixed-point.ts).
+        apiVersion: string({ default: FIELD_REF_API_VERSION, description: 'Version of the schema `fieldPath` is written in; defaults to "v1".' }),
         fieldPath: string({ description: 'Path of the Pod field to select, such as `metadata.name`.' }),
       }, { required: ['fieldPath'], mapType: 'atomic', description: 'Selects a field of the Pod.' }),
       fileKeyRef: object({

@@ -1,5 +1,6 @@
 export * from './apirule-rules';
 export * from './apirule-schema';
+export * from './controller-fixed-point';
 export * from './crd';
 export * from './function-defaults';
 export * from './function-rules';

@@ -18,7 +18,7 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction,
+  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withFieldRefDefaults,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
@@ -169,7 +169,8 @@ function envVar(name: string, value: EnvValue): FunctionSpecEnv {
     valueFrom: {
       configMapKeyRef: keyRef(from.configMapKeyRef),
       secretKeyRef: keyRef(from.secretKeyRef),
-      fieldRef: from.fieldRef && { fieldPath: from.fieldRef.fieldPath, apiVersion: from.fieldRef.apiVersion },
+      // With the apiVersion the API server writes into the Deployment: without it the controller updates the Deployment for ever.
+      fieldRef: from.fieldRef && withFieldRefDefaults({ fieldPath: from.fieldRef.fieldPath, apiVersion: from.fieldRef.apiVersion }),
       resourceFieldRef: resourceRef && {
         resource: resourceRef.resource,
         containerName: resourceRef.containerName,

@@ -165,7 +165,7 @@ describe('Secret mounts', () => {
 
 describe('environment variables', () => {
   test('fails when a variable has both a value and a valueFrom', () => {
-    const fn = changed(f => { f.spec.env = [{ name: 'A', value: 'x', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]; });
+    const fn = changed(f => { f.spec.env = [{ name: 'A', value: 'x', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }]; });
     expect(validateFunction(fn)).toEqual([violation('envValueSource', 'spec.env[0].valueFrom', 'Invalid value: "": may not be specified when `value` is not empty')]);
   });
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  FUNCTION_CRD_NAME, FunctionRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
+  FIELD_REF_API_VERSION, FUNCTION_CRD_NAME, FunctionRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
 } from '../../src/api';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { upstreamFunctionCrdFacts, upstreamFunctionValidator } from '../util/upstream-crds';
@@ -25,13 +25,27 @@ function messages(fn: unknown, validator = functionSchemaValidator()): string[] 
   return validator.validate(fn).map(v => `${v.path}: ${v.message}`);
 }
 
+/**
+ * Where our schema differs from upstream's on purpose, by field path: the facts we add.
+ * `fieldRef.apiVersion` defaults to v1, so that the API server stores Functions as the 1.11.1
+ * controller needs them even without the webhook (src/api/controller-fixed-point.ts).
+ */
+const OUR_ADDITIONS: { readonly [fieldPath: string]: { readonly [fact: string]: unknown } } = {
+  'spec.env[].valueFrom.fieldRef.apiVersion': { default: FIELD_REF_API_VERSION },
+};
+
 describe('the Function schema against upstream 1.11.1', () => {
-  test('has every field path, type, enum, bound, default and CEL rule of upstream, and nothing else', () => {
+  test('has every field path, type, enum, bound, default and CEL rule of upstream, and nothing else but our additions', () => {
     const ours = flattenSchema(functionSchema());
     expect(Object.keys(ours).sort()).toEqual(Object.keys(upstream.schema).sort());
     for (const [fieldPath, facts] of Object.entries(upstream.schema)) {
-      expect({ path: fieldPath, facts: ours[fieldPath] }).toEqual({ path: fieldPath, facts });
+      expect({ path: fieldPath, facts: ours[fieldPath] }).toEqual({ path: fieldPath, facts: { ...(facts as object), ...(OUR_ADDITIONS[fieldPath] ?? {}) } });
     }
+  });
+
+  test('defaults fieldRef.apiVersion, where upstream has no default', () => {
+    expect(upstream.schema['spec.env[].valueFrom.fieldRef.apiVersion']).not.toHaveProperty('default');
+    expect(flattenSchema(functionSchema())['spec.env[].valueFrom.fieldRef.apiVersion']).toMatchObject({ default: 'v1' });
   });
 
   test('has the 14 CEL rules of upstream', () => {

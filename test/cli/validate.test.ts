@@ -74,6 +74,15 @@ describe('validate', () => {
     expect(findings[0].message).toMatch(/^Invalid value: "1X": a valid environment variable name .*; rename the variable$/);
   });
 
+  test('names a Function the 1.11.1 controller would update for ever, with the fix', () => {
+    write('functions.yaml', `${FUNCTION}  env:\n    - name: POD_NAME\n      valueFrom:\n        fieldRef:\n          fieldPath: metadata.name\n`);
+    const findings = validateManifests(dir).findings;
+    expect(findings).toEqual([expect.objectContaining({
+      file: 'functions.yaml', object: 'Function team-a/hello', path: 'spec.env[0].valueFrom.fieldRef.apiVersion', rule: 'fieldRefApiVersion', severity: Severity.ERROR,
+    })]);
+    expect(findings[0].message).toMatch(/^Required value: env "POD_NAME" selects a Pod field without apiVersion; .* never creates the Service; add apiVersion: v1 to the fieldRef/);
+  });
+
   test('checks Functions against the CRD\'s CEL rules', () => {
     write('functions.yaml', `${FUNCTION}  scaleConfig: { minReplicas: 3, maxReplicas: 1 }\n`);
     expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ path: 'spec.scaleConfig', message: expect.stringContaining('minReplicas should be less than or equal maxReplicas') })]);

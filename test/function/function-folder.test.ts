@@ -88,7 +88,7 @@ describe('FunctionFolder', () => {
         { name: 'DEBUG', value: 'true' },
         { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } },
         { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level', optional: true } } },
-        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'POD', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
         { name: 'MEMORY', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
       ],
       secretMounts: [{ secretName: 'tls', mountPath: '/etc/tls' }],

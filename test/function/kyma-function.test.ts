@@ -76,7 +76,7 @@ describe('KymaFunction', () => {
       { name: 'PLAIN', value: 'x' },
       { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'password', optional: true } } },
       { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level' } } },
-      { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
       { name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1m' } } },
       { name: 'URL', value: 'http://$(POD):8080' },
     ]);

@@ -277,6 +277,14 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     accepts: 'an empty value beside a valueFrom',
     pass: fn => { fn.spec.env[1].value = ''; },
   },
+  'fieldRefApiVersion': {
+    failsWhen: 'a fieldRef leaves out the apiVersion the API server writes into the Deployment',
+    fail: fn => { delete fn.spec.env[3].valueFrom.fieldRef.apiVersion; },
+    path: 'spec.env[3].valueFrom.fieldRef.apiVersion',
+    message: /^Required value: env "POD_NAME" selects a Pod field without apiVersion; the API server stores "v1" in the Function's Deployment/,
+    accepts: 'a fieldRef with apiVersion v1',
+    pass: fn => { fn.spec.env[3].valueFrom.fieldRef.apiVersion = 'v1'; },
+  },
   'objectName': {
     failsWhen: 'a secretKeyRef names a Secret in upper case',
     fail: fn => { fn.spec.env[2].valueFrom.secretKeyRef.name = 'Greeter-Secret'; },

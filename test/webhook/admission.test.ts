@@ -1,6 +1,6 @@
 import { applyPatch, Operation } from 'fast-json-patch';
 import {
-  BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, defaultFunction, describeViolation, validateFunction,
+  BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, defaultFunction, describeViolation, serverDefaultedFields, validateFunction,
 } from '../../src/api';
 import {
   ADMISSION_API_VERSION, AdmissionRequest, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
@@ -365,6 +365,25 @@ describe('reviewDefaulting', () => {
   test.each(VALID_FUNCTIONS.map(fn => [fn.metadata.name, fn]))('patches %s into a valid Function', (_name, fn) => {
     const { patch } = reviewDefaulting(requestOf(fn), defaults);
     expect(validateFunction(patched(fn, patch))).toEqual([]);
+  });
+
+  test('adds apiVersion v1 to each fieldRef without one, so that the controller\'s Deployment is what the API server stores', () => {
+    const fn = validFunction('greeter');
+    delete fn.spec.env[3].valueFrom.fieldRef.apiVersion;
+    fn.spec.env.push({ name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    const result = patched(fn, patch);
+    expect(result.spec.env[3].valueFrom.fieldRef).toEqual({ apiVersion: 'v1', fieldPath: 'metadata.name' });
+    expect(result.spec.env[5].valueFrom.fieldRef).toEqual({ apiVersion: 'v1', fieldPath: 'spec.nodeName' });
+    expect(serverDefaultedFields(result.spec.env)).toEqual([]);
+    expect(validateFunction(result)).toEqual([]);
+  });
+
+  test('leaves a fieldRef\'s own apiVersion alone', () => {
+    const fn = validFunction('greeter');
+    fn.spec.env[3].valueFrom.fieldRef.apiVersion = 'v2';
+    const { patch } = reviewDefaulting(requestOf(fn), defaults);
+    expect(patch.filter(op => op.path.startsWith('/spec/env'))).toEqual([]);
   });
 
   test('encodes the patch as base64 JSON, with patchType JSONPatch', () => {

@@ -4,6 +4,7 @@
  * conditions and from the objects the controller labels with the Function's name, and whether KEDA
  * scaled it to zero. Pure: no I/O.
  */
+import { serverDefaultedFields } from '../../api/controller-fixed-point';
 import { ConditionStatus, FunctionConditionReason, FunctionConditionType } from '../../api/function-status';
 import { FUNCTION_KIND } from '../../api/function-schema';
 import {
@@ -75,6 +76,12 @@ export interface FunctionProgress {
   /** Every step, in order; `hpa` only when the Function autoscales. */
   readonly steps: readonly PipelineStep[];
 }
+
+/**
+ * The reason `status` gives a Function whose controller updates its Deployment on every reconcile
+ * and never goes on (see {@link updateLoop}); not one the controller writes.
+ */
+export const DEPLOYMENT_UPDATE_LOOP = 'DeploymentUpdateLoop';
 
 const R = FunctionConditionReason;
 /** Running reasons the controller writes once the Deployment exists. */
@@ -178,6 +185,10 @@ function behind(fn: FunctionResource, configMap: ChildResource | undefined): str
  * (ConfigurationReady; BuildReady; Running with DeploymentFailed or ServiceFailed) or a failed
  * newest build Job, unless the status is behind the spec.
  *
+ * A Function whose controller is stuck updating its Deployment (see `updateLoop`: an env field the
+ * API server defaults and the 1.11.1 controller compares as text) fails at the Deployment step,
+ * with the reason {@link DEPLOYMENT_UPDATE_LOOP} and the fix, instead of deploying for ever.
+ *
  * A Function KEDA scaled to zero is idle: it has a ScaledObject of its own that targets it (see
  * {@link scaledObjectOf}), asks for no Pods (`spec.replicas` 0, else its Deployment's), every step
  * before ready is done and none failed, and no trigger is active (KEDA's `Active` condition is not
@@ -202,6 +213,7 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
   const jobState = job && jobOutcome(job);
   const stale = behind(fn, newest(configMaps));
   const ready = !stale && isTrue(configured) && isTrue(built) && isTrue(running) && jobState !== 'running';
+  const loop = stale ? undefined : updateLoop(fn, running, newest(ownChildren(fn, children.deployments)));
   // Known objects say whether they exist; else the Running reasons the controller writes after creating them.
   const exists = (items: readonly ChildResource[] | undefined, reasons: ReadonlySet<string>) => {
     const own = ownChildren(fn, items);
@@ -223,8 +235,8 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
     },
     {
       stage: PipelineStage.DEPLOYMENT,
-      done: exists(children.deployments, DEPLOYMENT_EXISTS),
-      failed: isFalse(running) && runningReason === R.DEPLOYMENT_FAILED ? running : undefined,
+      done: exists(children.deployments, DEPLOYMENT_EXISTS) && !loop,
+      failed: isFalse(running) && runningReason === R.DEPLOYMENT_FAILED ? running : loop,
     },
     {
       stage: PipelineStage.SERVICE,
@@ -295,6 +307,33 @@ function scaledToZero(scaledObject: ScaledObjectResource, stages: readonly Pipel
     message: `scaled to zero by KEDA (ScaledObject ${name}): no Pods run until a trigger is active`,
     ...(scaledObject.status?.lastActiveTime ? { since: scaledObject.status.lastActiveTime } : {}),
     steps: stages.map(stage => ({ stage, state: StepState.DONE })),
+  };
+}
+
+/**
+ * Whether the 1.11.1 controller is stuck updating the Function's Deployment: Running is Unknown
+ * with `DeploymentUpdated`, and the Function leaves out a field that the API server defaults in
+ * the Deployment and the controller compares as text (see `serverDefaultedFields`). The controller
+ * then updates the Deployment about once a second and never creates the Service. The Deployment's
+ * generation does not show it: the API server stores nothing new.
+ *
+ * @returns the Running condition reworded with the cause and the fix, or `undefined`
+ */
+function updateLoop(fn: FunctionResource, running: ResourceCondition | undefined, deployment: ChildResource | undefined): ResourceCondition | undefined {
+  if (running?.status !== ConditionStatus.UNKNOWN || running.reason !== R.DEPLOYMENT_UPDATED) return undefined;
+  const fields = serverDefaultedFields(fn.spec?.env);
+  if (!fields.length) return undefined;
+  const name = deployment?.metadata?.name ?? running.message?.match(/^Deployment (\S+) updated/)?.[1];
+  const variables = fields.map(f => f.env).join(', ');
+  return {
+    type: running.type,
+    status: running.status,
+    reason: DEPLOYMENT_UPDATE_LOOP,
+    message: `the controller updates Deployment${name ? ` ${name}` : ''} on every reconcile and never creates the Service: env ${variables} `
+      + `selects a Pod field without apiVersion, which the API server stores as v1 and the 1.11.1 controller compares as text. `
+      + `Fix: add apiVersion: v1 to the fieldRef (${fields.map(f => f.path).join(', ')}) and apply the Function again; `
+      + 'kyma-serverless synth writes it, and the stack\'s webhook and CRD add it',
+    lastTransitionTime: running.lastTransitionTime,
   };
 }
 

@@ -37,6 +37,8 @@ export interface FunctionResource {
     };
     readonly replicas?: number;
     readonly scaleConfig?: { readonly minReplicas?: number; readonly maxReplicas?: number };
+    /** The Function's environment variables, as the Function gives them. */
+    readonly env?: readonly unknown[];
   };
   readonly status?: {
     readonly conditions?: readonly ResourceCondition[];

@@ -10,7 +10,7 @@ import { fixture, loadYamlDocuments } from '../../util/fixtures';
 
 export const FIXTURES = [
   '01-waiting-for-controller', '02-source-configmap-created', '03-build-job-running', '04-build-failed', '05-build-job-finished',
-  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready', '11-keda-idle',
+  '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready', '11-keda-idle', '12-deployment-update-loop',
 ] as const;
 export type FixtureName = typeof FIXTURES[number];
 

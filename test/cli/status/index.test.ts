@@ -208,6 +208,19 @@ describe('kyma-serverless status', () => {
       .toEqual(['serverless.kyma-project.io/managed-by=function-controller,serverless.kyma-project.io/function-name']);
   });
 
+  test('names a Function whose controller keeps updating its Deployment, with the fix, and fails', async () => {
+    seed(api, '12-deployment-update-loop');
+    const { stdout, error } = await status({ namespace: 'default-functions' });
+    const [header, row] = stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME\s+RUNTIME\s+STAGE\s+STATE\s+AGE\s+REASON$/);
+    expect(row).toMatch(/^looping\s+nodejs22\s+deployment\s+failed\s+\S+\s+DeploymentUpdateLoop: the controller updates Deployment looping-\w+ on every reconcile/);
+    expect(row).toContain('Fix: add apiVersion: v1 to the fieldRef (spec.env[1].valueFrom.fieldRef.apiVersion)');
+    expect(error).toMatchObject({ name: 'CliError', exitCode: 1 });
+    expect(error.message).toBe('1 of 1 Function failed: default-functions/looping');
+    const json: FunctionStatusReport[] = JSON.parse((await status({ namespace: 'default-functions', output: OutputFormat.JSON })).stdout);
+    expect(json[0]).toMatchObject({ name: 'looping', stage: 'deployment', state: 'failed', reason: 'DeploymentUpdateLoop' });
+  });
+
   test('shows a Function at each stage as JSON', async () => {
     for (const name of FIXTURES.slice(0, 9)) seed(api, name);
     const { stdout } = await status({ output: OutputFormat.JSON });

@@ -1,7 +1,9 @@
 /**
  * `kyma-serverless status`: the derivation of each Function's progress from its conditions and objects (pure).
  */
-import { PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps, scaledObjectOf } from '../../../src/cli/status';
+import {
+  DEPLOYMENT_UPDATE_LOOP, PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps, scaledObjectOf,
+} from '../../../src/cli/status';
 import { FixtureName, condition, recorded } from './_fixtures';
 
 describe('functionProgress', () => {
@@ -168,5 +170,41 @@ describe('functionProgress of a Function KEDA scales', () => {
     expect(functionProgress(fn, { ...children, scaledObjects: [others] }).state).toBe(ProgressState.READY);
     const deployment = { ...so, spec: { ...so.spec, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nightly' } } };
     expect(functionProgress(fn, { ...children, scaledObjects: [deployment] }).state).toBe(ProgressState.READY);
+  });
+});
+
+describe('functionProgress of a Function the controller keeps updating', () => {
+  const FIX = /Fix: add apiVersion: v1 to the fieldRef \(spec\.env\[1\]\.valueFrom\.fieldRef\.apiVersion\) and apply the Function again/;
+
+  test('fails at the Deployment, with the cause and the fix, instead of deploying for ever (recorded from the 1.11.1 controller)', () => {
+    const { fn, children } = recorded('12-deployment-update-loop');
+    const progress = functionProgress(fn, children);
+    expect(progress).toMatchObject({ stage: PipelineStage.DEPLOYMENT, state: ProgressState.FAILED, reason: DEPLOYMENT_UPDATE_LOOP });
+    expect(renderSteps(progress.steps)).toBe('source ✓ build ✓ deploy ✗ service · ready ·');
+    expect(progress.message).toMatch(/^the controller updates Deployment looping-\w+ on every reconcile and never creates the Service: env POD_NAME selects a Pod field without apiVersion/);
+    expect(progress.message).toMatch(FIX);
+    // The Deployment's generation does not climb: the API server stores nothing new.
+    expect(children.deployments![0].metadata!.generation).toBe(1);
+  });
+
+  test('says the same from the conditions alone, naming the Deployment of the condition', () => {
+    const { fn } = recorded('12-deployment-update-loop');
+    expect(functionProgress(fn)).toMatchObject({ state: ProgressState.FAILED, reason: DEPLOYMENT_UPDATE_LOOP, message: expect.stringMatching(FIX) });
+  });
+
+  test('is an ordinary update once the fieldRef has its apiVersion', () => {
+    const { fn, children } = recorded('12-deployment-update-loop');
+    const fixed = JSON.parse(JSON.stringify(fn));
+    fixed.spec.env[1].valueFrom.fieldRef.apiVersion = 'v1';
+    expect(functionProgress(fixed, children)).toMatchObject({ stage: PipelineStage.SERVICE, state: ProgressState.PROGRESSING, reason: 'DeploymentUpdated' });
+  });
+
+  test('is no loop before the controller updates the Deployment', () => {
+    const { fn, children } = recorded('12-deployment-update-loop');
+    const created = { ...fn, status: { ...fn.status, conditions: [condition('Running', 'Unknown', 'DeploymentCreated', 'Deployment looping-x created'), ...fn.status!.conditions!.slice(1)] } };
+    const progress = functionProgress(created, children);
+    expect(progress.state).toBe(ProgressState.PROGRESSING);
+    expect(progress.reason).not.toBe(DEPLOYMENT_UPDATE_LOOP);
+    expect(renderSteps(progress.steps)).toBe('source ✓ build ✓ deploy ✓ service … ready ·');
   });
 });
