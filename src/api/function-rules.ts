@@ -16,7 +16,7 @@ import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
 } from './names';
 import { isObject } from './_json';
-import { FIELD_REF_API_VERSION, serverDefaultedFields } from './controller-fixed-point';
+import { FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR, serverDefaultedFields } from './controller-fixed-point';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
 import { parseQuantity } from './quantity';
@@ -91,7 +91,7 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'namespaceName', field: 'metadata.namespace', requires: 'a DNS-1123 label', hint: 'use a valid namespace name', upstream: API },
   { id: 'envName', field: 'spec.env[].name', requires: 'letters, digits, \'_\', \'-\' or \'.\', not starting with a digit', hint: 'rename the variable', upstream: CONTROLLER },
   { id: 'envValueSource', field: 'spec.env[]', requires: 'either a value or a valueFrom with exactly one source', hint: 'keep one source for the variable', upstream: NOBODY },
-  { id: 'fieldRefApiVersion', field: 'spec.env[].valueFrom.fieldRef.apiVersion', requires: `given (${FIELD_REF_API_VERSION}): the API server writes it into the Deployment, and the 1.11.1 controller, which compares env as text, would update the Deployment every second and never create the Service`, hint: `add apiVersion: ${FIELD_REF_API_VERSION} to the fieldRef (synth, the stack's webhook and its CRD write it for you)`, upstream: NOBODY },
+  { id: 'envServerDefaults', field: 'spec.env[].valueFrom.fieldRef.apiVersion, spec.env[].valueFrom.resourceFieldRef.divisor', requires: `given (apiVersion ${FIELD_REF_API_VERSION}, divisor ${RESOURCE_FIELD_REF_DIVISOR}): the Function's Deployment holds them, and the 1.11.1 controller, which compares env as text, would update the Deployment every second and never create the Service`, hint: 'give the field (synth, the stack\'s webhook and its CRD write it for you)', upstream: NOBODY },
   { id: 'objectName', field: 'spec.env[].valueFrom (Secret and ConfigMap names), spec.secretMounts[].secretName, spec.source.gitRepository.auth.secretName', requires: 'DNS-1123 subdomains', hint: 'use the name of an existing Secret or ConfigMap', upstream: CONTROLLER },
   { id: 'objectKey', field: 'spec.env[].valueFrom (Secret and ConfigMap keys)', requires: 'letters, digits, \'-\', \'_\' or \'.\'', hint: 'use a key the Secret or ConfigMap has', upstream: NOBODY },
   { id: 'secretMountUnique', field: 'spec.secretMounts[].secretName', requires: 'each Secret mounted once', hint: 'remove the second mount of the Secret', upstream: CONTROLLER },
@@ -153,7 +153,7 @@ const ENV_SOURCES = ['configMapKeyRef', 'fieldRef', 'fileKeyRef', 'resourceField
 function checkEnv(env: unknown, report: RuleReport): void {
   if (!Array.isArray(env)) return;
   for (const field of serverDefaultedFields(env)) {
-    report.add('fieldRefApiVersion', field.path, `Required value: env ${text(field.env)} selects a Pod field without apiVersion; the API server stores ${text(field.value)} in the Function's Deployment, and the 1.11.1 controller, which compares env as text, then updates the Deployment every second and never creates the Service`);
+    report.add('envServerDefaults', field.path, `Required value: ${field.cause}, and the 1.11.1 controller, which compares env as text, then updates the Deployment every second and never creates the Service; give ${field.path.split('.').pop()}: ${text(field.value)}`);
   }
   env.forEach((variable, i) => {
     if (!isObject(variable)) return;

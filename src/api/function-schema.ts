@@ -6,7 +6,7 @@
  * compiles it. Field paths, types, enums, bounds, defaults and CEL rules are those of the
  * Function CRD that Kyma Serverless release 1.11.1 ships; the descriptions are ours.
  */
-import { FIELD_REF_API_VERSION } from './controller-fixed-point';
+import { FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR } from './controller-fixed-point';
 import { FUNCTION_PROFILES, BUILD_PROFILES } from './profiles';
 import { RESERVED_ENV_NAMES, RUNTIMES } from './runtimes';
 import {
@@ -121,8 +121,8 @@ function envVar(): JsonSchemaProps {
     valueFrom: object({
       configMapKeyRef: keySelector('ConfigMap'),
       fieldRef: object({
-        // Our one default beyond upstream's CRD: the API server then stores Functions as the
-        // 1.11.1 controller needs them, even without the webhook (see controller-fixed-point.ts).
+        // A default beyond upstream's CRD: the API server then stores Functions as the 1.11.1
+        // controller needs them, even without the webhook (see controller-fixed-point.ts).
         apiVersion: string({ default: FIELD_REF_API_VERSION, description: 'Version of the schema `fieldPath` is written in; defaults to "v1".' }),
         fieldPath: string({ description: 'Path of the Pod field to select, such as `metadata.name`.' }),
       }, { required: ['fieldPath'], mapType: 'atomic', description: 'Selects a field of the Pod.' }),
@@ -138,7 +138,8 @@ function envVar(): JsonSchemaProps {
       }),
       resourceFieldRef: object({
         containerName: string({ description: 'Container name; optional for env vars.' }),
-        divisor: quantity({ description: 'Unit the value is expressed in; defaults to "1".' }),
+        // Defaulted beyond upstream's CRD, like fieldRef.apiVersion (see controller-fixed-point.ts).
+        divisor: quantity({ default: RESOURCE_FIELD_REF_DIVISOR, description: 'Unit the value is expressed in; defaults to "1".' }),
         resource: string({ description: 'Resource to select, such as `limits.cpu`.' }),
       }, { required: ['resource'], mapType: 'atomic', description: 'Selects a resource request or limit of the container.' }),
       secretKeyRef: keySelector('Secret'),

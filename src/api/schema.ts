@@ -173,9 +173,10 @@ export function array(items: JsonSchemaProps, options: ArrayOptions = {}): JsonS
 }
 
 /** A resource quantity: an integer or a string such as `500m` or `1Gi`. */
-export function quantity(options: NodeOptions = {}): JsonSchemaProps {
+export function quantity(options: NodeOptions & { readonly default?: string } = {}): JsonSchemaProps {
   return {
     anyOf: [{ type: 'integer' }, { type: 'string' }],
+    ...(options.default !== undefined ? { default: options.default } : {}),
     ...common(options),
     pattern: QUANTITY_PATTERN,
     'x-kubernetes-int-or-string': true,

@@ -18,7 +18,7 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withFieldRefDefaults,
+  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
@@ -158,23 +158,29 @@ export interface KymaFunctionProps {
 
 type Json = Record<string, any>;
 
-/** Renders a cdk8s-plus EnvValue as an entry of `spec.env`. */
+/**
+ * Renders a cdk8s-plus EnvValue as an entry of `spec.env`, with the fields the controller's
+ * comparison needs (`withValueFromDefaults`): without them it updates the Deployment for ever.
+ */
 function envVar(name: string, value: EnvValue): FunctionSpecEnv {
-  const from = value.valueFrom as Json | undefined;
-  if (!from) return { name, value: value.value as string | undefined };
+  const given = value.valueFrom as Json | undefined;
+  if (!given) return { name, value: value.value as string | undefined };
   const keyRef = (ref: Json | undefined) => ref && { name: ref.name, key: ref.key, optional: ref.optional };
-  const resourceRef = from.resourceFieldRef as Json | undefined;
+  const resourceRef = given.resourceFieldRef as Json | undefined;
+  const from: Json = withValueFromDefaults({
+    ...given,
+    ...(resourceRef ? { resourceFieldRef: { ...resourceRef, divisor: resourceRef.divisor === undefined ? undefined : String(resourceRef.divisor.value) } } : {}),
+  });
   return {
     name,
     valueFrom: {
       configMapKeyRef: keyRef(from.configMapKeyRef),
       secretKeyRef: keyRef(from.secretKeyRef),
-      // With the apiVersion the API server writes into the Deployment: without it the controller updates the Deployment for ever.
-      fieldRef: from.fieldRef && withFieldRefDefaults({ fieldPath: from.fieldRef.fieldPath, apiVersion: from.fieldRef.apiVersion }),
-      resourceFieldRef: resourceRef && {
-        resource: resourceRef.resource,
-        containerName: resourceRef.containerName,
-        divisor: resourceRef.divisor === undefined ? undefined : FunctionSpecEnvValueFromResourceFieldRefDivisor.fromString(String(resourceRef.divisor.value)),
+      fieldRef: from.fieldRef && { fieldPath: from.fieldRef.fieldPath, apiVersion: from.fieldRef.apiVersion },
+      resourceFieldRef: from.resourceFieldRef && {
+        resource: from.resourceFieldRef.resource,
+        containerName: from.resourceFieldRef.containerName,
+        divisor: FunctionSpecEnvValueFromResourceFieldRefDivisor.fromString(from.resourceFieldRef.divisor),
       },
     },
   };

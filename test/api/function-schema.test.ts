@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  FIELD_REF_API_VERSION, FUNCTION_CRD_NAME, FunctionRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
+  FIELD_REF_API_VERSION, FUNCTION_CRD_NAME, RESOURCE_FIELD_REF_DIVISOR, FunctionRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps,
 } from '../../src/api';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { upstreamFunctionCrdFacts, upstreamFunctionValidator } from '../util/upstream-crds';
@@ -27,11 +27,13 @@ function messages(fn: unknown, validator = functionSchemaValidator()): string[] 
 
 /**
  * Where our schema differs from upstream's on purpose, by field path: the facts we add.
- * `fieldRef.apiVersion` defaults to v1, so that the API server stores Functions as the 1.11.1
- * controller needs them even without the webhook (src/api/controller-fixed-point.ts).
+ * `fieldRef.apiVersion` defaults to v1 and `resourceFieldRef.divisor` to 1, so that the API server
+ * stores Functions as the 1.11.1 controller needs them even without the webhook
+ * (src/api/controller-fixed-point.ts).
  */
 const OUR_ADDITIONS: { readonly [fieldPath: string]: { readonly [fact: string]: unknown } } = {
   'spec.env[].valueFrom.fieldRef.apiVersion': { default: FIELD_REF_API_VERSION },
+  'spec.env[].valueFrom.resourceFieldRef.divisor': { default: RESOURCE_FIELD_REF_DIVISOR },
 };
 
 describe('the Function schema against upstream 1.11.1', () => {
@@ -43,9 +45,11 @@ describe('the Function schema against upstream 1.11.1', () => {
     }
   });
 
-  test('defaults fieldRef.apiVersion, where upstream has no default', () => {
-    expect(upstream.schema['spec.env[].valueFrom.fieldRef.apiVersion']).not.toHaveProperty('default');
-    expect(flattenSchema(functionSchema())['spec.env[].valueFrom.fieldRef.apiVersion']).toMatchObject({ default: 'v1' });
+  test('defaults fieldRef.apiVersion and resourceFieldRef.divisor, where upstream has no default', () => {
+    for (const [field, value] of [['fieldRef.apiVersion', 'v1'], ['resourceFieldRef.divisor', '1']]) {
+      expect(upstream.schema[`spec.env[].valueFrom.${field}`]).not.toHaveProperty('default');
+      expect(flattenSchema(functionSchema())[`spec.env[].valueFrom.${field}`]).toMatchObject({ default: value });
+    }
   });
 
   test('has the 14 CEL rules of upstream', () => {

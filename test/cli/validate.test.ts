@@ -75,12 +75,15 @@ describe('validate', () => {
   });
 
   test('names a Function the 1.11.1 controller would update for ever, with the fix', () => {
-    write('functions.yaml', `${FUNCTION}  env:\n    - name: POD_NAME\n      valueFrom:\n        fieldRef:\n          fieldPath: metadata.name\n`);
+    write('functions.yaml', `${FUNCTION}  env:\n    - name: POD_NAME\n      valueFrom:\n        fieldRef:\n          fieldPath: metadata.name\n`
+      + '    - name: MEMORY\n      valueFrom:\n        resourceFieldRef:\n          resource: limits.memory\n');
     const findings = validateManifests(dir).findings;
-    expect(findings).toEqual([expect.objectContaining({
-      file: 'functions.yaml', object: 'Function team-a/hello', path: 'spec.env[0].valueFrom.fieldRef.apiVersion', rule: 'fieldRefApiVersion', severity: Severity.ERROR,
-    })]);
-    expect(findings[0].message).toMatch(/^Required value: env "POD_NAME" selects a Pod field without apiVersion; .* never creates the Service; add apiVersion: v1 to the fieldRef/);
+    expect(findings.map(f => [f.file, f.object, f.path, f.rule, f.severity])).toEqual([
+      ['functions.yaml', 'Function team-a/hello', 'spec.env[0].valueFrom.fieldRef.apiVersion', 'envServerDefaults', Severity.ERROR],
+      ['functions.yaml', 'Function team-a/hello', 'spec.env[1].valueFrom.resourceFieldRef.divisor', 'envServerDefaults', Severity.ERROR],
+    ]);
+    expect(findings[0].message).toMatch(/^Required value: env "POD_NAME" selects a Pod field without apiVersion; .* never creates the Service; give apiVersion: "v1"; give the field/);
+    expect(findings[1].message).toMatch(/^Required value: env "MEMORY" selects a resource without divisor; .*; give divisor: "1"; give the field/);
   });
 
   test('checks Functions against the CRD\'s CEL rules', () => {

@@ -277,11 +277,11 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     accepts: 'an empty value beside a valueFrom',
     pass: fn => { fn.spec.env[1].value = ''; },
   },
-  'fieldRefApiVersion': {
+  'envServerDefaults': {
     failsWhen: 'a fieldRef leaves out the apiVersion the API server writes into the Deployment',
     fail: fn => { delete fn.spec.env[3].valueFrom.fieldRef.apiVersion; },
     path: 'spec.env[3].valueFrom.fieldRef.apiVersion',
-    message: /^Required value: env "POD_NAME" selects a Pod field without apiVersion; the API server stores "v1" in the Function's Deployment/,
+    message: /^Required value: env "POD_NAME" selects a Pod field without apiVersion; the API server stores apiVersion "v1" in the Function's Deployment, .*; give apiVersion: "v1"$/,
     accepts: 'a fieldRef with apiVersion v1',
     pass: fn => { fn.spec.env[3].valueFrom.fieldRef.apiVersion = 'v1'; },
   },

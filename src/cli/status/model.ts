@@ -324,15 +324,13 @@ function updateLoop(fn: FunctionResource, running: ResourceCondition | undefined
   const fields = serverDefaultedFields(fn.spec?.env);
   if (!fields.length) return undefined;
   const name = deployment?.metadata?.name ?? running.message?.match(/^Deployment (\S+) updated/)?.[1];
-  const variables = fields.map(f => f.env).join(', ');
   return {
     type: running.type,
     status: running.status,
     reason: DEPLOYMENT_UPDATE_LOOP,
-    message: `the controller updates Deployment${name ? ` ${name}` : ''} on every reconcile and never creates the Service: env ${variables} `
-      + `selects a Pod field without apiVersion, which the API server stores as v1 and the 1.11.1 controller compares as text. `
-      + `Fix: add apiVersion: v1 to the fieldRef (${fields.map(f => f.path).join(', ')}) and apply the Function again; `
-      + 'kyma-serverless synth writes it, and the stack\'s webhook and CRD add it',
+    message: `the controller updates Deployment${name ? ` ${name}` : ''} on every reconcile and never creates the Service, as it compares env as text: `
+      + `${fields.map(f => f.cause).join('; ')}. Fix: give ${fields.map(f => `${f.path}: ${f.value}`).join(', ')} and apply the Function again; `
+      + 'kyma-serverless synth writes them, and the stack\'s webhook and CRD add them',
     lastTransitionTime: running.lastTransitionTime,
   };
 }

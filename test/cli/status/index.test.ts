@@ -214,7 +214,7 @@ describe('kyma-serverless status', () => {
     const [header, row] = stdout.trimEnd().split('\n');
     expect(header).toMatch(/^NAME\s+RUNTIME\s+STAGE\s+STATE\s+AGE\s+REASON$/);
     expect(row).toMatch(/^looping\s+nodejs22\s+deployment\s+failed\s+\S+\s+DeploymentUpdateLoop: the controller updates Deployment looping-\w+ on every reconcile/);
-    expect(row).toContain('Fix: add apiVersion: v1 to the fieldRef (spec.env[1].valueFrom.fieldRef.apiVersion)');
+    expect(row).toContain('Fix: give spec.env[1].valueFrom.fieldRef.apiVersion: v1 and apply the Function again');
     expect(error).toMatchObject({ name: 'CliError', exitCode: 1 });
     expect(error.message).toBe('1 of 1 Function failed: default-functions/looping');
     const json: FunctionStatusReport[] = JSON.parse((await status({ namespace: 'default-functions', output: OutputFormat.JSON })).stdout);
