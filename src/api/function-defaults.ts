@@ -36,6 +36,20 @@ function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (isObject(value) && Object.keys(value).length === 0);
 }
 
+/**
+ * Drops a `profile` that stands beside `resources` when the previous version of the Function had
+ * that very profile and no resources: the Function moved to explicit resources, and the profile is
+ * what an earlier defaulting (or the previous manifest) left behind. Neither server-side apply nor
+ * `kubectl apply` removes a field its manager never set, so without this a Function whose preset
+ * was defaulted could never move to explicit resources ("Use profile or resources").
+ */
+function withoutLeftoverProfile(config: unknown, previous: unknown): unknown {
+  if (!isObject(config) || !isObject(previous) || isEmpty(config.profile) || config.resources === undefined || config.resources === null) return config;
+  if (previous.profile !== config.profile || (previous.resources !== undefined && previous.resources !== null)) return config;
+  const { profile: _, ...rest } = config;
+  return rest;
+}
+
 /** Sets `profile` in a resource configuration that names neither a profile nor resources. */
 function withProfile(config: unknown, profile: string): unknown {
   if (config !== undefined && config !== null && !isObject(config)) return config;
@@ -52,19 +66,27 @@ function withProfile(config: unknown, profile: string): unknown {
  * - `spec.resourceConfiguration.function.profile` and `.build.profile`: the stack's default
  *   presets, when the Function names neither a profile nor resources for that container;
  * - inline Node.js `dependencies`: `{}` when absent or blank;
- * - `env[].valueFrom.fieldRef.apiVersion`: `v1`, what the API server writes into the Deployment
- *   (see {@link serverDefaultedFields}: without it the 1.11.1 controller updates the Deployment for ever).
+ * - `env[].valueFrom.fieldRef.apiVersion` and `.resourceFieldRef.divisor`: what the Function's
+ *   Deployment holds (see `serverDefaultedFields`: without them the 1.11.1 controller updates the
+ *   Deployment for ever).
+ *
+ * Given the version stored before (an UPDATE), it also drops what an earlier defaulting left that
+ * now contradicts the Function: a profile beside resources the Function moved to, and the `{}`
+ * dependencies of a Node.js Function that became a Python one (pip cannot read `{}`).
  *
  * Anything that is not a Function, or whose fields have the wrong types, is returned as it is:
  * defaults never hide a problem that validation reports.
  *
  * @param fn a Function as JSON
  * @param defaults the stack's default values
+ * @param previous the Function as stored before this change, on an update
  * @returns a defaulted copy (equal to `fn` when there is nothing to fill in), or `fn` itself when it is no Function
  */
-export function defaultFunction<T>(fn: T, defaults: FunctionDefaults = DEFAULT_FUNCTION_DEFAULTS): T {
+export function defaultFunction<T>(fn: T, defaults: FunctionDefaults = DEFAULT_FUNCTION_DEFAULTS, previous?: unknown): T {
   if (!isObject(fn) || fn.apiVersion !== FUNCTION_API_VERSION || fn.kind !== FUNCTION_KIND || !isObject(fn.spec)) return fn;
   const spec: Json = { ...fn.spec };
+  const before: Json = isObject(previous) && isObject(previous.spec) ? previous.spec : {};
+  dropLeftovers(spec, before);
 
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = defaults.replicas;
   if (spec.env !== undefined) spec.env = withServerDefaults(spec.env);
@@ -88,4 +110,26 @@ export function defaultFunction<T>(fn: T, defaults: FunctionDefaults = DEFAULT_F
     }
   }
   return { ...fn, spec } as T;
+}
+
+/** Drops, in place, what an earlier defaulting left in `spec` that the change now contradicts. */
+function dropLeftovers(spec: Json, before: Json): void {
+  const resources = spec.resourceConfiguration;
+  const previous = before.resourceConfiguration;
+  if (isObject(resources) && isObject(previous)) {
+    const next: Json = { ...resources };
+    for (const part of ['function', 'build']) {
+      if (next[part] !== undefined) next[part] = withoutLeftoverProfile(next[part], previous[part]);
+    }
+    spec.resourceConfiguration = next;
+  }
+  const source = spec.source;
+  const inline = isObject(source) && isObject(source.inline) ? source.inline : undefined;
+  const previousInline = isObject(before.source) && isObject(before.source.inline) ? before.source.inline : undefined;
+  if (inline && previousInline && inline.dependencies === EMPTY_NODE_DEPENDENCIES && previousInline.dependencies === EMPTY_NODE_DEPENDENCIES
+    && typeof spec.runtime === 'string' && runtimeFamily(spec.runtime) === RuntimeFamily.PYTHON
+    && typeof before.runtime === 'string' && runtimeFamily(before.runtime) === RuntimeFamily.NODEJS) {
+    const { dependencies: _, ...rest } = inline;
+    spec.source = { ...(source as Json), inline: rest };
+  }
 }

@@ -216,7 +216,7 @@ export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDe
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;
-  const patch = compare(object, defaultFunction(object, defaults));
+  const patch = compare(object, defaultFunction(object, defaults, request.operation === 'UPDATE' ? request.oldObject : undefined));
   if (patch.length === 0) return { response: allowed, patch };
   return {
     patch,

@@ -386,6 +386,61 @@ describe('reviewDefaulting', () => {
     expect(patch.filter(op => op.path.startsWith('/spec/env'))).toEqual([]);
   });
 
+  describe('on UPDATE, what an earlier defaulting left behind', () => {
+    const RESOURCES = { requests: { cpu: '300m', memory: '300Mi' }, limits: { cpu: '900m', memory: '900Mi' } };
+    const stored = () => defaultFunction(bareFunction('python312', { source: PYTHON_SOURCE }), defaults);
+    const update = (change: (fn: any) => void, old: any = stored()) => {
+      const fn = structuredClone(old);
+      change(fn);
+      return { fn, ...reviewDefaulting(requestOf(fn, { operation: 'UPDATE', oldObject: old }), defaults) };
+    };
+
+    test('drops a defaulted profile when the Function moves to resources, so that the update is valid', () => {
+      // What server-side apply and kubectl apply merge: the new resources beside the profile nobody applied.
+      const { fn, patch } = update(f => { f.spec.resourceConfiguration.build.resources = RESOURCES; });
+      expect(patch).toEqual([{ op: 'remove', path: '/spec/resourceConfiguration/build/profile' }]);
+      expect(patched(fn, patch).spec.resourceConfiguration).toEqual({ function: { profile: 'L' }, build: { resources: RESOURCES } });
+      expect(validateFunction(patched(fn, patch))).toEqual([]);
+    });
+
+    test('drops both defaulted profiles when both parts move to resources', () => {
+      const { fn, patch } = update(f => {
+        f.spec.resourceConfiguration.function.resources = { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '100m', memory: '128Mi' } };
+        f.spec.resourceConfiguration.build.resources = RESOURCES;
+      });
+      expect(patched(fn, patch).spec.resourceConfiguration.function).not.toHaveProperty('profile');
+      expect(patched(fn, patch).spec.resourceConfiguration.build).not.toHaveProperty('profile');
+    });
+
+    test('keeps a profile and resources given together on CREATE: the CRD refuses them, as it should', () => {
+      const fn = stored();
+      fn.spec.resourceConfiguration.build.resources = RESOURCES;
+      expect(reviewDefaulting(requestOf(fn), defaults).patch).toEqual([]);
+    });
+
+    test('keeps a profile that changed along with the resources: the Function asks for both', () => {
+      const { patch } = update(f => { f.spec.resourceConfiguration.build = { profile: 'fast', resources: RESOURCES }; });
+      expect(patch).toEqual([]);
+    });
+
+    test('keeps a profile beside resources that were there before', () => {
+      const old = stored();
+      old.spec.resourceConfiguration.build = { profile: 'normal', resources: RESOURCES };
+      expect(update(f => { f.spec.replicas = 2; }, old).patch).toEqual([]);
+    });
+
+    test('drops the {} dependencies of a Node.js Function that became a Python one', () => {
+      const old = defaultFunction(bareFunction('nodejs22', { source: 'module.exports = { main: () => 1 }' }), defaults);
+      expect(old.spec.source.inline.dependencies).toBe('{}');
+      const { fn, patch } = update(f => {
+        f.spec.runtime = 'python312';
+        f.spec.source.inline.source = PYTHON_SOURCE;
+      }, old);
+      expect(patch).toContainEqual({ op: 'remove', path: '/spec/source/inline/dependencies' });
+      expect(patched(fn, patch).spec.source.inline).toEqual({ source: PYTHON_SOURCE });
+    });
+  });
+
   test('encodes the patch as base64 JSON, with patchType JSONPatch', () => {
     const { patch, response } = reviewDefaulting(requestOf(validFunction('weather'), { uid: 'patch-uid' }), defaults);
     expect(patch.length).toBeGreaterThan(0);
