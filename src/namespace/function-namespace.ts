@@ -132,6 +132,11 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
     if (!isDns1123Label(name)) {
       throw new Error(`'name' (${name}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
+    if (props.stack && (name === props.stack.namespace || props.stack.controller.excludedNamespaces.includes(name))) {
+      throw new Error(`'name' (${name}) is a namespace the stack's controller copies no registry credentials and Dockerfiles into `
+        + `(${name === props.stack.namespace ? 'the stack\'s own' : '\'controller.excludedNamespaces\''}), so its Functions could never be built: `
+        + 'use another namespace');
+    }
     this.name = name;
     this.stack = props.stack;
     this.appliedAfter = props.stack ? [props.stack] : [];

@@ -5,7 +5,7 @@ import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset,
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, isDns1123Label,
 } from '../api';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
@@ -43,6 +43,12 @@ export const CONTROLLER_SELECTOR = {
   'app.kubernetes.io/name': 'serverless',
   'app.kubernetes.io/instance': 'serverless',
 } as const;
+
+/**
+ * The namespaces Kubernetes itself creates besides `default`: the controller copies no registry
+ * credentials, Dockerfiles or ServiceAccounts into them (see `excludedNamespaces`).
+ */
+export const EXCLUDED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
 
 /** Settings of the controller that a stack exposes. */
 export interface FunctionControllerOptions {
@@ -82,6 +88,18 @@ export interface FunctionControllerOptions {
    * `--cache=true`, `--use-new-run`, `--compressed-caching=false`
    */
   readonly buildExecutorArgs?: string[];
+
+  /**
+   * Namespaces, besides the stack's own, that the controller copies nothing into: it copies the
+   * registry credentials Secret, the runtime Dockerfile ConfigMaps and the Function ServiceAccount
+   * into every other namespace, so that Functions can be built and run there. Functions cannot run
+   * in these namespaces.
+   *
+   * @default EXCLUDED_NAMESPACES: kube-system, kube-public and kube-node-lease (upstream excludes
+   * only its own namespace, and so copies the registry credentials into kube-system)
+   * @see https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/#initial-namespaces
+   */
+  readonly excludedNamespaces?: string[];
 
   /**
    * How often the controller re-syncs the registry Secret, runtime ConfigMaps and the Function
@@ -170,12 +188,18 @@ function goDuration(d: Duration): string {
 export class FunctionController extends Construct {
   /** Controller replicas. */
   public readonly replicas: number;
+  /** Namespaces besides the stack's that the controller copies nothing into, and so cannot run Functions in. */
+  public readonly excludedNamespaces: readonly string[];
   /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
   public readonly metricsService: k8s.KubeService;
 
   constructor(scope: Construct, id: string, props: FunctionControllerProps) {
     super(scope, id);
     this.replicas = props.replicas ?? 1;
+    this.excludedNamespaces = [...(props.excludedNamespaces ?? EXCLUDED_NAMESPACES)].sort();
+    for (const name of this.excludedNamespaces) {
+      if (!isDns1123Label(name)) throw new Error(`'controller.excludedNamespaces' holds ${JSON.stringify(name)}, which is no namespace name: give DNS-1123 labels such as kube-system`);
+    }
     const names = CONTROLLER_NAMES;
     const labels = { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'controller' };
 
@@ -268,7 +292,7 @@ export class FunctionController extends Construct {
       APP_LOG_CONFIG_PATH: '/appconfig/log-config.yaml',
       APP_KUBERNETES_BASE_NAMESPACE: props.namespace,
       APP_KUBERNETES_BASE_DEFAULT_SECRET_NAME: props.registrySecretName,
-      APP_KUBERNETES_EXCLUDED_NAMESPACES: props.namespace,
+      APP_KUBERNETES_EXCLUDED_NAMESPACES: [...new Set([props.namespace, ...this.excludedNamespaces])].join(','),
       APP_KUBERNETES_CONFIG_MAP_REQUEUE_DURATION: resync,
       APP_KUBERNETES_SECRET_REQUEUE_DURATION: resync,
       APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: resync,

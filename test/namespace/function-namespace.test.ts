@@ -69,6 +69,12 @@ describe('FunctionNamespace', () => {
     expect(() => synth({ name: 'Team_A' })).toThrow('\'name\' (Team_A) must be a DNS-1123 label');
   });
 
+  test.each(['kube-system', 'kyma-system'])('throws when the stack\'s controller copies nothing into the namespace (%s)', name => {
+    const app = Testing.app();
+    const stack = new ServerlessStack(app, 'serverless');
+    expect(() => new FunctionNamespace(app, name, { stack })).toThrow(`'name' (${name}) is a namespace the stack's controller copies no registry credentials and Dockerfiles into`);
+  });
+
   test('matches the snapshot', () => {
     expect(objects).toMatchSnapshot();
   });

@@ -28,7 +28,7 @@ describe('the controller Deployment', () => {
       APP_LOG_CONFIG_PATH: '/appconfig/log-config.yaml',
       APP_KUBERNETES_BASE_NAMESPACE: 'kyma-system',
       APP_KUBERNETES_BASE_DEFAULT_SECRET_NAME: 'serverless-registry-config-default',
-      APP_KUBERNETES_EXCLUDED_NAMESPACES: 'kyma-system',
+      APP_KUBERNETES_EXCLUDED_NAMESPACES: 'kyma-system,kube-node-lease,kube-public,kube-system',
       APP_KUBERNETES_CONFIG_MAP_REQUEUE_DURATION: '5m',
       APP_KUBERNETES_SECRET_REQUEUE_DURATION: '5m',
       APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: '5m',
@@ -196,6 +196,18 @@ describe('controller options', () => {
     expect(env.APP_FUNCTION_BUILD_EXECUTOR_ARGS).toBe('--insecure');
     expect(env.APP_FUNCTION_TRACE_COLLECTOR_ENDPOINT).toBe('http://otel:4318/v1/traces');
     expect(parse(find(objects, 'ConfigMap', 'serverless-configuration').data['log-config.yaml'])).toEqual({ logFormat: 'console', logLevel: 'debug' });
+  });
+
+  test('copies nothing into the namespaces Kubernetes makes for itself, unless told otherwise', () => {
+    expect(envOf(containerOf(synthStack())).APP_KUBERNETES_EXCLUDED_NAMESPACES).toBe('kyma-system,kube-node-lease,kube-public,kube-system');
+    const custom = synthStack({ controller: { excludedNamespaces: ['istio-system', 'kube-system'] } });
+    expect(envOf(containerOf(custom)).APP_KUBERNETES_EXCLUDED_NAMESPACES).toBe('kyma-system,istio-system,kube-system');
+    expect(envOf(containerOf(synthStack({ controller: { excludedNamespaces: [] } }))).APP_KUBERNETES_EXCLUDED_NAMESPACES).toBe('kyma-system');
+  });
+
+  test('throws when an excluded namespace is no namespace name', () => {
+    expect(() => synthStack({ controller: { excludedNamespaces: ['Kube System'] } }))
+      .toThrow('\'controller.excludedNamespaces\' holds "Kube System", which is no namespace name');
   });
 
   test('image overrides reach the controller and its build Jobs', () => {

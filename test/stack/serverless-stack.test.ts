@@ -133,7 +133,7 @@ describe('ServerlessStack options', () => {
     expect(find(objects, 'Namespace').metadata.name).toBe('serverless-system');
     const env = envOf(find(objects, 'Deployment', 'serverless-ctrl-mngr').spec.template.spec.containers[0]);
     expect(env.APP_KUBERNETES_BASE_NAMESPACE).toBe('serverless-system');
-    expect(env.APP_KUBERNETES_EXCLUDED_NAMESPACES).toBe('serverless-system');
+    expect(env.APP_KUBERNETES_EXCLUDED_NAMESPACES).toBe('serverless-system,kube-node-lease,kube-public,kube-system');
     const job = find(objects, 'Job');
     expect(envOf(job.spec.template.spec.containers[0]).PUSH_REGISTRY_ADDRESS)
       .toBe('serverless-docker-registry.serverless-system.svc.cluster.local:5000');
