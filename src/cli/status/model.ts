@@ -83,6 +83,9 @@ export interface FunctionProgress {
  */
 export const DEPLOYMENT_UPDATE_LOOP = 'DeploymentUpdateLoop';
 
+/** The annotation that makes the 1.11.1 controller check a Git Function's repository on every reconcile. */
+const CONTINUOUS_GIT_CHECKOUT = 'serverless.kyma-project.io/continuousGitCheckout';
+
 const R = FunctionConditionReason;
 /** Running reasons the controller writes once the Deployment exists. */
 const DEPLOYMENT_EXISTS: ReadonlySet<string> = new Set([
@@ -166,7 +169,9 @@ function behind(fn: FunctionResource, configMap: ChildResource | undefined): str
   }
   const git = fn.spec?.source?.gitRepository;
   if (git && status.reference !== undefined && (status.reference !== git.reference || status.baseDir !== git.baseDir)) {
-    return `waiting for the controller to fetch ${git.reference} ${git.baseDir} (the status is of ${status.reference} ${status.baseDir})`;
+    // 1.11.1 checks a Git Function's repository at most once per functionReadyRequeue, even after its spec changed.
+    return `waiting for the controller to fetch ${git.reference} ${git.baseDir} (the status is of ${status.reference} ${status.baseDir}; `
+      + `the 1.11.1 controller checks the repository again only functionReadyRequeue (5 minutes by default) after its last check, unless the Function has the annotation ${CONTINUOUS_GIT_CHECKOUT}: "true")`;
   }
   return undefined;
 }

@@ -100,7 +100,7 @@ describe('functionProgress', () => {
   test('is not ready while the status is of another runtime or Git reference', () => {
     const { fn, children } = recorded('10-git-ready');
     const moved = { ...fn, spec: { ...fn.spec, source: { gitRepository: { ...fn.spec!.source!.gitRepository, reference: 'v2' } } } };
-    expect(functionProgress(moved, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to fetch v2 /api (the status is of main /api)' });
+    expect(functionProgress(moved, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: expect.stringMatching(/^waiting for the controller to fetch v2 \/api \(the status is of main \/api; the 1.11.1 controller checks the repository again only functionReadyRequeue \(5 minutes by default\) after its last check, unless the Function has the annotation serverless\.kyma-project\.io\/continuousGitCheckout: "true"\)$/) });
     const switched = { ...fn, spec: { ...fn.spec, runtime: 'nodejs22' } };
     expect(functionProgress(switched, children)).toMatchObject({ state: ProgressState.PROGRESSING, message: 'waiting for the controller to switch the runtime to nodejs22 (the status is of python312)' });
   });

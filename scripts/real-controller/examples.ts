@@ -1,0 +1,109 @@
+/**
+ * The documentation's examples as the run applies them: every ```ts block of README.md and of
+ * docs/*.md, synthesized in a user's cdk8s app with the packed package installed (the e2e suite's
+ * scratch app), and their Functions' Git sources served from this machine.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ScratchApp, check, packPackage } from '../../test/e2e/scratch-app';
+import { parseManifests } from '../../src/policy/_manifest-files';
+import { GitServer } from './git-server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A TypeScript example of the docs and the objects it synthesizes. */
+export interface Example {
+  /** Where it is, such as `README.md:293`. */
+  readonly where: string;
+  readonly code: string;
+  /** What `cdk8s synth` wrote, every file. */
+  objects: any[];
+}
+
+/** Every ```ts block of README.md and docs/*.md, in order. */
+export function docExamples(): Example[] {
+  const files = ['README.md', ...(fs.existsSync(path.join(ROOT, 'docs'))
+    ? fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => path.join('docs', f)) : [])];
+  const examples: Example[] = [];
+  for (const file of files) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/^( *)```ts\n([\s\S]*?)^\1```$/gm)) {
+      const indent = match[1].length;
+      const code = match[2].split('\n').map(l => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
+      examples.push({ where: `${file}:${text.slice(0, match.index).split('\n').length}`, code, objects: [] });
+    }
+  }
+  return examples;
+}
+
+/**
+ * Packs the package, installs it into a scratch app and synthesizes each example there.
+ *
+ * @returns the examples with their objects; the scratch app is removed
+ */
+export function synthExamples(log: (line: string) => void): Example[] {
+  const examples = docExamples();
+  log(`packing the package and installing it into a scratch cdk8s app for ${examples.length} examples`);
+  const tarball = packPackage();
+  const app = ScratchApp.create(tarball);
+  try {
+    app.write('functions/orders/handler.py', 'def main(event, context):\n    return "orders"\n');
+    app.write('functions/orders/requirements.txt', '# none\n');
+    examples.forEach((example, i) => {
+      const file = `examples/example-${i + 1}.ts`;
+      const out = path.join(app.dir, `out/example-${i + 1}`);
+      app.write(file, example.code);
+      fs.rmSync(path.join(app.dir, 'bootstrap'), { recursive: true, force: true });
+      check(app.bin('cdk8s', ['synth', '--app', `npx ts-node ${file}`, '--output', out]));
+      for (const dir of [out, path.join(app.dir, 'bootstrap')]) {
+        if (!fs.existsSync(dir)) continue;
+        for (const manifest of fs.readdirSync(dir, { recursive: true }).map(String).filter(f => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'))) {
+          example.objects.push(...parseManifests(fs.readFileSync(path.join(dir, manifest), 'utf8')).flatMap(d => (d.object ? [d.object] : [])));
+        }
+      }
+    });
+  } finally {
+    app.remove();
+    fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
+  }
+  return examples;
+}
+
+const NODE_HANDLER = 'module.exports = { main: () => "Hello from Git" };\n';
+const PYTHON_HANDLER = 'def main(event, context):\n    return "Hello from Git"\n';
+
+/**
+ * Serves every Git source of these Functions from this machine: a repository per URL holding a
+ * handler of the Function's runtime in its baseDir on its reference, and the Function's URL
+ * pointed at it (under `private/` when the Function gives credentials).
+ *
+ * @returns the Secrets of credentials the Functions name, to create in their namespaces
+ */
+export function mirrorGitSources(functions: readonly any[], server: GitServer, credentials: { username: string; password: string }): any[] {
+  const repositories = new Map<string, ReturnType<GitServer['create']>>();
+  const secrets: any[] = [];
+  for (const fn of functions) {
+    const git = fn.spec?.source?.gitRepository;
+    if (!git) continue;
+    const remote = new URL(git.url.replace(/^git@([^:]+):/, 'ssh://git@$1/'));
+    const name = `${git.auth ? 'private/' : ''}${remote.hostname}${remote.pathname.replace(/(\.git)?$/, '.git')}`;
+    const handler = String(fn.spec.runtime).startsWith('python') ? { 'handler.py': PYTHON_HANDLER } : { 'handler.js': NODE_HANDLER };
+    const files = Object.fromEntries(Object.entries(handler).map(([f, t]) => [path.posix.join(String(git.baseDir ?? '/').replace(/^\//, ''), f), t]));
+    let repository = repositories.get(name);
+    if (!repository) {
+      repository = server.create(name, files);
+      repositories.set(name, repository);
+    }
+    repository.commit(files, `${fn.metadata.name} on ${git.reference}`, git.reference);
+    git.url = repository.url;
+    // Served over HTTP: SSH keys become a user name and password.
+    if (git.auth) git.auth.type = 'basic';
+    if (git.auth) {
+      secrets.push({
+        apiVersion: 'v1', kind: 'Secret', metadata: { name: git.auth.secretName, namespace: fn.metadata.namespace },
+        stringData: credentials,
+      });
+    }
+  }
+  return secrets;
+}
