@@ -12,7 +12,7 @@ import * as fc from 'fast-check';
 import {
   BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType,
   INLINE_SOURCE_MAX_BYTES, KymaFunction, KymaFunctionProps, RESERVED_ENV_NAMES, RuntimeFamily, SecretMount,
-  functionSchemaValidator, validateFunction,
+  defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction,
 } from '../../src';
 import { upstreamFunctionValidator } from '../util/upstream-crds';
 
@@ -582,6 +582,9 @@ function expectAccepted(objects: readonly any[]): void {
   expect(validateFunction(fn)).toEqual([]);
   expect(functionSchemaValidator().validate(fn)).toEqual([]);
   expect(upstreamValidator.validate(fn)).toEqual([]);
+  // A fixed point of the 1.11.1 controller: nothing the stored Deployment holds is missing from its env.
+  expect(serverDefaultedFields(fn.spec.env)).toEqual([]);
+  expect(defaultFunction(fn).spec.env).toEqual(fn.spec.env);
 }
 
 // Counterexamples these properties found in src; fast-check runs them first, every time.
