@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { findRun } from '../../src/cli/_runs';
 import { appCommand, startRun } from '../../src/cli/run';
 import { LogLine } from '../../src/runtime/local-function';
+import { CONFIG_MAPS, FakeKubeApi, SECRETS, writeKubeconfig } from '../util/fake-kube-api';
 import { functionFolder } from '../util/local-functions';
 
 let cache: string;
@@ -38,6 +39,32 @@ describe('run', () => {
       await run.stop();
     }
     expect(findRun(folder)).toBeUndefined();
+  });
+
+  test('with --from-cluster, reads Secret and ConfigMap keys and mounted Secrets of the Function\'s namespace in the current context', async () => {
+    const api = await FakeKubeApi.start({ resources: [SECRETS, CONFIG_MAPS] });
+    const kubeconfig = writeKubeconfig(api, path.join(cache, 'kubeconfig'), { namespace: 'team-c' });
+    api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api', namespace: 'team-c' }, data: { token: Buffer.from('t0k3n').toString('base64') } });
+    api.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team-c' }, data: { level: 'warn' } });
+    api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keys', namespace: 'team-c' }, data: { key: Buffer.from('k3y').toString('base64') } });
+    const folder = functionFolder({
+      'handler.py': 'import os\n\ndef main(event, context):\n    with open("/from-cluster-test/key") as f:\n'
+        + '        return " ".join([os.environ["TOKEN"], os.environ["LEVEL"], f.read(), context["namespace"]])\n',
+      'function.yaml': 'env:\n  TOKEN: { secretKeyRef: { name: api, key: token } }\n  LEVEL: { configMapKeyRef: { name: settings, key: level } }\n'
+        + 'secretMounts: [{ secretName: keys, mountPath: /from-cluster-test }]\n',
+    });
+    try {
+      const run = await startRun(folder, { ...quiet, fromCluster: true, kubeconfig });
+      try {
+        expect((await run.fn.get('/')).text()).toBe('t0k3n warn k3y team-c');
+      } finally {
+        await run.stop();
+      }
+      api.failNext('GET', /\/secrets\/api$/, 403);
+      await expect(startRun(folder, { ...quiet, fromCluster: true, kubeconfig })).rejects.toThrow(/Not allowed while reading Secret team-c\/api \(for --from-cluster\)/);
+    } finally {
+      await api.close();
+    }
   });
 
   test('runs a Function of a cdk8s app, synthesized as synth does', async () => {
