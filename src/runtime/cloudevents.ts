@@ -109,7 +109,9 @@ export function encodeCloudEvent(init: CloudEventInit, mode: CloudEventMode): Ht
   if (!init.type) throw new Error('A CloudEvent needs a type, such as order.created.v1');
   if (!init.source) throw new Error('A CloudEvent needs a source, such as shop');
   const hasData = init.data !== undefined;
-  const datacontenttype = init.datacontenttype ?? (!hasData ? undefined : typeof init.data === 'string' ? 'text/plain' : isBytes(init.data) ? 'application/octet-stream' : 'application/json');
+  const datacontenttype = init.datacontenttype ?? (!hasData ? undefined
+    : typeof init.data === 'string' ? 'text/plain'
+      : isBytes(init.data) ? 'application/octet-stream' : 'application/json');
   const attributes: { [name: string]: string } = {
     specversion: '1.0',
     id: init.id ?? randomUUID(),
@@ -167,7 +169,9 @@ export function decodeCloudEvent(message: HttpMessage): CloudEvent | undefined {
     } catch (e) {
       throw new Error(`A structured CloudEvent must be one JSON object: ${(e as Error).message}`);
     }
-    if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) throw new Error('A structured CloudEvent must be one JSON object');
+    if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
+      throw new Error('A structured CloudEvent must be one JSON object');
+    }
     const { data: inline, data_base64: base64, ...rest } = attributes;
     attributes = rest;
     data = base64 !== undefined ? Buffer.from(String(base64), 'base64') : inline;

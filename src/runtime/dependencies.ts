@@ -71,10 +71,19 @@ function pipRequirements(text: string): string[] {
 }
 
 /** Runs an installer, sending its output to the log; resolves with its exit code and last lines. */
-function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<{ code: number; tail: string[]; error?: Error }> {
+interface Outcome {
+  readonly code: number;
+  /** The last lines of its output. */
+  readonly tail: string[];
+  /** Why it did not start. */
+  readonly error?: Error;
+}
+
+function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<Outcome> {
   return new Promise(resolve => {
     const tail: string[] = [];
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+    const env = { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split(/\r?\n/).filter(Boolean)) {
         log(line);
@@ -106,7 +115,8 @@ export async function installDependencies(request: DependencyRequest): Promise<I
     lines = [dependencies];
   } else {
     lines = pipRequirements(dependencies);
-    if (/^\s*(import\s+bottle\b|from\s+bottle\s+import\b)/m.test(request.handler) && !lines.some(l => /^bottle\b/i.test(l))) lines.push(PYTHON_IMAGE_BOTTLE);
+    const importsBottle = /^\s*(import\s+bottle\b|from\s+bottle\s+import\b)/m.test(request.handler);
+    if (importsBottle && !lines.some(l => /^bottle\b/i.test(l))) lines.push(PYTHON_IMAGE_BOTTLE);
     if (!lines.length) return { cached: false };
     kind = `python-${await pythonVersion(request.python)}`;
   }
@@ -119,7 +129,7 @@ export async function installDependencies(request: DependencyRequest): Promise<I
   fs.mkdirSync(root, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(root, `.${kind}-${hash}-`));
   try {
-    let outcome: { code: number; tail: string[]; error?: Error };
+    let outcome: Outcome;
     let command: string;
     if (runtime.family === RuntimeFamily.NODEJS) {
       fs.writeFileSync(path.join(scratch, 'package.json'), dependencies);
@@ -130,7 +140,8 @@ export async function installDependencies(request: DependencyRequest): Promise<I
       fs.writeFileSync(path.join(scratch, 'requirements.txt'), `${lines.join('\n')}\n`);
       command = `${request.python} -m pip install --target site-packages -r requirements.txt`;
       request.log(`installing the requirements of ${file} (${command})`);
-      outcome = await install(request.python, ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'], scratch, request.log);
+      const pip = ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'];
+      outcome = await install(request.python, pip, scratch, request.log);
     }
     if (outcome.error || outcome.code !== 0) {
       const what = runtime.family === RuntimeFamily.NODEJS
@@ -144,7 +155,9 @@ export async function installDependencies(request: DependencyRequest): Promise<I
       fs.renameSync(scratch, target);
     } catch {
       // Another start installed the same dependencies meanwhile: theirs are as good.
-      if (!fs.existsSync(path.join(target, '.complete'))) throw new DependencyError(`Cannot move the dependencies into ${target}: check that the folder is writable`);
+      if (!fs.existsSync(path.join(target, '.complete'))) {
+        throw new DependencyError(`Cannot move the dependencies into ${target}: check that the folder is writable`);
+      }
     }
     return { path: result, cached: false };
   } finally {
@@ -165,7 +178,8 @@ export function pythonVersion(python: string): Promise<string> {
       const child = spawn(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { stdio: ['ignore', 'pipe', 'ignore'] });
       let out = '';
       child.stdout.on('data', (c: Buffer) => out += c.toString());
-      child.on('error', e => reject(new DependencyError(`Cannot run ${python} (${e.message}): install Python 3.11 or newer, or name the interpreter with --python`)));
+      child.on('error', e => reject(new DependencyError(`Cannot run ${python} (${e.message}): `
+        + 'install Python 3.11 or newer, or name the interpreter with --python')));
       child.on('close', () => {
         const version = out.trim();
         const [major, minor] = version.split('.').map(Number);

@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ContainerEnvVar, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_POD_LABEL, FunctionProfile, cpuMillis, parseQuantity, sizeBytes } from '../api';
+import {
+  ContainerEnvVar, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_POD_LABEL, FunctionProfile, cpuMillis, parseQuantity, sizeBytes,
+} from '../api';
 import { CONTROLLER_NAMES } from '../stack/controller';
 
 /** An entry of a Function's `spec.env`, as JSON. */
@@ -29,6 +31,8 @@ export interface FunctionSecretMount {
   readonly mountPath: string;
 }
 
+type Amounts = { readonly [resource: string]: string | number };
+
 /** The parts of a Function (`metadata` and `spec`, as JSON) that decide its environment. */
 export interface FunctionEnvSpec {
   readonly name: string;
@@ -40,7 +44,7 @@ export interface FunctionEnvSpec {
   readonly resourceConfiguration?: {
     readonly function?: {
       readonly profile?: string;
-      readonly resources?: { readonly requests?: { readonly [r: string]: string | number }; readonly limits?: { readonly [r: string]: string | number } };
+      readonly resources?: { readonly requests?: Amounts; readonly limits?: Amounts };
     };
   };
 }
@@ -103,7 +107,8 @@ export function readEnvFiles(files: readonly string[]): { [name: string]: string
       }
       const [, name, raw] = match;
       const quoted = /^(['"])(.*)\1$/.exec(raw);
-      values[name] = !quoted ? raw.replace(/\s+#.*$/, '') : quoted[1] === '"' ? quoted[2].replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1') : quoted[2];
+      if (!quoted) values[name] = raw.replace(/\s+#.*$/, '');
+      else values[name] = quoted[1] === '"' ? quoted[2].replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1') : quoted[2];
     });
   }
   if (problems.length) throw new FunctionEnvError(problems);
@@ -230,25 +235,29 @@ export async function resolveFunctionEnv(spec: FunctionEnvSpec, options: Resolve
       if (value !== undefined) {
         set(entry.name, value);
       } else if (keyRef.optional) {
-        notes.push(`env ${entry.name}: key ${keyRef.key} of ${kind} ${keyRef.name} is optional and has no value here (${found}): the variable is not set`);
+        notes.push(`env ${entry.name}: key ${keyRef.key} of ${kind} ${keyRef.name} is optional and has no value here (${found}): `
+          + 'the variable is not set');
       } else {
         problems.push(`env ${entry.name}: needs key ${keyRef.key} of ${kind} ${keyRef.name}, and ${found}: `
-          + `give it in an env file (--env-file .env with the line ${entry.name}=...)${options.cluster ? '' : ', or read it from the cluster with --from-cluster'}`);
+          + `give it in an env file (--env-file .env with the line ${entry.name}=...)`
+          + `${options.cluster ? '' : ', or read it from the cluster with --from-cluster'}`);
       }
       continue;
     }
     if (from.fieldRef) {
-      const value = fieldValue(spec, from.fieldRef.fieldPath);
-      if (value === undefined) problems.push(`env ${entry.name}: the Pod field ${from.fieldRef.fieldPath} has no value here: give one in an env file (${entry.name}=...)`);
-      else set(entry.name, value);
+      const field = from.fieldRef.fieldPath;
+      const value = fieldValue(spec, field);
+      if (value !== undefined) set(entry.name, value);
+      else problems.push(`env ${entry.name}: the Pod field ${field} has no value here: give one in an env file (${entry.name}=...)`);
       continue;
     }
     if (from.resourceFieldRef) {
       const amount = podResources(spec)[from.resourceFieldRef.resource];
       const divisor = parseQuantity(from.resourceFieldRef.divisor ?? '1') || 1;
-      if (amount === undefined) problems.push(`env ${entry.name}: the Pod has no ${from.resourceFieldRef.resource}: give a value in an env file (${entry.name}=...)`);
+      const resource = from.resourceFieldRef.resource;
       // Kubernetes rounds up: 50m of CPU with the divisor 1 is 1.
-      else set(entry.name, String(Math.ceil(amount / divisor - 1e-9)));
+      if (amount !== undefined) set(entry.name, String(Math.ceil(amount / divisor - 1e-9)));
+      else problems.push(`env ${entry.name}: the Pod has no ${resource}: give a value in an env file (${entry.name}=...)`);
     }
   }
   for (const [name, value] of Object.entries(options.values)) {
@@ -291,7 +300,9 @@ export interface ResolvedMounts {
  *
  * @throws FunctionEnvError for a Secret without a folder, a folder that does not exist, or a folder given for a Secret the Function does not mount
  */
-export async function resolveSecretMounts(namespace: string, mounts: readonly FunctionSecretMount[], options: ResolveMountsOptions): Promise<ResolvedMounts> {
+export async function resolveSecretMounts(
+  namespace: string, mounts: readonly FunctionSecretMount[], options: ResolveMountsOptions,
+): Promise<ResolvedMounts> {
   const folders: { [mountPath: string]: string } = {};
   const written: string[] = [];
   const problems: string[] = [];
@@ -313,7 +324,8 @@ export async function resolveSecretMounts(namespace: string, mounts: readonly Fu
     const data = options.cluster ? await options.cluster.readSecret(namespace, mount.secretName) : undefined;
     if (!data) {
       problems.push(`secretMounts: Secret ${mount.secretName} (mounted at ${mount.mountPath}) `
-        + `${options.cluster ? `is not in namespace ${namespace} of ${options.cluster.where}` : 'has no local folder'}: give one with --mount ${mount.secretName}=<folder holding a file per key>`
+        + `${options.cluster ? `is not in namespace ${namespace} of ${options.cluster.where}` : 'has no local folder'}: `
+        + `give one with --mount ${mount.secretName}=<folder holding a file per key>`
         + `${options.cluster ? '' : ', or read it from the cluster with --from-cluster'}`);
       continue;
     }

@@ -139,12 +139,15 @@ export function invokeFunction(url: string, request: FunctionRequest = {}): Prom
   const { method, headers, body } = requestMessage(request);
   const timeout = (request.timeout ?? Duration.minutes(5)).toMilliseconds();
   return new Promise((resolve, reject) => {
-    const call = (target.protocol === 'https:' ? https : http).request(target, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, res => {
+    const sent = { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    const call = (target.protocol === 'https:' ? https : http).request(target, { method, headers: sent }, res => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const flat: { [name: string]: string } = {};
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
         resolve(new FunctionResponse(res.statusCode ?? 0, res.statusMessage ?? '', flat, Buffer.concat(chunks)));
       });
       res.on('error', e => reject(new InvokeError(`The answer of ${target.origin} broke off: ${e.message}`)));
@@ -153,7 +156,8 @@ export function invokeFunction(url: string, request: FunctionRequest = {}): Prom
     call.on('error', (e: NodeJS.ErrnoException) => {
       switch (e.code) {
         case 'ECONNREFUSED':
-          return reject(new InvokeError(`Nothing answers at ${target.origin} (connection refused): start the Function (kyma-serverless run <folder>), or check the URL`));
+          return reject(new InvokeError(`Nothing answers at ${target.origin} (connection refused): `
+            + 'start the Function (kyma-serverless run <folder>), or check the URL'));
         case 'ENOTFOUND':
         case 'EAI_AGAIN':
           return reject(new InvokeError(`Cannot find the host ${target.hostname}: check the URL (kyma-serverless status shows each Function's)`));

@@ -125,8 +125,6 @@ interface Definition {
   /** The dependencies file's text. */
   readonly dependencies?: string;
   readonly spec: FunctionEnvSpec;
-  /** What a change of reloads the Function. */
-  readonly watched: readonly string[];
   /** Problems synth would report, for the log. */
   readonly warnings: readonly string[];
   /** Removes what was written to run it. */
@@ -160,17 +158,22 @@ export class LocalFunctionError extends Error {
 /** Variables of this machine that a Function's process keeps; the rest of the environment is the Function's. */
 const INHERITED_ENV = [
   'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'COMSPEC',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE',
 ];
 
-function folderDefinition(directory: string, namespace: string | undefined, envFiles: readonly string[]): Definition {
+function folderDefinition(directory: string, namespace: string | undefined): Definition {
   const dir = path.resolve(directory);
-  if (!fs.existsSync(dir)) throw new LocalFunctionError(`${directory} does not exist: give the folder of a Function (its handler, dependencies file and function.yaml)`);
-  if (!fs.statSync(dir).isDirectory()) throw new LocalFunctionError(`${directory} is not a folder: give the folder of a Function, not one of its files`);
+  if (!fs.existsSync(dir)) {
+    throw new LocalFunctionError(`${directory} does not exist: give the folder of a Function (its handler, dependencies file and function.yaml)`);
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new LocalFunctionError(`${directory} is not a folder: give the folder of a Function, not one of its files`);
+  }
   const handlers = Object.values(RUNTIME_FILES).map(f => f.handler);
   if (!handlers.some(h => fs.existsSync(path.join(dir, h)))) {
-    throw new LocalFunctionError(`${directory} holds no handler (${handlers.join(' or ')}): write handler.js exporting main(event, context) for Node.js, `
-      + 'or handler.py defining main(event, context) for Python');
+    throw new LocalFunctionError(`${directory} holds no handler (${handlers.join(' or ')}): `
+      + 'write handler.js exporting main(event, context) for Node.js, or handler.py defining main(event, context) for Python');
   }
   const folder = FunctionFolder.load(dir);
   const handler = path.join(dir, folder.runtime.files.handler);
@@ -189,18 +192,18 @@ function folderDefinition(directory: string, namespace: string | undefined, envF
     directory: dir,
     dependencies: fs.existsSync(dependencies) ? fs.readFileSync(dependencies, 'utf8') : undefined,
     spec: { ...object.spec, name: fn.name, namespace: fn.namespace ?? 'default' },
-    watched: [dir, ...envFiles.map(f => path.resolve(f))],
     warnings: fn.node.validate().map(problem => `synth rejects this Function: ${problem}`),
     dispose: () => undefined,
   };
 }
 
-function objectDefinition(object: FunctionObject, namespace: string | undefined, label: string, watched: readonly string[]): Definition {
+function objectDefinition(object: FunctionObject, namespace: string | undefined, label: string): Definition {
   const { metadata, spec } = object;
   const runtime = FunctionRuntime.of(String(spec.runtime));
   if (!spec.source?.inline) {
     const repo = spec.source?.gitRepository;
-    throw new LocalFunctionError(`${label} takes its code from ${repo ? `the Git repository ${repo.url} (${repo.baseDir ?? '/'} at ${repo.reference})` : 'nowhere'}: `
+    const from = repo ? `the Git repository ${repo.url} (${repo.baseDir ?? '/'} at ${repo.reference})` : 'nowhere';
+    throw new LocalFunctionError(`${label} takes its code from ${from}: `
       + 'clone it and run the folder that holds the handler (kyma-serverless run <folder>, or LocalFunction.startFolder)');
   }
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), `kyma-serverless-${metadata.name}-`));
@@ -217,7 +220,6 @@ function objectDefinition(object: FunctionObject, namespace: string | undefined,
     directory,
     dependencies: deps,
     spec: { ...spec, name: metadata.name, namespace: ns },
-    watched,
     warnings: [],
     dispose: () => fs.rmSync(directory, { recursive: true, force: true }),
   };
@@ -249,7 +251,8 @@ export class LocalFunction {
    * @throws LocalFunctionError (and the like) naming what is wrong and the fix: no handler, no `main`, a key without a value, a port in use
    */
   public static startFolder(directory: string, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
-    return LocalFunction.start(async () => folderDefinition(directory, options.namespace, options.envFiles ?? []), options);
+    const watched = [path.resolve(directory), ...(options.envFiles ?? []).map(f => path.resolve(f))];
+    return LocalFunction.start(async () => folderDefinition(directory, options.namespace), watched, options);
   }
 
   /**
@@ -274,11 +277,11 @@ export class LocalFunction {
    * @returns the running Function, once its handler has loaded
    */
   public static startFrom(source: FunctionObjectSource, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
-    return LocalFunction.start(async () => objectDefinition(await source.read(), options.namespace, source.description, source.watched), options);
+    return LocalFunction.start(async () => objectDefinition(await source.read(), options.namespace, source.description), source.watched, options);
   }
 
-  private static async start(define: () => Promise<Definition>, options: LocalFunctionOptions): Promise<LocalFunction> {
-    const fn = new LocalFunction(define, options);
+  private static async start(define: () => Promise<Definition>, watched: readonly string[], options: LocalFunctionOptions): Promise<LocalFunction> {
+    const fn = new LocalFunction(define, watched, options);
     try {
       await fn.begin();
     } catch (e) {
@@ -305,10 +308,17 @@ export class LocalFunction {
   private lastFailure?: string;
   private debounce?: NodeJS.Timeout;
   private stopping = false;
+  /** Whether failures are logged: after the first start, or from the start when watching (a first start that fails throws otherwise). */
+  private reporting = false;
   private publicPort = 0;
   private publisherPort = 0;
 
-  private constructor(private readonly define: () => Promise<Definition>, private readonly options: LocalFunctionOptions) {}
+  private constructor(
+    private readonly define: () => Promise<Definition>,
+    /** What a change of reloads the Function, when watching. */
+    private readonly watched: readonly string[],
+    private readonly options: LocalFunctionOptions,
+  ) {}
 
   /** The Function's URL, such as `http://127.0.0.1:8080`. */
   public get url(): string {
@@ -416,10 +426,13 @@ export class LocalFunction {
   private async begin(): Promise<void> {
     await this.listen(this.server, this.options.port ?? 0, this.options.host ?? '127.0.0.1').then(port => this.publicPort = port);
     await this.listen(this.publisher, 0, '127.0.0.1').then(port => this.publisherPort = port);
+    this.reporting = this.options.watch ?? false;
+    // Watching from before the first start: an edit made while it starts, or one that fixes it, is not missed.
+    if (this.options.watch) this.watch();
     this.current = this.track(this.launch());
     const target = await this.current;
     if ('failure' in target && !this.options.watch) throw new LocalFunctionError(target.failure);
-    if (this.options.watch) this.watch();
+    this.reporting = true;
   }
 
   private listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -452,13 +465,14 @@ export class LocalFunction {
       const values = { ...readEnvFiles(this.options.envFiles ?? []), ...this.options.env };
       const resolved = await resolveFunctionEnv(definition.spec, { values, cluster: this.options.cluster });
       for (const note of resolved.notes) this.log(LogSource.RUNTIME, note);
-      this.mounts = await resolveSecretMounts(definition.namespace, definition.spec.secretMounts ?? [], { folders: this.options.secretMounts ?? {}, cluster: this.options.cluster });
+      this.mounts = await resolveSecretMounts(definition.namespace, definition.spec.secretMounts ?? [], {
+        folders: this.options.secretMounts ?? {},
+        cluster: this.options.cluster,
+      });
       this.childEnv = this.environment(definition, resolved.env, handler, dependencies.path);
       return await this.spawn(definition);
     } catch (e) {
-      const failure = (e as Error).message;
-      this.log(LogSource.RUNTIME, failure);
-      return { failure };
+      return { failure: (e as Error).message };
     }
   }
 
@@ -494,6 +508,7 @@ export class LocalFunction {
 
   /** Starts the runtime process and waits until the handler loaded or failed. */
   private spawn(definition: Definition): Promise<Target> {
+    if (this.stopping) return Promise.resolve({ failure: 'The Function was stopped' });
     const env = { ...this.childEnv };
     let command: string;
     let args: string[];
@@ -512,6 +527,7 @@ export class LocalFunction {
     const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     this.child = child;
     const errors: string[] = [];
+    const output = () => (errors.length ? `:\n    ${errors.join('\n    ')}` : '');
     readline.createInterface({ input: child.stdout! }).on('line', line => this.log(LogSource.STDOUT, line));
     readline.createInterface({ input: child.stderr! }).on('line', line => {
       errors.push(line);
@@ -546,7 +562,6 @@ export class LocalFunction {
             break;
           case 'load-failed':
             settle({ failure: message.message });
-            this.log(LogSource.RUNTIME, message.message);
             break;
           case 'listen-failed':
             settle({ failure: `The runtime could not listen: ${message.message}` });
@@ -566,11 +581,11 @@ export class LocalFunction {
         if (this.child !== child || this.stopping) return;
         const how = signal ? `signal ${signal}` : `code ${code}`;
         if (!loaded) {
-          settle({ failure: `The Function's process exited (${how}) before its handler loaded${errors.length ? `:\n    ${errors.join('\n    ')}` : ''}` });
+          settle({ failure: `The Function's process exited (${how}) before its handler loaded${output()}` });
         } else if (!answered) {
           // It would only crash again: Kubernetes would back off, here it waits for a change.
           this.current = this.track(Promise.resolve({
-            failure: `The Function's process exited (${how}) before it answered a request${errors.length ? `:\n    ${errors.join('\n    ')}` : ''}`,
+            failure: `The Function's process exited (${how}) before it answered a request${output()}`,
           }));
         } else {
           // As Kubernetes restarts the container.
@@ -581,10 +596,11 @@ export class LocalFunction {
     });
   }
 
-  /** Remembers why the Function does not answer, once a start settles. */
+  /** Remembers why the Function does not answer once a start settles, and logs it (a first start that fails throws it instead). */
   private async track(start: Promise<Target>): Promise<Target> {
     const target = await start;
     this.lastFailure = 'failure' in target ? target.failure : undefined;
+    if (this.lastFailure && this.reporting) this.log(LogSource.RUNTIME, this.lastFailure);
     return target;
   }
 
@@ -620,7 +636,7 @@ export class LocalFunction {
 
   private watch(): void {
     const ignored = /(^|[\\/])(node_modules|__pycache__|\.git)([\\/]|$)|(^|[\\/])\.[^\\/]*$|~$/;
-    for (const target of this.definition?.watched ?? []) {
+    for (const target of this.watched) {
       if (!fs.existsSync(target)) continue;
       const watcher = fs.watch(target, (_event, file) => {
         if (file && ignored.test(String(file))) return;
@@ -643,7 +659,8 @@ export class LocalFunction {
       res.end(`kyma-serverless: the Function is not running: ${target.failure}\n`);
       return;
     }
-    const upstream = http.request({ host: '127.0.0.1', port: target.port, method: req.method, path: req.url, headers: req.headers, agent: this.agent }, answer => {
+    const request = { host: '127.0.0.1', port: target.port, method: req.method, path: req.url, headers: req.headers, agent: this.agent };
+    const upstream = http.request(request, answer => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
       answer.pipe(res);
     });

@@ -174,7 +174,8 @@ describe('upstream\'s Node.js samples', () => {
     ['sample-function-profiles-and-scaling.yaml', 'scaled-function', {}, 'Hello World!'],
   ];
   for (const [file, name, env, answer] of HAS_UPSTREAM_REFERENCE ? cases : []) {
-    test(`${name} of ${file} answers ${JSON.stringify(answer)}`, async () => {
+    // Each in its own process, on its own port: they start side by side.
+    test.concurrent(`${name} of ${file} answers ${JSON.stringify(answer)}`, async () => {
       const fn = await LocalFunction.startFrom(objectSource(upstreamSample(file, name)!), { env });
       try {
         const res = await fn.get('/');
@@ -184,6 +185,39 @@ describe('upstream\'s Node.js samples', () => {
       }
     });
   }
+});
+
+describe('a Node.js Function with dependencies', () => {
+  test('installs them into the cache once, and finds them from CommonJS and from an ES module handler', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deps-'));
+    const cacheDirectory = path.join(root, 'cache');
+    // A package on disk: npm installs it without a registry.
+    const dependency = path.join(root, 'greeter');
+    fs.mkdirSync(dependency);
+    fs.writeFileSync(path.join(dependency, 'package.json'), '{ "name": "greeter", "version": "1.0.0", "main": "index.js" }');
+    fs.writeFileSync(path.join(dependency, 'index.js'), 'exports.greet = (name) => `Hello, ${name}`;\n');
+    const manifest = (type: string) => JSON.stringify({ name: 'fn', version: '1.0.0', type, dependencies: { greeter: `file:${dependency}` } });
+    const commonjs = functionFolder({ 'handler.js': 'const { greet } = require("greeter");\nexports.main = () => greet("CommonJS");\n', 'package.json': manifest('commonjs') });
+    const esm = functionFolder({ 'handler.js': 'import { greet } from "greeter";\nexport function main() { return greet("ES module"); }\n', 'package.json': manifest('module') });
+    try {
+      for (const [folder, answer] of [[commonjs, 'Hello, CommonJS'], [esm, 'Hello, ES module']]) {
+        const fn = await LocalFunction.startFolder(folder, { cacheDirectory });
+        try {
+          expect((await fn.get('/')).text()).toBe(answer);
+          // The two package.json files differ, so each is installed once; a second start would find it.
+          expect(fn.logs).toContain('installing the dependencies of package.json (npm install --omit=dev)');
+        } finally {
+          await fn.stop();
+        }
+      }
+      const again = await LocalFunction.startFolder(esm, { cacheDirectory });
+      await again.stop();
+      expect(again.logs).not.toContain('installing the dependencies');
+      expect(fs.readdirSync(path.join(cacheDirectory, 'dependencies')).filter(d => !d.startsWith('.'))).toHaveLength(2);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('a Node.js Function that cannot start', () => {
@@ -241,6 +275,21 @@ describe('a watched Node.js Function', () => {
       fs.writeFileSync(path.join(folder, 'handler.js'), 'exports.main = () => "four";\n');
       await reloaded;
       expect((await fn.get('/')).text()).toBe('four');
+    } finally {
+      await fn.stop();
+    }
+  });
+
+  test('starts watching when the first start fails, and answers once an edit fixes it', async () => {
+    const folder = functionFolder({ 'handler.js': 'module.exports = { async main() { return "hidden"; } };\n' });
+    const fn = await LocalFunction.startFolder(folder, { watch: true });
+    try {
+      expect(fn.failure).toMatch(/^handler\.js sets main on module\.exports, but the runtime loads the handler with import\(\)/);
+      expect((await fn.get('/')).status).toBe(500);
+      const reloaded = fn.nextReload();
+      fs.writeFileSync(path.join(folder, 'handler.js'), 'module.exports.main = function () { return "found"; };\n');
+      await reloaded;
+      expect([fn.failure, (await fn.get('/')).text()]).toEqual([undefined, 'found']);
     } finally {
       await fn.stop();
     }

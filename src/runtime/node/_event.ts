@@ -24,7 +24,8 @@ function post(address: string | undefined, headers: { [name: string]: string }, 
       return;
     }
     const url = new URL(address);
-    const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers: { ...headers, 'content-length': body.length } }, response => {
+    const sent = { ...headers, 'content-length': body.length };
+    const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers: sent }, response => {
       const chunks: Buffer[] = [];
       response.on('data', (c: Buffer) => chunks.push(c));
       response.on('end', () => {
@@ -61,7 +62,8 @@ function cloudEventAttributes(req: ExpressRequest): { [key: string]: unknown } {
   let attributes: { [name: string]: unknown };
   let data: unknown;
   if (contentType?.startsWith(CLOUDEVENTS_JSON)) {
-    const { data: inline, data_base64: base64, ...rest } = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as { [name: string]: unknown };
+    const envelope = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as { [name: string]: unknown };
+    const { data: inline, data_base64: base64, ...rest } = envelope;
     attributes = rest;
     // The SDK hands binary data of a structured event over as a Uint32Array of its bytes.
     data = base64 ? new Uint32Array(Buffer.from(String(base64), 'base64')) : inline;
@@ -129,7 +131,9 @@ export function buildEvent(req: ExpressRequest, res: ExpressResponse, publisher:
     },
     emitCloudEvent: (type: string, source: string, data: unknown, optional?: { [name: string]: unknown }) => {
       const attributes = { datacontenttype: resolveDataType(data), ...optional } as { [name: string]: unknown };
-      const extensions = Object.fromEntries(Object.entries(attributes).filter(([k, v]) => !CORE_ATTRIBUTES.has(k) && v !== undefined).map(([k, v]) => [k, String(v)]));
+      const extensions = Object.fromEntries(Object.entries(attributes)
+        .filter(([k, v]) => !CORE_ATTRIBUTES.has(k) && v !== undefined)
+        .map(([k, v]) => [k, String(v)]));
       // Thrown here, not rejected, as the SDK's strict CloudEvent constructor throws.
       const message = encodeCloudEvent({
         type, source, data,

@@ -250,7 +250,9 @@ const HTML_ESCAPES: { readonly [c: string]: string } = { '&': '&amp;', '<': '&lt
 export function errorPage(res: ServerResponse, status: number, error: Error): void {
   const escaped = (error.stack ?? String(error)).replace(/[&<>"']/g, c => HTML_ESCAPES[c])
     .replace(/\n/g, '<br>').replace(/ {2}/g, ' &nbsp;');
-  const body = Buffer.from(`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>${escaped}</pre>\n</body>\n</html>\n`);
+  const page = ['<!DOCTYPE html>', '<html lang="en">', '<head>', '<meta charset="utf-8">', '<title>Error</title>', '</head>',
+    '<body>', `<pre>${escaped}</pre>`, '</body>', '</html>', ''];
+  const body = Buffer.from(page.join('\n'));
   res.statusCode = status;
   res.setHeader('Content-Security-Policy', 'default-src \'none\'');
   res.setHeader('X-Content-Type-Options', 'nosniff');

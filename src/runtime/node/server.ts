@@ -8,6 +8,7 @@
  * descriptor 3 (see `../_control.ts`).
  */
 import * as http from 'node:http';
+import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PRIVATE_ENV, sendControl } from '../_control';
@@ -16,7 +17,8 @@ import { buildEvent } from './_event';
 import { redirectMounts } from './_mounts';
 
 /** A handler's `main`. */
-type UserFunction = (event: unknown, context: unknown, callback: (body?: unknown, status?: number, headers?: { [name: string]: string }) => void) => unknown;
+type SendResponse = (body?: unknown, status?: number, headers?: { [name: string]: string }) => void;
+type UserFunction = (event: unknown, context: unknown, callback: SendResponse) => unknown;
 
 /**
  * The images' `helper.handleError` sets the status of the current trace span, and there is none:
@@ -35,7 +37,8 @@ export function missingMainMessage(module: { [name: string]: unknown }, handler:
   if (exported && typeof exported === 'object' && typeof exported.main === 'function') {
     return `${handler} sets main on module.exports, but the runtime loads the handler with import(), which sees only the exports Node.js finds `
       + 'in the code without running it: `module.exports = { async main() {...} }` and `main: () => ...` hide main. '
-      + 'Write `module.exports.main = async function (event, context) { ... }`, or declare `function main(event, context) { ... }` and end with `module.exports = { main }`';
+      + 'Write `module.exports.main = async function (event, context) { ... }`, '
+      + 'or declare `function main(event, context) { ... }` and end with `module.exports = { main }`';
   }
   const names = Object.keys(module).filter(n => n !== 'default');
   return `${handler} exports no function main${names.length ? ` (it exports ${names.join(', ')})` : ''}: `
@@ -46,9 +49,30 @@ export function missingMainMessage(module: { [name: string]: unknown }, handler:
 export function loadErrorMessage(error: Error, handler: string): string {
   const missing = /Cannot find (?:module|package) '([^']+)'/.exec(error.message);
   if (missing && !missing[1].startsWith('.') && !path.isAbsolute(missing[1])) {
-    return `${handler} requires '${missing[1]}', which is not installed: declare it in the dependencies of package.json (the cluster installs only those)`;
+    return `${handler} requires '${missing[1]}', which is not installed: `
+      + 'declare it in the dependencies of package.json (the cluster installs only those)';
   }
   return `${handler} failed to load: ${error.stack ?? error.message}`;
+}
+
+/**
+ * Lets ES module handlers import the installed dependencies. The images install them beside the
+ * handler (`function/node_modules`); here they are in the cache, which CommonJS finds through
+ * `NODE_PATH` but `import` does not: a bare specifier not found from the handler is looked up from
+ * the cache folder.
+ */
+function resolveFromDependencies(nodeModules: string | undefined): void {
+  const register = (nodeModule as { register?: (specifier: string) => void }).register;
+  if (!nodeModules || !register) return;
+  const parentURL = pathToFileURL(path.join(path.dirname(nodeModules), 'index.js')).href;
+  register(`data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
+  try {
+    return await next(specifier, context);
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || /^([./]|[a-z]+:)/.test(specifier)) throw e;
+    return next(specifier, { ...context, parentURL: ${JSON.stringify(parentURL)} });
+  }
+}`)}`);
 }
 
 function readEnvironment() {
@@ -78,6 +102,7 @@ function readEnvironment() {
 export function main(): void {
   const settings = readEnvironment();
   redirectMounts(settings.mounts);
+  resolveFromDependencies(process.env.NODE_PATH);
   // As the images do: errors of the handler's callbacks are logged, and the server goes on.
   process.on('uncaughtException', err => console.error(`Caught exception: ${err}`));
   const handlerName = path.basename(settings.handlerPath);
@@ -95,7 +120,7 @@ export function main(): void {
 
   const callFunction = (fn: UserFunction, req: ReturnType<typeof expressRequest>, res: ReturnType<typeof expressResponse>) => {
     const event = buildEvent(req, res, settings.publisher);
-    const sendResponse = (body?: unknown, status?: number, headers?: { [name: string]: string }) => {
+    const sendResponse: SendResponse = (body, status, headers) => {
       if (res.writableEnded) return;
       for (const [name, value] of Object.entries(headers ?? {})) res.set(name, value);
       if (body) {
