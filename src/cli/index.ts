@@ -16,8 +16,8 @@ import { addWebhookCommand } from './webhook-serve';
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, follow Functions after, '
-      + 'run and invoke Functions on this machine')
+    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, '
+      + 'follow Functions after, run and invoke Functions on this machine')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')

@@ -95,7 +95,8 @@ export function invokeRequest(options: InvokeOptions): FunctionRequest {
     try {
       data = fs.readFileSync(data.slice(1), 'utf8');
     } catch (e) {
-      throw new CliError(`--data ${options.data}: cannot read ${data.slice(1)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give an existing file`);
+      const cause = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new CliError(`--data ${options.data}: cannot read ${data.slice(1)} (${cause}): give an existing file`);
     }
   }
   let json: unknown;
@@ -123,8 +124,20 @@ export function formatResponse(response: FunctionResponse): string {
   const type = response.headers['content-type'] ?? '';
   const text = response.text();
   const printable = !/[\u0000-\u0008\u000e-\u001f]/.test(text) && !text.includes('\ufffd');
-  const body = !response.body.length ? '' : printable || /^text\/|json|xml/.test(type) ? text.replace(/\n$/, '') : `<${response.body.length} bytes of ${type || 'data'}>`;
+  const body = !response.body.length ? ''
+    : printable || /^text\/|json|xml/.test(type) ? text.replace(/\n$/, '')
+      : `<${response.body.length} bytes of ${type || 'data'}>`;
   return `${head.join('\n')}\n\n${body}`;
+}
+
+/** What {@link invokeTarget} got. */
+export interface InvokeResult {
+  /** The answer. */
+  readonly response: FunctionResponse;
+  /** Where it came from. */
+  readonly url: string;
+  /** Whether the folder was started for this one call. */
+  readonly started: boolean;
 }
 
 /**
@@ -133,7 +146,7 @@ export function formatResponse(response: FunctionResponse): string {
  * @param target a Function folder or a URL
  * @returns the answer, and where it came from
  */
-export async function invokeTarget(target: string, options: InvokeOptions): Promise<{ readonly response: FunctionResponse; readonly url: string; readonly started: boolean }> {
+export async function invokeTarget(target: string, options: InvokeOptions): Promise<InvokeResult> {
   const request = invokeRequest(options);
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     const run = findRun(target);
@@ -146,10 +159,13 @@ export async function invokeTarget(target: string, options: InvokeOptions): Prom
     }
   }
   if (!/^https?:\/\//.test(target)) {
-    throw new CliError(`'${target}' is neither a Function folder nor a URL: give a folder such as functions/hello-node, or a URL such as http://127.0.0.1:8080`);
+    throw new CliError(`'${target}' is neither a Function folder nor a URL: `
+      + 'give a folder such as functions/hello-node, or a URL such as http://127.0.0.1:8080');
   }
   return { response: await invokeFunction(target, request), url: target, started: false };
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Adds `invoke` to a program. */
 export function addInvokeCommand(program: Command): void {
@@ -163,8 +179,8 @@ export function addInvokeCommand(program: Command): void {
     .option('-s, --source <source>', 'the CloudEvent\'s source', undefined)
     .option('--id <id>', 'the CloudEvent\'s id (default: a random UUID)')
     .addOption(new Option('--mode <mode>', 'how the CloudEvent travels').choices(Object.values(CloudEventMode)).default(CloudEventMode.BINARY))
-    .option('-H, --header <header>', '"Name: value" (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--env-file <file>', 'for a folder started for this call: NAME=value lines, as run takes them (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('-H, --header <header>', '"Name: value" (repeatable)', collect)
+    .option('--env-file <file>', 'for a folder started for this call: NAME=value lines, as run takes them (repeatable)', collect)
     .option('--timeout <duration>', 'how long to wait for the answer', '5m')
     .addHelpText('after', `
 Exit code 0 when the Function answers with a status below 400, 1 otherwise.
@@ -185,7 +201,8 @@ Examples:
         } catch {
           json = undefined;
         }
-        printJson({ url, started, status: response.status, statusText: response.statusText, headers: response.headers, body: response.text(), ...(json !== undefined ? { json } : {}) });
+        const { status, statusText, headers } = response;
+        printJson({ url, started, status, statusText, headers, body: response.text(), ...(json !== undefined ? { json } : {}) });
       } else {
         if (started) process.stderr.write(`kyma-serverless: ${target} is not running here (kyma-serverless run): started it for this call\n`);
         print(formatResponse(response));

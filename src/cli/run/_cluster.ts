@@ -16,7 +16,8 @@ export async function clusterValues(cluster: Cluster, context: string): Promise<
   const client = await RestClient.create(cluster.kubeConfig);
   const read = async (plural: string, kind: string, namespace: string, name: string): Promise<{ [key: string]: string } | undefined> => {
     try {
-      const { body } = await client.request({ method: 'GET', path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}` });
+      const objectPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
+      const { body } = await client.request({ method: 'GET', path: objectPath });
       return (body?.data ?? {}) as { [key: string]: string };
     } catch (e) {
       if (statusOf(e) === 404) return undefined;

@@ -132,7 +132,8 @@ function appFolders(cwd: string, depth = 3): string[] {
   const folders = [cwd];
   if (depth === 0) return folders;
   for (const entry of fs.readdirSync(cwd, { withFileTypes: true })) {
-    if (entry.isDirectory() && !/^(node_modules|dist|lib|cdk\.out)$|^\./.test(entry.name)) folders.push(...appFolders(path.join(cwd, entry.name), depth - 1));
+    if (!entry.isDirectory() || /^(node_modules|dist|lib|cdk\.out)$|^\./.test(entry.name)) continue;
+    folders.push(...appFolders(path.join(cwd, entry.name), depth - 1));
   }
   return folders;
 }
@@ -154,7 +155,9 @@ function appSource(app: string, name: string, cwd: string): FunctionObjectSource
           throw new CliError(`The app has no Function ${name}: give one of ${names.join(', ') || '(it has none)'} with --function`);
         }
         const namespaces = new Set(found.map(f => f.object.metadata.namespace));
-        if (namespaces.size > 1) throw new CliError(`The app has a Function ${fnName} in ${[...namespaces].join(' and ')}: give --function <namespace>/${fnName}`);
+        if (namespaces.size > 1) {
+          throw new CliError(`The app has a Function ${fnName} in ${[...namespaces].join(' and ')}: give --function <namespace>/${fnName}`);
+        }
         return found[0].object;
       } finally {
         fs.rmSync(output, { recursive: true, force: true });
@@ -180,7 +183,9 @@ function printLine(line: LogLine, format: OutputFormat): void {
  */
 export async function startRun(folder: string | undefined, options: RunOptions): Promise<{ readonly fn: LocalFunction; stop(): Promise<void> }> {
   if (folder && options.app) throw new CliError('Give a Function folder, or --app with --function, not both');
-  if (!folder && !options.app) throw new CliError('Give the folder of a Function (kyma-serverless run functions/hello), or --app <main.ts> --function <namespace/name>');
+  if (!folder && !options.app) {
+    throw new CliError('Give the folder of a Function (kyma-serverless run functions/hello), or --app <main.ts> --function <namespace/name>');
+  }
   if (options.app && !options.function) throw new CliError('--app needs --function <namespace/name>: the Function of the app to run');
   let namespace = options.namespace;
   let cluster;
@@ -219,7 +224,9 @@ export async function startRun(folder: string | undefined, options: RunOptions):
 
 function port(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new InvalidArgumentError(`'${text}' is not a port: give a number from 0 (any free port) to 65535`);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new InvalidArgumentError(`'${text}' is not a port: give a number from 0 (any free port) to 65535`);
+  }
   return value;
 }
 
