@@ -1,10 +1,13 @@
 /**
  * `npm run bundle`: writes both bundles the package ships, in one process:
  * `lib/webhook/server.js.gz` (scripts/bundle-webhook.ts) and `lib/models/kubernetes-models.js`
- * (scripts/bundle-models.ts). Pass `--verbose` for their sizes.
+ * (scripts/bundle-models.ts), and the local runtime's programs (scripts/bundle-runtime.ts). Pass
+ * `--verbose` for the bundles' sizes.
  */
 import { main as bundleModels } from './bundle-models';
+import { main as bundleRuntime } from './bundle-runtime';
 import { main as bundleWebhook } from './bundle-webhook';
 
 bundleWebhook();
 bundleModels();
+bundleRuntime();

@@ -46,12 +46,20 @@ describe('package.json', () => {
     expect(Object.keys(pkg.dependencies).filter(name => !used.has(name))).toEqual([]);
   });
 
-  test('packs the compiled library, its types, the webhook and model bundles, the command and the CRD, built before packing', () => {
-    expect(pkg.files).toEqual(['bin', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'lib/models', 'crds']);
+  test('packs the compiled library, its types, the webhook and model bundles, the command, the test kit\'s entry and the CRD, built before packing', () => {
+    expect(pkg.files).toEqual(['bin', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'lib/models', 'crds']);
     expect(pkg.main).toBe('lib/src/index.js');
     expect(pkg.types).toBe('lib/src/index.d.ts');
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });
     expect(pkg.scripts.prepack).toBe('npm run build');
     expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json && npm run bundle/);
+  });
+
+  test('resolves cdk8s-kyma-serverless/testing, for require and for TypeScript, to the compiled test kit', () => {
+    // No `exports` map: it would close every other path of the package to users (deep imports of lib/, package.json).
+    expect(pkg.exports).toBeUndefined();
+    const entry = JSON.parse(fs.readFileSync(path.join(ROOT, 'testing', 'package.json'), 'utf8'));
+    expect(entry).toEqual({ private: true, main: '../lib/src/testing/index.js', types: '../lib/src/testing/index.d.ts' });
+    expect(fs.existsSync(path.join(ROOT, 'src', 'testing', 'index.ts'))).toBe(true);
   });
 });

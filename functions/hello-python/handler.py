@@ -4,7 +4,8 @@ import os
 
 
 def main(event, context):
-    if event.get("ce-type") == "greeting.sent.v1":
+    # event has no get(): event.ceHeaders is the dict behind event["..."].
+    if event.ceHeaders.get("ce-type") == "greeting.sent.v1":
         print(f"hello-node greeted {event['data']['name']}", flush=True)
         return ""
     request = event["extensions"]["request"]

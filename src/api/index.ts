@@ -13,6 +13,7 @@ export * from './presets';
 export * from './profiles';
 export * from './quantity';
 export * from './rule-info';
+export * from './runtime-contract';
 export * from './runtimes';
 export * from './schema';
 export * from './subscription-rules';

@@ -5,7 +5,9 @@ import { Command, Option } from 'commander';
 import { CliError } from './_kube';
 import { OutputFormat } from './_output';
 import { addApplyCommand } from './apply';
+import { addInvokeCommand } from './invoke';
 import { addPreflightCommand } from './preflight';
+import { addRunCommand } from './run';
 import { addStatusCommand } from './status';
 import { addSynthCommand } from './synth';
 import { addValidateCommand } from './validate';
@@ -14,7 +16,8 @@ import { addWebhookCommand } from './webhook-serve';
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, follow Functions after')
+    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, '
+      + 'follow Functions after, run and invoke Functions on this machine')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')
@@ -26,6 +29,8 @@ export function program(): Command {
   addPreflightCommand(cli);
   addApplyCommand(cli);
   addStatusCommand(cli);
+  addRunCommand(cli);
+  addInvokeCommand(cli);
   addWebhookCommand(cli);
   return cli;
 }

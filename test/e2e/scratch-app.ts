@@ -41,7 +41,7 @@ export function check(result: Run): Run {
 }
 
 /** The version of a package in this repository's lock file. */
-function lockedVersion(name: string): string {
+export function lockedVersion(name: string): string {
   const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: { [path: string]: { version?: string } } };
   const version = lock.packages[`node_modules/${name}`]?.version;
   if (!version) throw new Error(`${name} is not in package-lock.json`);

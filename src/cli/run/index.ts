@@ -1,0 +1,284 @@
+/**
+ * `kyma-serverless run`: a Function served on localhost with the contract of the 1.11.1 runtime
+ * images (see `runtime/local-function.ts`), from a Function folder or from a Function of a cdk8s
+ * app, until Ctrl-C; with `--watch`, reloaded when its code, dependencies or settings change.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_PORT } from '../../api';
+import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
+import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
+import { CliError, ClusterOptions, connect } from '../_kube';
+import { OutputFormat, print, printJson } from '../_output';
+import { registerRun } from '../_runs';
+import { synth } from '../synth';
+import { clusterValues } from './_cluster';
+
+/** Options of {@link startRun}: the global cluster options and the command's own. */
+export interface RunOptions extends ClusterOptions {
+  /**
+   * A cdk8s app to take the Function from (`--app`): a command, or a `.ts` or `.js` file.
+   *
+   * @default - a Function folder is given instead
+   */
+  readonly app?: string;
+  /**
+   * With `app`: the Function, as `namespace/name` or `name`.
+   *
+   * @default - required with `app`
+   */
+  readonly function?: string;
+  /**
+   * The port.
+   *
+   * @default 8080
+   */
+  readonly port?: number;
+  /**
+   * The address.
+   *
+   * @default '127.0.0.1'
+   */
+  readonly host?: string;
+  /**
+   * Env files.
+   *
+   * @default - none
+   */
+  readonly envFile?: readonly string[];
+  /**
+   * `NAME=value` pairs.
+   *
+   * @default - none
+   */
+  readonly env?: readonly string[];
+  /**
+   * `secret=folder` pairs.
+   *
+   * @default - none
+   */
+  readonly mount?: readonly string[];
+  /**
+   * Read Secret and ConfigMap keys and mounted Secrets that are not given locally from the current kube context.
+   *
+   * @default false
+   */
+  readonly fromCluster?: boolean;
+  /**
+   * Reload on changes.
+   *
+   * @default false
+   */
+  readonly watch?: boolean;
+  /**
+   * Where published events are forwarded.
+   *
+   * @default - they are printed only
+   */
+  readonly publisherProxy?: string;
+  /**
+   * The Python interpreter.
+   *
+   * @default 'python3'
+   */
+  readonly python?: string;
+  /**
+   * The output format of the log.
+   *
+   * @default OutputFormat.TABLE
+   */
+  readonly output?: OutputFormat;
+  /**
+   * Receives the log instead of standard output and error.
+   *
+   * @default - printed
+   */
+  readonly log?: (line: LogLine) => void;
+}
+
+/** `NAME=value` and `secret=folder` pairs, by their left side. */
+function pairs(values: readonly string[] | undefined, flag: string, example: string): { [key: string]: string } {
+  const result: { [key: string]: string } = {};
+  for (const value of values ?? []) {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new CliError(`${flag} ${value}: give it as ${example}`);
+    result[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return result;
+}
+
+/** The command that runs an app given as `--app`: `.ts` files through ts-node, `.js` files through node, anything else as it is. */
+export function appCommand(app: string, cwd: string): string {
+  const file = path.resolve(cwd, app);
+  if (/\.[cm]?ts$/.test(app) && fs.existsSync(file)) return `npx ts-node ${JSON.stringify(app)}`;
+  if (/\.[cm]?js$/.test(app) && fs.existsSync(file)) return `node ${JSON.stringify(app)}`;
+  return app;
+}
+
+/** The Functions of a folder of manifests, with the file each is in, shallowest files first. */
+export function functionsOfManifests(dir: string): { readonly object: FunctionObject; readonly file: string }[] {
+  return manifestFiles(dir, true)
+    .sort((a, b) => a.split(path.sep).length - b.split(path.sep).length)
+    .flatMap(file => parseManifests(fs.readFileSync(file, 'utf8'))
+      .map(d => d.object)
+      .filter(o => o?.apiVersion === FUNCTION_API_VERSION && o?.kind === FUNCTION_KIND)
+      .map(object => ({ object: object as FunctionObject, file: path.relative(dir, file) })));
+}
+
+/** The folders of an app that hold its code (not node_modules, Git, outputs or hidden ones), for watching. */
+function appFolders(cwd: string, depth = 3): string[] {
+  const folders = [cwd];
+  if (depth === 0) return folders;
+  for (const entry of fs.readdirSync(cwd, { withFileTypes: true })) {
+    if (!entry.isDirectory() || /^(node_modules|dist|lib|cdk\.out)$|^\./.test(entry.name)) continue;
+    folders.push(...appFolders(path.join(cwd, entry.name), depth - 1));
+  }
+  return folders;
+}
+
+/** A Function of a cdk8s app: synthesized into a scratch folder (and checked, as synth does) on every read. */
+function appSource(app: string, name: string, cwd: string): FunctionObjectSource {
+  const [namespace, fnName] = name.includes('/') ? name.split('/', 2) : [undefined, name];
+  return {
+    description: `Function ${name} of the app (${app})`,
+    watched: appFolders(cwd),
+    async read() {
+      const output = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-run-app-'));
+      try {
+        synth({ app: appCommand(app, cwd), output, cwd });
+        const all = functionsOfManifests(output);
+        const found = all.filter(f => f.object.metadata.name === fnName && (namespace === undefined || f.object.metadata.namespace === namespace));
+        if (!found.length) {
+          const names = [...new Set(all.map(f => `${f.object.metadata.namespace}/${f.object.metadata.name}`))].sort();
+          throw new CliError(`The app has no Function ${name}: give one of ${names.join(', ') || '(it has none)'} with --function`);
+        }
+        const namespaces = new Set(found.map(f => f.object.metadata.namespace));
+        if (namespaces.size > 1) {
+          throw new CliError(`The app has a Function ${fnName} in ${[...namespaces].join(' and ')}: give --function <namespace>/${fnName}`);
+        }
+        return found[0].object;
+      } finally {
+        fs.rmSync(output, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Prints a line of the log: the Function's output as it is, the runtime's on standard error. */
+function printLine(line: LogLine, format: OutputFormat): void {
+  if (format === OutputFormat.JSON) printJson(line);
+  else if (line.source === LogSource.STDOUT) process.stdout.write(`${line.text}\n`);
+  else if (line.source === LogSource.STDERR) process.stderr.write(`${line.text}\n`);
+  else process.stderr.write(`kyma-serverless: ${line.text}\n`);
+}
+
+/**
+ * Starts a Function folder, or a Function of an app, as `run` does.
+ *
+ * @param folder the Function folder, unless `options.app` is given
+ * @returns the running Function, and a function that stops it and forgets the run
+ * @throws CliError (and the library's errors) naming what is wrong and the fix
+ */
+export async function startRun(folder: string | undefined, options: RunOptions): Promise<{ readonly fn: LocalFunction; stop(): Promise<void> }> {
+  if (folder && options.app) throw new CliError('Give a Function folder, or --app with --function, not both');
+  if (!folder && !options.app) {
+    throw new CliError('Give the folder of a Function (kyma-serverless run functions/hello), or --app <main.ts> --function <namespace/name>');
+  }
+  if (options.app && !options.function) throw new CliError('--app needs --function <namespace/name>: the Function of the app to run');
+  let namespace = options.namespace;
+  let cluster;
+  if (options.fromCluster) {
+    const connection = await connect(options);
+    namespace = connection.namespace;
+    cluster = await clusterValues(connection, options.context ?? connection.kubeConfig.getCurrentContext());
+  }
+  const format = options.output ?? OutputFormat.TABLE;
+  const local: LocalFunctionOptions = {
+    port: options.port ?? FUNCTION_PORT,
+    host: options.host,
+    env: pairs(options.env, '--env', 'NAME=value'),
+    envFiles: options.envFile,
+    secretMounts: pairs(options.mount, '--mount', '<secret>=<folder>'),
+    cluster,
+    namespace,
+    publisherProxy: options.publisherProxy,
+    watch: options.watch,
+    python: options.python,
+    log: options.log ?? (line => printLine(line, format)),
+  };
+  const fn = folder
+    ? await LocalFunction.startFolder(folder, local)
+    : await LocalFunction.startFrom(appSource(options.app!, options.function!, process.cwd()), local);
+  const unregister = folder ? registerRun(folder, fn.url) : () => undefined;
+  if (format === OutputFormat.JSON) printJson({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name });
+  return {
+    fn,
+    async stop() {
+      unregister();
+      await fn.stop();
+    },
+  };
+}
+
+function port(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new InvalidArgumentError(`'${text}' is not a port: give a number from 0 (any free port) to 65535`);
+  }
+  return value;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Adds `run` to a program. */
+export function addRunCommand(program: Command): void {
+  program.command('run')
+    .description('Serve a Function on localhost with the contract of the 1.11.1 runtime images: no Docker, no cluster')
+    .argument('[folder]', 'Function folder: handler.js or handler.py, its dependencies file, an optional function.yaml')
+    .option('--app <app>', 'take the Function from a cdk8s app instead: main.ts, or the command that runs the app')
+    .option('--function <name>', 'with --app: the Function, as namespace/name or name')
+    .addOption(new Option('-p, --port <port>', 'port to serve on (0: any free port)').argParser(port).default(FUNCTION_PORT))
+    .option('--host <address>', 'address to serve on', '127.0.0.1')
+    .option('--env-file <file>', 'NAME=value lines: values of Secret and ConfigMap keys the env names, and overrides (repeatable)', collect)
+    .option('-e, --env <NAME=value>', 'one variable\'s value (repeatable; wins over --env-file)', collect)
+    .option('--mount <secret=folder>', 'a local folder for a mounted Secret, one file per key (repeatable)', collect)
+    .option('--from-cluster', 'read Secret and ConfigMap keys and mounted Secrets that are not given locally from the current kube context')
+    .option('-w, --watch', 'reload when the code, the dependencies, function.yaml or an env file change')
+    .option('--publisher-proxy <url>', 'forward the events the Function publishes to this URL (another local run, say) instead of only printing them')
+    .option('--python <interpreter>', 'Python 3.11 or newer, for Python Functions', 'python3')
+    .addHelpText('after', `
+The handler runs on this machine's node or python3, as the runtime images run it: main(event,
+context) for every request, event.data, the ce-* attributes of CloudEvents, event.extensions.request
+and .response, event.emitCloudEvent(), FUNC_TIMEOUT, and the variables the controller sets
+(FUNC_NAME, SERVICE_NAMESPACE, FUNC_RUNTIME, FUNC_PORT, ...). Dependencies are installed from
+package.json or requirements.txt into a cache (~/.cache/cdk8s-kyma-serverless), keyed by their hash.
+Events the Function publishes go to a local publisher proxy, which prints them.
+
+Examples:
+  kyma-serverless run functions/hello-node
+  kyma-serverless run functions/orders --env-file .env --mount orders-tls=./secrets/tls --watch
+  kyma-serverless run functions/orders --from-cluster -n team-a
+  kyma-serverless run --app main.ts --function team-a/orders --port 8081
+  kyma-serverless run functions/hello-node --publisher-proxy http://127.0.0.1:8081   # events to another run
+`)
+    .action(async (folder: string | undefined, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<RunOptions>();
+      const run = await startRun(folder, options);
+      if (options.output !== OutputFormat.JSON) {
+        print(run.fn.failure
+          ? `${run.fn.name || folder} does not load (see above); watching for changes, it will answer at ${run.fn.url}; Ctrl-C stops it`
+          : `${run.fn.name} answers at ${run.fn.url}${options.watch ? ' (watching for changes)' : ''}; Ctrl-C stops it`);
+      }
+      await new Promise<void>(resolve => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void run.stop().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

@@ -1,0 +1,198 @@
+/**
+ * A Function's dependencies on this machine: installed from its `package.json` (npm) or
+ * `requirements.txt` (pip) into a cache folder named by the hash of what is installed, so that a
+ * second start, another Function with the same dependencies, or a reload that did not change
+ * them installs nothing. npm and pip use the machine's own registry settings (`.npmrc`,
+ * `pip.conf`, `PIP_INDEX_URL`), where the cluster uses the stack's registry configuration.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RuntimeFamily } from '../api';
+import { FunctionRuntime } from '../function/runtime';
+
+/** The web framework of the python312 image, which handlers may import without declaring it. */
+export const PYTHON_IMAGE_BOTTLE = 'bottle==0.13.4';
+
+/** The cache folder when none is given: `KYMA_SERVERLESS_CACHE`, else `cdk8s-kyma-serverless` in the user's cache folder. */
+export function defaultCacheDirectory(): string {
+  return process.env.KYMA_SERVERLESS_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'cdk8s-kyma-serverless');
+}
+
+/** A dependency installation that failed: the tool's words, and what to check. */
+export class DependencyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DependencyError';
+  }
+}
+
+/** What a Function needs installed. */
+export interface DependencyRequest {
+  readonly runtime: FunctionRuntime;
+  /** The text of `package.json` or `requirements.txt`, when the Function has one. */
+  readonly dependencies?: string;
+  /** The handler's code: a Python handler that imports bottle gets the image's bottle. */
+  readonly handler: string;
+  /** The cache folder. */
+  readonly cacheDirectory: string;
+  /** The Python interpreter, for pip. */
+  readonly python: string;
+  /** Receives the installers' output, line by line. */
+  readonly log: (line: string) => void;
+}
+
+/** Where installed dependencies are. */
+export interface InstalledDependencies {
+  /** The folder to resolve packages from (`node_modules` or pip's target), when anything was installed. */
+  readonly path?: string;
+  /** Whether the cache already held them. */
+  readonly cached: boolean;
+}
+
+/** The packages a `package.json` names in `dependencies`. */
+function npmPackages(text: string, file: string): { [name: string]: string } {
+  if (!text.trim()) return {};
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (e) {
+    throw new DependencyError(`${file} is not valid JSON (${(e as Error).message}): the build in the cluster fails on it too; fix the file`);
+  }
+  const dependencies = (manifest as { dependencies?: unknown } | null)?.dependencies;
+  return typeof dependencies === 'object' && dependencies !== null ? dependencies as { [name: string]: string } : {};
+}
+
+/** The requirement lines of a `requirements.txt`, without comments and blank lines. */
+function pipRequirements(text: string): string[] {
+  return text.split(/\r?\n/).map(l => l.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
+}
+
+/** Runs an installer, sending its output to the log; resolves with its exit code and last lines. */
+interface Outcome {
+  readonly code: number;
+  /** The last lines of its output. */
+  readonly tail: string[];
+  /** Why it did not start. */
+  readonly error?: Error;
+}
+
+function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<Outcome> {
+  return new Promise(resolve => {
+    const tail: string[] = [];
+    const env = { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split(/\r?\n/).filter(Boolean)) {
+        log(line);
+        tail.push(line);
+        if (tail.length > 15) tail.shift();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', error => resolve({ code: -1, tail, error }));
+    child.on('close', code => resolve({ code: code ?? 1, tail }));
+  });
+}
+
+/**
+ * Installs a Function's dependencies into the cache, unless they are there already.
+ *
+ * @returns where they are; nothing is installed for a Function without dependencies
+ * @throws DependencyError when the file does not parse or the installer fails, with its output and what to check
+ */
+export async function installDependencies(request: DependencyRequest): Promise<InstalledDependencies> {
+  const { runtime, dependencies = '' } = request;
+  const file = runtime.files.dependencies;
+  let lines: string[];
+  let kind: string;
+  if (runtime.family === RuntimeFamily.NODEJS) {
+    if (!Object.keys(npmPackages(dependencies, file)).length) return { cached: false };
+    kind = `node${process.versions.node.split('.')[0]}`;
+    lines = [dependencies];
+  } else {
+    lines = pipRequirements(dependencies);
+    const importsBottle = /^\s*(import\s+bottle\b|from\s+bottle\s+import\b)/m.test(request.handler);
+    if (importsBottle && !lines.some(l => /^bottle\b/i.test(l))) lines.push(PYTHON_IMAGE_BOTTLE);
+    if (!lines.length) return { cached: false };
+    kind = `python-${await pythonVersion(request.python)}`;
+  }
+  const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}`).digest('hex').slice(0, 32);
+  const root = path.join(request.cacheDirectory, 'dependencies');
+  const target = path.join(root, `${kind}-${hash}`);
+  const result = runtime.family === RuntimeFamily.NODEJS ? path.join(target, 'node_modules') : path.join(target, 'site-packages');
+  if (fs.existsSync(path.join(target, '.complete'))) return { path: result, cached: true };
+
+  fs.mkdirSync(root, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(root, `.${kind}-${hash}-`));
+  try {
+    let outcome: Outcome;
+    let command: string;
+    if (runtime.family === RuntimeFamily.NODEJS) {
+      fs.writeFileSync(path.join(scratch, 'package.json'), dependencies);
+      command = 'npm install --omit=dev';
+      request.log(`installing the dependencies of ${file} (${command})`);
+      outcome = await install('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], scratch, request.log);
+    } else {
+      fs.writeFileSync(path.join(scratch, 'requirements.txt'), `${lines.join('\n')}\n`);
+      command = `${request.python} -m pip install --target site-packages -r requirements.txt`;
+      request.log(`installing the requirements of ${file} (${command})`);
+      const pip = ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'];
+      outcome = await install(request.python, pip, scratch, request.log);
+    }
+    if (outcome.error || outcome.code !== 0) {
+      const what = runtime.family === RuntimeFamily.NODEJS
+        ? `check the packages and versions in ${file}, and that npm reaches its registry (.npmrc, npm config get registry)`
+        : `check the names and versions in ${file}, and that pip reaches its index (pip.conf, PIP_INDEX_URL)`;
+      const cause = outcome.error ? `could not start: ${outcome.error.message}` : `exited ${outcome.code}`;
+      throw new DependencyError(`${command} ${cause}: ${what}${outcome.tail.length ? `\n    ${outcome.tail.join('\n    ')}` : ''}`);
+    }
+    fs.writeFileSync(path.join(scratch, '.complete'), '');
+    try {
+      fs.renameSync(scratch, target);
+    } catch {
+      // Another start installed the same dependencies meanwhile: theirs are as good.
+      if (!fs.existsSync(path.join(target, '.complete'))) {
+        throw new DependencyError(`Cannot move the dependencies into ${target}: check that the folder is writable`);
+      }
+    }
+    return { path: result, cached: false };
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const pythonVersions = new Map<string, Promise<string>>();
+
+/**
+ * The version of a Python interpreter, `major.minor`.
+ *
+ * @throws DependencyError when it does not run, or is older than 3.11
+ */
+export function pythonVersion(python: string): Promise<string> {
+  if (!pythonVersions.has(python)) {
+    pythonVersions.set(python, new Promise((resolve, reject) => {
+      const child = spawn(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => out += c.toString());
+      child.on('error', e => reject(new DependencyError(`Cannot run ${python} (${e.message}): `
+        + 'install Python 3.11 or newer, or name the interpreter with --python')));
+      child.on('close', () => {
+        const version = out.trim();
+        const [major, minor] = version.split('.').map(Number);
+        if (!(major === 3 && minor >= 11)) {
+          reject(new DependencyError(`${python} is Python ${version || 'of an unknown version'}, and the python312 runtime needs 3.11 or newer here: `
+            + 'install a newer Python, or name one with --python'));
+        } else {
+          resolve(version);
+        }
+      });
+    }));
+    // A failure is not remembered: the user may install Python and try again in the same process.
+    pythonVersions.get(python)!.catch(() => pythonVersions.delete(python));
+  }
+  return pythonVersions.get(python)!;
+}

@@ -1,0 +1,716 @@
+/**
+ * LocalFunction: a Function running on this machine with the contract of the 1.11.1 runtime
+ * images, without a container or a cluster. It serves the handler on localhost (Node.js on the
+ * local `node`, Python on the local `python3`), with the Function's environment and Secret mounts,
+ * its dependencies installed into a cache, and a publisher proxy that keeps the events it emits.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { App, Chart } from 'cdk8s';
+import { ContainerEnvVar, EMPTY_NODE_DEPENDENCIES, FUNCTION_PORT, RUNTIME_FILES, RuntimeFamily, functionContainerEnv } from '../api';
+import { FunctionFolder } from '../function/function-folder';
+import { KymaFunction } from '../function/kyma-function';
+import { FunctionRuntime } from '../function/runtime';
+import { CONTROL_FD, ControlMessage, PRIVATE_ENV } from './_control';
+import { nodeServerProgram } from './_node-server';
+import { CloudEvent, CloudEventInit, CloudEventMode, decodeCloudEvent, encodeCloudEvent } from './cloudevents';
+import { defaultCacheDirectory, installDependencies, pythonVersion } from './dependencies';
+import { ClusterValues, FunctionEnvSpec, readEnvFiles, resolveFunctionEnv, resolveSecretMounts, ResolvedMounts } from './function-env';
+import { FunctionRequest, FunctionResponse, invokeFunction } from './invoke';
+
+/** Where a line of a LocalFunction's log comes from. */
+export enum LogSource {
+  /** The Function's standard output. */
+  STDOUT = 'stdout',
+  /** The Function's standard error. */
+  STDERR = 'stderr',
+  /** The local runtime: requests, published events, reloads, and notes on what the cluster would do. */
+  RUNTIME = 'runtime',
+}
+
+/** A line of a LocalFunction's log. */
+export interface LogLine {
+  readonly source: LogSource;
+  readonly text: string;
+}
+
+/** Options of a LocalFunction. */
+export interface LocalFunctionOptions {
+  /**
+   * The port to serve the Function on.
+   *
+   * @default 0 - a free port (see `url`)
+   */
+  readonly port?: number;
+  /**
+   * The address to serve the Function on.
+   *
+   * @default '127.0.0.1'
+   */
+  readonly host?: string;
+  /**
+   * Values of the Function's variables by name: keys of Secrets and ConfigMaps it reads, and
+   * values that replace what it declares. They win over `envFiles`.
+   *
+   * @default - none
+   */
+  readonly env?: { readonly [name: string]: string };
+  /**
+   * Env files (`NAME=value` lines) with values of the Function's variables, as `env` takes them.
+   *
+   * @default - none
+   */
+  readonly envFiles?: readonly string[];
+  /**
+   * Local folders of the Secrets the Function mounts, by Secret name: one file per key.
+   *
+   * @default - none
+   */
+  readonly secretMounts?: { readonly [secretName: string]: string };
+  /**
+   * Where Secrets and ConfigMaps that `env`, `envFiles` and `secretMounts` do not cover are read.
+   *
+   * @default - nowhere: they must be given
+   */
+  readonly cluster?: ClusterValues;
+  /**
+   * The namespace of a Function that names none (`SERVICE_NAMESPACE`).
+   *
+   * @default 'default'
+   */
+  readonly namespace?: string;
+  /**
+   * A URL the events the Function publishes are forwarded to (another local Function, say).
+   *
+   * @default - they are kept in `published` and logged only
+   */
+  readonly publisherProxy?: string;
+  /**
+   * Reload when the code, the dependencies, function.yaml or an env file change (folders only).
+   *
+   * @default false
+   */
+  readonly watch?: boolean;
+  /**
+   * Where dependencies are installed.
+   *
+   * @default - `KYMA_SERVERLESS_CACHE`, else `~/.cache/cdk8s-kyma-serverless`
+   */
+  readonly cacheDirectory?: string;
+  /**
+   * The Python interpreter, 3.11 or newer.
+   *
+   * @default 'python3'
+   */
+  readonly python?: string;
+  /**
+   * Receives every line of the log as it comes.
+   *
+   * @default - the log is kept in `logs` only
+   */
+  readonly log?: (line: LogLine) => void;
+}
+
+/** A Function's definition on this machine, read again on every reload. */
+interface Definition {
+  readonly name: string;
+  readonly namespace: string;
+  readonly runtime: FunctionRuntime;
+  /** The folder that holds the handler. */
+  readonly directory: string;
+  /** The dependencies file's text. */
+  readonly dependencies?: string;
+  readonly spec: FunctionEnvSpec;
+  /** Problems synth would report, for the log. */
+  readonly warnings: readonly string[];
+  /** Removes what was written to run it. */
+  readonly dispose: () => void;
+}
+
+/** A Function as JSON: `metadata` and `spec`, as synth writes it. */
+export interface FunctionObject {
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly spec: { readonly [key: string]: any };
+}
+
+/** Where a Function given as JSON comes from: read again on every reload. */
+export interface FunctionObjectSource {
+  /** What the Function is, for messages, such as `Function team-a/orders of the app`. */
+  readonly description: string;
+  /** Files and folders whose change reloads the Function when watching. */
+  readonly watched: readonly string[];
+  /** Reads the Function. */
+  read(): Promise<FunctionObject>;
+}
+
+/** A Function that cannot run here: what is wrong, and the fix. */
+export class LocalFunctionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalFunctionError';
+  }
+}
+
+/** Variables of this machine that a Function's process keeps; the rest of the environment is the Function's. */
+const INHERITED_ENV = [
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'COMSPEC',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE',
+];
+
+function folderDefinition(directory: string, namespace: string | undefined): Definition {
+  const dir = path.resolve(directory);
+  if (!fs.existsSync(dir)) {
+    throw new LocalFunctionError(`${directory} does not exist: give the folder of a Function (its handler, dependencies file and function.yaml)`);
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new LocalFunctionError(`${directory} is not a folder: give the folder of a Function, not one of its files`);
+  }
+  const handlers = Object.values(RUNTIME_FILES).map(f => f.handler);
+  if (!handlers.some(h => fs.existsSync(path.join(dir, h)))) {
+    throw new LocalFunctionError(`${directory} holds no handler (${handlers.join(' or ')}): `
+      + 'write handler.js exporting main(event, context) for Node.js, or handler.py defining main(event, context) for Python');
+  }
+  const folder = FunctionFolder.load(dir);
+  const handler = path.join(dir, folder.runtime.files.handler);
+  if (!fs.existsSync(handler)) {
+    throw new LocalFunctionError(`${directory} has no ${folder.runtime.files.handler}, which runtime ${folder.runtime.name} (function.yaml) needs: `
+      + `write ${folder.runtime.files.handler}, or set the runtime that fits the handler`);
+  }
+  const chart = new Chart(new App(), 'local', { namespace: folder.namespace ?? namespace ?? 'default' });
+  const fn = folder.addTo(chart);
+  const object = fn.apiObject.toJson() as FunctionObject;
+  const dependencies = path.join(dir, folder.runtime.files.dependencies);
+  return {
+    name: fn.name,
+    namespace: fn.namespace ?? 'default',
+    runtime: folder.runtime,
+    directory: dir,
+    dependencies: fs.existsSync(dependencies) ? fs.readFileSync(dependencies, 'utf8') : undefined,
+    spec: { ...object.spec, name: fn.name, namespace: fn.namespace ?? 'default' },
+    warnings: fn.node.validate().map(problem => `synth rejects this Function: ${problem}`),
+    dispose: () => undefined,
+  };
+}
+
+function objectDefinition(object: FunctionObject, namespace: string | undefined, label: string): Definition {
+  const { metadata, spec } = object;
+  const runtime = FunctionRuntime.of(String(spec.runtime));
+  if (!spec.source?.inline) {
+    const repo = spec.source?.gitRepository;
+    const from = repo ? `the Git repository ${repo.url} (${repo.baseDir ?? '/'} at ${repo.reference})` : 'nowhere';
+    throw new LocalFunctionError(`${label} takes its code from ${from}: `
+      + 'clone it and run the folder that holds the handler (kyma-serverless run <folder>, or LocalFunction.startFolder)');
+  }
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), `kyma-serverless-${metadata.name}-`));
+  const { source, dependencies } = spec.source.inline as { source: string; dependencies?: string };
+  fs.writeFileSync(path.join(directory, runtime.files.handler), source);
+  // As the controller does: blank Node.js dependencies become {}.
+  const deps = runtime.family === RuntimeFamily.NODEJS && !(dependencies ?? '').trim() ? EMPTY_NODE_DEPENDENCIES : dependencies;
+  if (deps !== undefined) fs.writeFileSync(path.join(directory, runtime.files.dependencies), deps);
+  const ns = metadata.namespace ?? namespace ?? 'default';
+  return {
+    name: metadata.name,
+    namespace: ns,
+    runtime,
+    directory,
+    dependencies: deps,
+    spec: { ...spec, name: metadata.name, namespace: ns },
+    warnings: [],
+    dispose: () => fs.rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+type Target = { readonly port: number } | { readonly failure: string };
+
+/**
+ * A Function running on this machine, with the contract of the Serverless 1.11.1 runtime images:
+ * the handler's `main(event, context)` called for every request, `event` and `context` as the
+ * images build them, return values, errors and timeouts answered as the images answer them, and
+ * the environment the controller gives the container. Start one from a Function folder or a
+ * `KymaFunction`, send it requests and events, and stop it:
+ *
+ * @example
+ * const fn = await LocalFunction.startFolder('functions/hello-node');
+ * const res = await fn.get('/?name=Ada');
+ * expect(res.json()).toEqual({ message: 'Hello, Ada!' });
+ * await fn.stop();
+ */
+export class LocalFunction {
+  /**
+   * Starts a Function folder (handler, dependencies file, optional function.yaml), as
+   * `FunctionFolder` reads it for synth. The handler runs where it is.
+   *
+   * @param directory the folder
+   * @param options where the environment's values come from, the port, watching
+   * @returns the running Function, once its handler has loaded
+   * @throws LocalFunctionError (and the like) naming what is wrong and the fix: no handler, no `main`, a key without a value, a port in use
+   */
+  public static startFolder(directory: string, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
+    const watched = [path.resolve(directory), ...(options.envFiles ?? []).map(f => path.resolve(f))];
+    return LocalFunction.start(async () => folderDefinition(directory, options.namespace), watched, options);
+  }
+
+  /**
+   * Starts a KymaFunction with an inline source (or one read from a folder at synth), written
+   * into a temporary folder.
+   *
+   * @param fn the Function
+   * @param options where the environment's values come from, the port
+   * @returns the running Function, once its handler has loaded
+   */
+  public static startKymaFunction(fn: KymaFunction, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
+    const object = fn.apiObject.toJson() as FunctionObject;
+    return LocalFunction.startFrom({ description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object }, options);
+  }
+
+  /**
+   * Starts a Function given as JSON (`metadata` and `spec`), such as one of synthesized
+   * manifests, read again on every reload.
+   *
+   * @param source where the Function comes from
+   * @param options where the environment's values come from, the port, watching
+   * @returns the running Function, once its handler has loaded
+   */
+  public static startFrom(source: FunctionObjectSource, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
+    return LocalFunction.start(async () => objectDefinition(await source.read(), options.namespace, source.description), source.watched, options);
+  }
+
+  private static async start(define: () => Promise<Definition>, watched: readonly string[], options: LocalFunctionOptions): Promise<LocalFunction> {
+    const fn = new LocalFunction(define, watched, options);
+    try {
+      await fn.begin();
+    } catch (e) {
+      await fn.stop();
+      throw e;
+    }
+    return fn;
+  }
+
+  /** The events the Function published, in order. */
+  public readonly published: CloudEvent[] = [];
+
+  private readonly lines: LogLine[] = [];
+  private readonly server = http.createServer((req, res) => void this.proxy(req, res));
+  private readonly publisher = http.createServer((req, res) => void this.publish(req, res));
+  private readonly agent = new http.Agent({ keepAlive: true });
+  private readonly watchers: fs.FSWatcher[] = [];
+  private readonly reloadWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private definition?: Definition;
+  private mounts?: ResolvedMounts;
+  private child?: ChildProcess;
+  private childEnv?: NodeJS.ProcessEnv;
+  private current: Promise<Target> = Promise.resolve({ failure: 'The Function is starting' });
+  private lastFailure?: string;
+  private debounce?: NodeJS.Timeout;
+  private stopping = false;
+  /** Whether failures are logged: after the first start, or from the start when watching (a first start that fails throws otherwise). */
+  private reporting = false;
+  private publicPort = 0;
+  private publisherPort = 0;
+
+  private constructor(
+    private readonly define: () => Promise<Definition>,
+    /** What a change of reloads the Function, when watching. */
+    private readonly watched: readonly string[],
+    private readonly options: LocalFunctionOptions,
+  ) {}
+
+  /** The Function's URL, such as `http://127.0.0.1:8080`. */
+  public get url(): string {
+    return `http://${this.options.host ?? '127.0.0.1'}:${this.publicPort}`;
+  }
+
+  /** The Function's name. */
+  public get name(): string {
+    return this.definition?.name ?? '';
+  }
+
+  /** The Function's namespace (`SERVICE_NAMESPACE`). */
+  public get namespace(): string {
+    return this.definition?.namespace ?? '';
+  }
+
+  /** The Function's runtime. */
+  public get runtime(): FunctionRuntime | undefined {
+    return this.definition?.runtime;
+  }
+
+  /** Why the Function does not answer, when its last start or reload failed (it answers 500 saying so until the next reload). */
+  public get failure(): string | undefined {
+    return this.lastFailure;
+  }
+
+  /** The log so far: the Function's output and the runtime's lines, one per line. */
+  public get logs(): string {
+    return this.lines.map(l => `${l.text}\n`).join('');
+  }
+
+  /**
+   * Sends a request.
+   *
+   * @param request method, path, headers and body, or a CloudEvent
+   * @returns the answer, whatever its status
+   */
+  public request(request: FunctionRequest = {}): Promise<FunctionResponse> {
+    return invokeFunction(this.url, { path: '/', ...request });
+  }
+
+  /** Sends a GET request. */
+  public get(requestPath = '/', headers: { readonly [name: string]: string } = {}): Promise<FunctionResponse> {
+    return this.request({ method: 'GET', path: requestPath, headers });
+  }
+
+  /** Sends a POST request with a JSON body. */
+  public post(requestPath: string, json: unknown, headers: { readonly [name: string]: string } = {}): Promise<FunctionResponse> {
+    return this.request({ method: 'POST', path: requestPath, json, headers });
+  }
+
+  /**
+   * Sends a CloudEvent, as Kyma Eventing delivers the events of a subscription.
+   *
+   * @param event type, source, data and the other attributes
+   * @param mode binary (what Kyma Eventing sends) or structured
+   */
+  public sendEvent(event: CloudEventInit, mode: CloudEventMode = CloudEventMode.BINARY): Promise<FunctionResponse> {
+    return this.request({ path: '/', event, mode });
+  }
+
+  /**
+   * Restarts the Function's process: reads its folder and environment again, and loads the handler
+   * with fresh module state.
+   *
+   * @throws when it does not load again, naming why
+   */
+  public async reload(): Promise<void> {
+    await this.relaunch();
+    const target = await this.current;
+    if ('failure' in target) throw new LocalFunctionError(target.failure);
+  }
+
+  /**
+   * Waits for the next reload that watching starts.
+   *
+   * @returns once the Function answers again
+   * @throws when the reload failed, naming why
+   */
+  public nextReload(): Promise<void> {
+    return new Promise((resolve, reject) => this.reloadWaiters.push({ resolve, reject }));
+  }
+
+  /** Stops the Function and removes what was written to run it. */
+  public async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.debounce);
+    for (const watcher of this.watchers.splice(0)) watcher.close();
+    await this.stopChild();
+    for (const server of [this.server, this.publisher]) {
+      server.closeAllConnections();
+      await new Promise<void>(resolve => server.close(() => resolve()));
+    }
+    this.agent.destroy();
+    this.mounts?.dispose();
+    this.definition?.dispose();
+  }
+
+  private log(source: LogSource, text: string): void {
+    const line = { source, text };
+    this.lines.push(line);
+    this.options.log?.(line);
+  }
+
+  private async begin(): Promise<void> {
+    await this.listen(this.server, this.options.port ?? 0, this.options.host ?? '127.0.0.1').then(port => this.publicPort = port);
+    await this.listen(this.publisher, 0, '127.0.0.1').then(port => this.publisherPort = port);
+    this.reporting = this.options.watch ?? false;
+    // Watching from before the first start: an edit made while it starts, or one that fixes it, is not missed.
+    if (this.options.watch) this.watch();
+    this.current = this.track(this.launch());
+    const target = await this.current;
+    if ('failure' in target && !this.options.watch) throw new LocalFunctionError(target.failure);
+    this.reporting = true;
+  }
+
+  private listen(server: http.Server, port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE'
+        ? new LocalFunctionError(`Port ${port} on ${host} is in use: stop what listens there, or give another port (--port)`)
+        : new LocalFunctionError(`Cannot listen on ${host}:${port}: ${e.message}`)));
+      server.listen(port, host, () => resolve((server.address() as { port: number }).port));
+    });
+  }
+
+  /** Reads the definition, installs the dependencies, finds the environment, starts the process. */
+  private async launch(): Promise<Target> {
+    try {
+      this.definition?.dispose();
+      this.mounts?.dispose();
+      const definition = this.definition = await this.define();
+      for (const warning of definition.warnings) this.log(LogSource.RUNTIME, warning);
+      const handler = path.join(definition.directory, definition.runtime.files.handler);
+      const python = this.options.python ?? 'python3';
+      if (definition.runtime.family === RuntimeFamily.PYTHON) await pythonVersion(python);
+      const dependencies = await installDependencies({
+        runtime: definition.runtime,
+        dependencies: definition.dependencies,
+        handler: fs.readFileSync(handler, 'utf8'),
+        cacheDirectory: this.options.cacheDirectory ?? defaultCacheDirectory(),
+        python,
+        log: line => this.log(LogSource.RUNTIME, line),
+      });
+      const values = { ...readEnvFiles(this.options.envFiles ?? []), ...this.options.env };
+      const resolved = await resolveFunctionEnv(definition.spec, { values, cluster: this.options.cluster });
+      for (const note of resolved.notes) this.log(LogSource.RUNTIME, note);
+      this.mounts = await resolveSecretMounts(definition.namespace, definition.spec.secretMounts ?? [], {
+        folders: this.options.secretMounts ?? {},
+        cluster: this.options.cluster,
+      });
+      this.childEnv = this.environment(definition, resolved.env, handler, dependencies.path);
+      return await this.spawn(definition);
+    } catch (e) {
+      return { failure: (e as Error).message };
+    }
+  }
+
+  /** The process's environment: as the controller composes the container's, with local paths and ports. */
+  private environment(definition: Definition, functionEnv: ContainerEnvVar[], handler: string, dependencies: string | undefined): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
+    env.HOSTNAME = `${definition.name}-local`;
+    for (const { name, value } of functionEnv) env[name] = value;
+    const controller = functionContainerEnv({
+      runtime: definition.runtime.name,
+      name: definition.name,
+      namespace: definition.namespace,
+      publisherProxyAddress: `http://127.0.0.1:${this.publisherPort}/publish`,
+    });
+    // Later names win, as in Kubernetes: a Function cannot override what the controller sets.
+    for (const { name, value } of controller) env[name] = value;
+    env.FUNC_PORT = String(this.publicPort || FUNCTION_PORT);
+    if (definition.runtime.family === RuntimeFamily.NODEJS) {
+      env.HANDLER_PATH = handler;
+      if (dependencies) env.NODE_PATH = dependencies;
+    } else {
+      env.PYTHONPATH = [dependencies, definition.directory].filter(Boolean).join(path.delimiter);
+      env.FUNCTION_PATH = definition.directory;
+      // The Function's folder stays free of __pycache__.
+      env.PYTHONDONTWRITEBYTECODE = '1';
+    }
+    env[PRIVATE_ENV.MOUNTS] = JSON.stringify(this.mounts?.folders ?? {});
+    env[PRIVATE_ENV.HOST] = '127.0.0.1';
+    env[PRIVATE_ENV.PORT] = '0';
+    return env;
+  }
+
+  /** Starts the runtime process and waits until the handler loaded or failed. */
+  private spawn(definition: Definition): Promise<Target> {
+    if (this.stopping) return Promise.resolve({ failure: 'The Function was stopped' });
+    const env = { ...this.childEnv };
+    let command: string;
+    let args: string[];
+    if (definition.runtime.family === RuntimeFamily.PYTHON) {
+      command = this.options.python ?? 'python3';
+      args = [path.join(__dirname, 'python', 'server.py')];
+    } else {
+      command = process.execPath;
+      const { program, typescript } = nodeServerProgram();
+      // TypeScript in a checkout: ts-node compiles the program's own modules (the handler is plain JavaScript).
+      args = typescript ? ['--require', require.resolve('ts-node/register/transpile-only'), program] : [program];
+      if (typescript) Object.assign(env, { TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json'), TS_NODE_SWC: 'true' });
+    }
+    // An empty working directory, as the images' (/usr/src/app, /) holds none of the Function's files.
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-cwd-'));
+    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    const errors: string[] = [];
+    const output = () => (errors.length ? `:\n    ${errors.join('\n    ')}` : '');
+    readline.createInterface({ input: child.stdout! }).on('line', line => this.log(LogSource.STDOUT, line));
+    readline.createInterface({ input: child.stderr! }).on('line', line => {
+      errors.push(line);
+      if (errors.length > 20) errors.shift();
+      this.log(LogSource.STDERR, line);
+    });
+    return new Promise<Target>(resolve => {
+      let port: number | undefined;
+      let loaded = false;
+      let answered = 0;
+      let settled = false;
+      const settle = (target: Target) => {
+        if (settled) return;
+        settled = true;
+        resolve(target);
+      };
+      readline.createInterface({ input: child.stdio[CONTROL_FD] as NodeJS.ReadableStream }).on('line', line => {
+        let message: ControlMessage;
+        try {
+          message = JSON.parse(line) as ControlMessage;
+        } catch {
+          return;
+        }
+        switch (message.type) {
+          case 'listening':
+            port = message.port;
+            break;
+          case 'loaded':
+            loaded = true;
+            this.log(LogSource.RUNTIME, `${definition.name} (${definition.runtime.name}, namespace ${definition.namespace}) answers at ${this.url}`);
+            settle({ port: port! });
+            break;
+          case 'load-failed':
+            settle({ failure: message.message });
+            break;
+          case 'listen-failed':
+            settle({ failure: `The runtime could not listen: ${message.message}` });
+            break;
+          case 'request':
+            answered++;
+            this.log(LogSource.RUNTIME, `${message.method} ${message.path} → ${message.status} (${message.ms} ms)`);
+            break;
+          case 'note':
+            this.log(LogSource.RUNTIME, message.message);
+            break;
+        }
+      });
+      child.on('error', e => settle({ failure: `Cannot start ${command}: ${e.message}` }));
+      child.on('exit', (code, signal) => {
+        fs.rmSync(cwd, { recursive: true, force: true });
+        if (this.child !== child || this.stopping) return;
+        const how = signal ? `signal ${signal}` : `code ${code}`;
+        if (!loaded) {
+          settle({ failure: `The Function's process exited (${how}) before its handler loaded${output()}` });
+        } else if (!answered) {
+          // It would only crash again: Kubernetes would back off, here it waits for a change.
+          this.current = this.track(Promise.resolve({
+            failure: `The Function's process exited (${how}) before it answered a request${output()}`,
+          }));
+        } else {
+          // As Kubernetes restarts the container.
+          this.log(LogSource.RUNTIME, `The Function's process exited (${how}): starting it again, as Kubernetes restarts the container`);
+          this.current = this.track(this.spawn(definition));
+        }
+      });
+    });
+  }
+
+  /** Remembers why the Function does not answer once a start settles, and logs it (a first start that fails throws it instead). */
+  private async track(start: Promise<Target>): Promise<Target> {
+    const target = await start;
+    this.lastFailure = 'failure' in target ? target.failure : undefined;
+    if (this.lastFailure && this.reporting) this.log(LogSource.RUNTIME, this.lastFailure);
+    return target;
+  }
+
+  private stopChild(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise(resolve => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      // The runtime exits when its standard input ends; SIGTERM as well, for a handler that holds it up.
+      child.stdin?.end();
+      child.kill('SIGTERM');
+    });
+  }
+
+  private async relaunch(): Promise<void> {
+    const previous = this.current;
+    let done!: (target: Target) => void;
+    this.current = new Promise(resolve => done = resolve);
+    await previous.catch(() => undefined);
+    await this.stopChild();
+    const target = await this.track(this.launch());
+    done(target);
+    for (const waiter of this.reloadWaiters.splice(0)) {
+      if ('failure' in target) waiter.reject(new LocalFunctionError(target.failure));
+      else waiter.resolve();
+    }
+  }
+
+  private watch(): void {
+    const ignored = /(^|[\\/])(node_modules|__pycache__|\.git)([\\/]|$)|(^|[\\/])\.[^\\/]*$|~$/;
+    for (const target of this.watched) {
+      if (!fs.existsSync(target)) continue;
+      const watcher = fs.watch(target, (_event, file) => {
+        if (file && ignored.test(String(file))) return;
+        clearTimeout(this.debounce);
+        // Editors write a file in several steps: reload once they are done.
+        this.debounce = setTimeout(() => {
+          if (this.stopping) return;
+          this.log(LogSource.RUNTIME, `${file ? String(file) : path.basename(target)} changed: reloading`);
+          void this.relaunch();
+        }, 150);
+      });
+      this.watchers.push(watcher);
+    }
+  }
+
+  private async proxy(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const target = await this.current;
+    if ('failure' in target) {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`kyma-serverless: the Function is not running: ${target.failure}\n`);
+      return;
+    }
+    const request = { host: '127.0.0.1', port: target.port, method: req.method, path: req.url, headers: req.headers, agent: this.agent };
+    const upstream = http.request(request, answer => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+      answer.pipe(res);
+    });
+    upstream.on('error', e => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`kyma-serverless: the Function's process did not answer (${e.message})\n`);
+    });
+    req.pipe(upstream);
+  }
+
+  /** The publisher proxy: keeps and logs each event, and forwards it when asked to. */
+  private publish(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? '']));
+      let event: CloudEvent | undefined;
+      try {
+        event = decodeCloudEvent({ headers, body });
+      } catch (e) {
+        this.log(LogSource.RUNTIME, `the Function published something that is not a CloudEvent: ${(e as Error).message}`);
+        res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(`${(e as Error).message}\n`);
+        return;
+      }
+      if (!event) {
+        this.log(LogSource.RUNTIME, 'the Function published something that is not a CloudEvent (no ce-* headers, no application/cloudevents+json)');
+        res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end('not a CloudEvent\n');
+        return;
+      }
+      this.published.push(event);
+      const shown = event.data === undefined ? '' : ` ${Buffer.isBuffer(event.data) ? `<${event.data.length} bytes>` : JSON.stringify(event.data)}`;
+      const forward = this.options.publisherProxy;
+      this.log(LogSource.RUNTIME, `published ${event.type} from ${event.source}${shown}${forward ? ` → ${forward}` : ''}`);
+      if (!forward) {
+        res.writeHead(204).end();
+        return;
+      }
+      // Delivered as Kyma Eventing delivers to subscribers: in binary mode.
+      const delivery = encodeCloudEvent(event, CloudEventMode.BINARY);
+      invokeFunction(forward, { method: 'POST', headers: delivery.headers, body: delivery.body.toString('utf8') })
+        .then(answer => res.writeHead(answer.status, { 'content-type': answer.headers['content-type'] ?? 'text/plain' }).end(answer.body))
+        .catch((e: Error) => {
+          this.log(LogSource.RUNTIME, `forwarding ${event!.type} to ${forward} failed: ${e.message}`);
+          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`${e.message}\n`);
+        });
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { registerRun } from '../../src/cli/_runs';
+import { main } from '../../src/cli';
+import { formatResponse, invokeRequest, invokeTarget } from '../../src/cli/invoke';
+import { CloudEventMode } from '../../src/runtime/cloudevents';
+import { FunctionResponse } from '../../src/runtime/invoke';
+import { LocalFunction } from '../../src/runtime/local-function';
+import { functionFolder } from '../util/local-functions';
+
+// Test input: a Function that answers with what it got.
+const ECHO = 'module.exports.main = function (event) {\n'
+  + '  return { method: event.extensions.request.method, url: event.extensions.request.url, data: event.data, type: event["ce-type"] || null };\n};\n';
+
+let folder: string;
+let fn: LocalFunction;
+let cache: string;
+const saved = process.env.KYMA_SERVERLESS_CACHE;
+beforeAll(async () => {
+  cache = fs.mkdtempSync(path.join(os.tmpdir(), 'invoke-cache-'));
+  process.env.KYMA_SERVERLESS_CACHE = cache;
+  folder = functionFolder({ 'handler.js': ECHO }, 'echo');
+  fn = await LocalFunction.startFolder(folder);
+});
+afterAll(async () => {
+  await fn.stop();
+  if (saved === undefined) delete process.env.KYMA_SERVERLESS_CACHE;
+  else process.env.KYMA_SERVERLESS_CACHE = saved;
+  fs.rmSync(cache, { recursive: true, force: true });
+});
+
+describe('invokeRequest', () => {
+  test('sends JSON data as JSON, other data as text, and a CloudEvent with --type', () => {
+    expect(invokeRequest({ data: '{"a":1}' })).toMatchObject({ json: { a: 1 } });
+    expect(invokeRequest({ data: 'hello' })).toMatchObject({ body: 'hello' });
+    expect(invokeRequest({ data: '{"a":1}', header: ['Content-Type: text/plain'] })).toMatchObject({ body: '{"a":1}', headers: { 'content-type': 'text/plain' } });
+    expect(invokeRequest({ type: 'order.created.v1', data: '{"a":1}', mode: CloudEventMode.STRUCTURED }))
+      .toMatchObject({ event: { type: 'order.created.v1', source: 'kyma-serverless-invoke', data: { a: 1 } }, mode: CloudEventMode.STRUCTURED });
+  });
+
+  test('fails on a header without a colon, a data file that does not exist, and event attributes without --type', () => {
+    expect(() => invokeRequest({ header: ['X-Only'] })).toThrow('--header X-Only: give it as "Name: value"');
+    expect(() => invokeRequest({ data: '@/no/such/file' })).toThrow('--data @/no/such/file: cannot read /no/such/file (ENOENT): give an existing file');
+    expect(() => invokeRequest({ source: 'shop' })).toThrow('--source and --id describe a CloudEvent: give its --type too');
+    expect(() => invokeRequest({ timeout: 'soon' })).toThrow('\'soon\' is not a duration');
+  });
+});
+
+test('formatResponse prints the status line, the headers, a blank line and the body; bytes as a count', () => {
+  expect(formatResponse(new FunctionResponse(200, 'OK', { 'content-type': 'text/plain' }, Buffer.from('hi\n')))).toBe('HTTP 200 OK\ncontent-type: text/plain\n\nhi');
+  expect(formatResponse(new FunctionResponse(200, 'OK', { 'content-type': 'image/png' }, Buffer.from([0x89, 0x50, 0x00, 0x01])))).toBe('HTTP 200 OK\ncontent-type: image/png\n\n<4 bytes of image/png>');
+});
+
+describe('invokeTarget', () => {
+  test('sends to a URL', async () => {
+    const { response } = await invokeTarget(fn.url, { path: '/x?y=1', data: '{"a":1}' });
+    expect(response.json()).toEqual({ method: 'POST', url: '/x?y=1', data: { a: 1 }, type: null });
+  });
+
+  test('sends a CloudEvent to the run of a folder', async () => {
+    const unregister = registerRun(folder, fn.url);
+    try {
+      const { response, url, started } = await invokeTarget(folder, { type: 'order.created.v1', source: 'shop', data: '{"a":1}' });
+      expect([url, started]).toEqual([fn.url, false]);
+      expect(response.json()).toMatchObject({ data: { a: 1 }, type: 'order.created.v1' });
+    } finally {
+      unregister();
+    }
+  });
+
+  test('starts a folder that is not running for the one call', async () => {
+    const { response, started } = await invokeTarget(folder, {});
+    expect([started, response.json().method]).toEqual([true, 'GET']);
+  });
+
+  test('fails for what is neither a folder nor a URL, and for a URL where nothing answers', async () => {
+    await expect(invokeTarget('hello', {})).rejects.toThrow('\'hello\' is neither a Function folder nor a URL: give a folder such as functions/hello-node, or a URL such as http://127.0.0.1:8080');
+    const stopped = await LocalFunction.startFolder(functionFolder({ 'handler.js': ECHO }));
+    const url = stopped.url;
+    await stopped.stop();
+    await expect(invokeTarget(url, {})).rejects.toThrow(`Nothing answers at ${url} (connection refused): start the Function (kyma-serverless run <folder>), or check the URL`);
+  });
+});
+
+test('the command prints the answer as JSON with -o json, and exits 1 when the Function answers 400 or more', async () => {
+  const out: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(chunk => out.push(String(chunk)) > 0);
+  try {
+    await main(['node', 'kyma-serverless', 'invoke', fn.url, '--path', '/?a=1', '-o', 'json']);
+    expect(JSON.parse(out.join(''))).toMatchObject({ url: fn.url, started: false, status: 200, json: { method: 'GET', url: '/?a=1' } });
+    expect(process.exitCode ?? 0).toBe(0);
+    out.length = 0;
+    await main(['node', 'kyma-serverless', 'invoke', fn.url, '-d', '{bad', '-H', 'content-type: application/json']);
+    expect(out.join('')).toMatch(/^HTTP 400 Bad Request\n/);
+    expect(process.exitCode).toBe(1);
+  } finally {
+    write.mockRestore();
+    process.exitCode = 0;
+  }
+});
