@@ -28,7 +28,7 @@ describe('npm run synth', () => {
 
   test('fails on an invalid function folder, names the file and the key, and leaves dist/ as it was', () => {
     const before = project.files('dist');
-    project.write('functions/broken/handler.js', 'module.exports = { main: () => 1 }');
+    project.write('functions/broken/handler.js', 'exports.main = () => 1');
     project.write('functions/broken/function.yaml', 'scale: { minReplicas: 3, maxReplicas: 1 }\nenv: { 9LIVES: x }\n');
     const result = project.synth();
     expect(result.status).not.toBe(0);

@@ -20,7 +20,7 @@ for (let i = 0; i < count; i++) {
     runtime: python ? FunctionRuntime.PYTHON_312 : FunctionRuntime.NODEJS_22,
     source: python
       ? FunctionSource.fromInline(`def main(event, context):\n    return "function ${i}"\n`, 'requests==2.31.0\n')
-      : FunctionSource.fromInline(`module.exports = { main: () => 'function ${i}' };\n`, '{ "dependencies": { "lodash": "^4.17.21" } }'),
+      : FunctionSource.fromInline(`exports.main = () => 'function ${i}';\n`, '{ "dependencies": { "lodash": "^4.17.21" } }'),
     env: { GREETING: EnvValue.fromValue(`hello from ${i}`), INDEX: EnvValue.fromValue(String(i)) },
     resources: FunctionResources.preset(i % 2 ? FunctionProfile.S : FunctionProfile.M),
     ...(i % 4 === 0 ? { scale: { minReplicas: 1, maxReplicas: 3 } } : {}),

@@ -33,7 +33,7 @@ export const COVERAGE_REFERENCED = {
   gitCredentials: { name: 'git-credentials', data: { username: 'runner', password: 'pa55word' } },
 };
 
-const NODE_HANDLER = 'module.exports = { main: (event) => `Hello from ${process.env.FUNC_NAME}` };\n';
+const NODE_HANDLER = 'exports.main = (event) => `Hello from ${process.env.FUNC_NAME}`;\n';
 const PYTHON_HANDLER = 'def main(event, context):\n    return "Hello from Python"\n';
 
 /** Writes the function folders of the coverage app: one with every key of function.yaml, and a KEDA one. */

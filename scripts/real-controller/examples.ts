@@ -69,7 +69,7 @@ export function synthExamples(log: (line: string) => void): Example[] {
   return examples;
 }
 
-const NODE_HANDLER = 'module.exports = { main: () => "Hello from Git" };\n';
+const NODE_HANDLER = 'exports.main = () => "Hello from Git";\n';
 const PYTHON_HANDLER = 'def main(event, context):\n    return "Hello from Git"\n';
 
 /**

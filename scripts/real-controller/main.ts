@@ -492,12 +492,12 @@ async function main(): Promise<void> {
     const namespaces = [...new Set(['default-functions', ...COVERAGE_NAMESPACES, 'upstream-samples', 'loop-check', ...exampleNamespaces])];
     await run.start(namespaces);
     const publicRepo = run.gitServer.create('functions.git', {
-      'node/handler.js': 'module.exports = { main: () => "Hello from Git" };\n',
+      'node/handler.js': 'exports.main = () => "Hello from Git";\n',
       'node/package.json': '{ "name": "git-node", "dependencies": {} }\n',
       'python/handler.py': 'def main(event, context):\n    return "Hello from Git"\n',
     });
     publicRepo.tag('v1');
-    const privateRepo = run.gitServer.create('private/app.git', { 'handler.js': 'module.exports = { main: () => "private" };\n' });
+    const privateRepo = run.gitServer.create('private/app.git', { 'handler.js': 'exports.main = () => "private";\n' });
     synthCoverage(coverageOut, path.join(run.work, 'coverage-folders'), { publicUrl: publicRepo.url, privateUrl: privateRepo.url });
     const coverage = appObjects(objectsOf(coverageOut));
 
@@ -624,7 +624,7 @@ async function loopCheck(run: Run): Promise<void> {
     spec: {
       runtime: 'nodejs22',
       env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-      source: { inline: { source: 'module.exports = { main: () => "loop" };\n' } },
+      source: { inline: { source: 'exports.main = () => "loop";\n' } },
     },
   };
   const dir = manifestDir(run.work, 'loop-check', [fn]);

@@ -19,6 +19,7 @@ import { isObject } from './_json';
 import { FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR, serverDefaultedFields } from './controller-fixed-point';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
+import { nodeHandlerProblem } from './node-handler';
 import { parseQuantity } from './quantity';
 import { RuleInfo, UpstreamEnforcement } from './rule-info';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
@@ -97,6 +98,7 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'secretMountUnique', field: 'spec.secretMounts[].secretName', requires: 'each Secret mounted once', hint: 'remove the second mount of the Secret', upstream: CONTROLLER },
   { id: 'mountPath', field: 'spec.secretMounts[].mountPath', requires: `an absolute path without ':', unique, and not ${FUNCTION_TMP_DIR}`, hint: 'mount each Secret at its own absolute path', upstream: NOBODY },
   { id: 'nodeDependencies', field: 'spec.source.inline.dependencies (Node.js)', requires: 'blank, or a package.json: a JSON object', hint: 'write the dependencies as package.json, such as {"dependencies": {"lodash": "^4.17.21"}}', upstream: CONTROLLER },
+  { id: 'nodeHandlerMain', field: 'spec.source.inline.source (Node.js)', requires: 'a `main` the runtime\'s import() sees: `exports.main = ...`, `module.exports = { main }` or, in an ES module, `export function main`', hint: 'declare `function main(event, context)` and export it by name: `module.exports = { main }`, or `export function main` in an ES module', upstream: NOBODY },
   { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB (they are stored in a 1 MiB ConfigMap; blank Node.js dependencies are stored as {})`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
   { id: 'gitUrl', field: 'spec.source.gitRepository.url', requires: 'an absolute URL (https://, http://, ssh://, git://) or git@host:path', hint: 'give the URL you would clone the repository with', upstream: CONTROLLER },
   { id: 'labelSyntax', field: 'spec.labels', requires: 'valid label keys and values (values at most 63 characters)', hint: 'fix the key or value', upstream: CONTROLLER },
@@ -228,6 +230,10 @@ function checkSource(source: unknown, runtime: unknown, report: RuleReport): voi
       if (problem) {
         report.add('nodeDependencies', 'spec.source.inline.dependencies', `Invalid value: ${text(abbreviate(dependencies))}: Node.js dependencies must be a package.json (a JSON object): ${problem}`);
       }
+    }
+    if (typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS && typeof inline.source === 'string') {
+      const problem = nodeHandlerProblem(inline.source);
+      if (problem) report.add('nodeHandlerMain', 'spec.source.inline.source', `Invalid value: ${text(abbreviate(inline.source))}: ${problem}`);
     }
     // What the controller stores: blank Node.js dependencies become `{}` (and defaulting writes that).
     const blankNodeDependencies = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS

@@ -9,6 +9,7 @@ export * from './function-status';
 export * from './function-validator';
 export * from './labels';
 export * from './names';
+export * from './node-handler';
 export * from './presets';
 export * from './profiles';
 export * from './quantity';

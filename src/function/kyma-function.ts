@@ -231,7 +231,7 @@ function abbreviated(value: unknown): string {
  * @example
  * new KymaFunction(team, 'hello', {
  *   runtime: FunctionRuntime.NODEJS_22,
- *   source: FunctionSource.fromInline('module.exports = { main: () => "hi" }'),
+ *   source: FunctionSource.fromInline('exports.main = () => "hi"'),
  * });
  * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
  */

@@ -89,29 +89,32 @@ describe('Node.js dependencies', () => {
 
 describe('inline source size', () => {
   const withInline = (source: string, dependencies?: string) => changed(fn => { fn.spec.source.inline = { source, dependencies }; });
+  // A handler that exports main (18 bytes), padded in a comment.
+  const EXPORTS_MAIN = 'exports.main=1; //';
+  const padded = (bytes: number) => EXPORTS_MAIN + 'x'.repeat(bytes - EXPORTS_MAIN.length);
 
   test('accepts source and dependencies that together are exactly at the limit', () => {
-    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 2), '{}'))).toEqual([]);
+    expect(validateFunction(withInline(padded(INLINE_SOURCE_MAX_BYTES - 2), '{}'))).toEqual([]);
   });
 
   test('fails when source and dependencies together are one byte over the limit', () => {
-    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 1), '{}'))).toEqual([
+    expect(validateFunction(withInline(padded(INLINE_SOURCE_MAX_BYTES - 1), '{}'))).toEqual([
       violation('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${INLINE_SOURCE_MAX_BYTES + 1} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`),
     ]);
   });
 
   test('accepts multi-byte source exactly at the limit in UTF-8 bytes', () => {
-    expect(validateFunction(withInline('é'.repeat(INLINE_SOURCE_MAX_BYTES / 2 - 1), '{}'))).toEqual([]);
+    expect(validateFunction(withInline(EXPORTS_MAIN + 'é'.repeat((INLINE_SOURCE_MAX_BYTES - 2 - EXPORTS_MAIN.length) / 2), '{}'))).toEqual([]);
   });
 
   test('fails when multi-byte source is over the limit in UTF-8 bytes, though not in characters', () => {
-    const source = `${'€'.repeat(INLINE_SOURCE_MAX_BYTES / 3)}x`;
+    const source = `${EXPORTS_MAIN}${'€'.repeat(INLINE_SOURCE_MAX_BYTES / 3 - EXPORTS_MAIN.length / 3)}x`;
     expect(source.length).toBeLessThan(INLINE_SOURCE_MAX_BYTES);
     expect(validateFunction(withInline(source, '{}'))).toEqual([violation('inlineSourceSize', 'spec.source.inline', /take 921603 bytes/)]);
   });
 
   test('counts blank Node.js dependencies as the `{}` the controller stores, and Python\'s as nothing', () => {
-    expect(validateFunction(withInline('x'.repeat(INLINE_SOURCE_MAX_BYTES - 1), ' \n')).map(v => v.message))
+    expect(validateFunction(withInline(padded(INLINE_SOURCE_MAX_BYTES - 1), ' \n')).map(v => v.message))
       .toEqual([expect.stringContaining(`take ${INLINE_SOURCE_MAX_BYTES + 1} bytes`)]);
     const python = changed(fn => { fn.spec.runtime = 'python312'; fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES) }; });
     expect(validateFunction(python).filter(v => v.rule === 'inlineSourceSize')).toEqual([]);

@@ -17,7 +17,7 @@ function baseFunction(spec: Record<string, unknown> = {}): any {
     apiVersion: 'serverless.kyma-project.io/v1alpha2',
     kind: 'Function',
     metadata: { name: 'fn', namespace: 'default' },
-    spec: { runtime: 'nodejs22', source: { inline: { source: 'module.exports = { main: () => 1 }' } }, ...spec },
+    spec: { runtime: 'nodejs22', source: { inline: { source: 'exports.main = () => 1' } }, ...spec },
   };
 }
 

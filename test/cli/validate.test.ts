@@ -16,7 +16,7 @@ spec:
   runtime: nodejs22
   source:
     inline:
-      source: 'module.exports = { main: () => "hi" }'
+      source: 'exports.main = () => "hi"'
 `;
 
 /** Runs the real command in-process; returns what it printed and its exit code. */

@@ -69,7 +69,7 @@ const fn = (env: unknown[] = []) => ({
   apiVersion: 'serverless.kyma-project.io/v1alpha2',
   kind: 'Function',
   metadata: { name: 'hello', namespace: 'default' },
-  spec: { runtime: 'nodejs22', source: { inline: { source: 'module.exports = { main: () => "hi" }' } }, env },
+  spec: { runtime: 'nodejs22', source: { inline: { source: 'exports.main = () => "hi"' } }, env },
 });
 
 describe('kyma-serverless webhook serve', () => {

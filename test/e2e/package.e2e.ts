@@ -123,7 +123,7 @@ const stack = new ServerlessStack(app, 'serverless');
 const team = new FunctionNamespace(app, 'team-a', { stack });
 new KymaFunction(team, 'hello', {
   runtime: FunctionRuntime.NODEJS_22,
-  source: FunctionSource.fromInline('module.exports = { main: () => "hi" }'),
+  source: FunctionSource.fromInline('exports.main = () => "hi"'),
   scale: { minReplicas: MIN, maxReplicas: 3 },
 });
 app.synth();

@@ -6,7 +6,7 @@ import {
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { upstreamCrdValidator } from '../util/upstream-crds';
 
-const HELLO = 'module.exports = { main: () => "hi" }';
+const HELLO = 'exports.main = () => "hi"';
 const JWT = { issuer: 'https://login.example.com', jwksUri: 'https://login.example.com/.well-known/jwks.json' };
 
 /** A Function in a FunctionNamespace of a stack with the given props; returns it and the namespace. */

@@ -55,7 +55,7 @@ describe('FunctionFolder', () => {
 
   test('renders every key of function.yaml', () => {
     const fn = synthFolder({
-      'handler.js': 'module.exports = {}',
+      'handler.js': 'exports.main = () => 1',
       'package.json': '{"dependencies": {}}',
       'function.yaml': [
         'runtime: nodejs20',
@@ -81,7 +81,7 @@ describe('FunctionFolder', () => {
     expect(fn.spec).toEqual({
       runtime: 'nodejs20',
       runtimeImageOverride: 'registry.example.com/node:20',
-      source: { inline: { source: 'module.exports = {}', dependencies: '{"dependencies": {}}' } },
+      source: { inline: { source: 'exports.main = () => 1', dependencies: '{"dependencies": {}}' } },
       env: [
         { name: 'PLAIN', value: 'text' },
         { name: 'PORT_NUMBER', value: '8080' },
@@ -174,7 +174,7 @@ describe('FunctionFolder', () => {
 });
 
 describe('FunctionFolder expose and subscribe', () => {
-  const handler = { 'handler.js': 'module.exports = { main: () => "hi" }' };
+  const handler = { 'handler.js': 'exports.main = () => "hi"' };
 
   test('expose and subscribe take the options of expose() and subscribe()', () => {
     const root = functionsRoot({ fn: { ...handler, 'function.yaml': `
@@ -221,7 +221,7 @@ subscribe:
 });
 
 describe('FunctionFolder keda', () => {
-  const handler = { 'handler.js': 'module.exports = { main: () => "hi" }' };
+  const handler = { 'handler.js': 'exports.main = () => "hi"' };
 
   test('keda takes the keda prop, periods in seconds and each trigger under the name of its factory', () => {
     const root = functionsRoot({ fn: { ...handler, 'function.yaml': `

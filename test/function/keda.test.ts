@@ -173,11 +173,11 @@ describe('the KEDA model', () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const lib = require('../../src') as typeof import('../../src');
       const scope = new cdk8s.Chart(cdk8s.Testing.app(), 'test', { namespace: 'team-a' });
-      new lib.KymaFunction(scope, 'plain', { runtime: lib.FunctionRuntime.NODEJS_22, source: lib.FunctionSource.fromInline('module.exports = {}') });
+      new lib.KymaFunction(scope, 'plain', { runtime: lib.FunctionRuntime.NODEJS_22, source: lib.FunctionSource.fromInline('exports.main = () => 1') });
       cdk8s.Testing.synth(scope);
       expect(loads).toBe(0);
       new lib.KymaFunction(scope, 'scaled', {
-        runtime: lib.FunctionRuntime.NODEJS_22, source: lib.FunctionSource.fromInline('module.exports = {}'),
+        runtime: lib.FunctionRuntime.NODEJS_22, source: lib.FunctionSource.fromInline('exports.main = () => 1'),
         keda: { maxReplicas: 2, triggers: [lib.KedaTrigger.cron(OFFICE_HOURS)] },
       });
       cdk8s.Testing.synth(scope);

@@ -125,20 +125,27 @@ const fitsInConfigMap = (family: RuntimeFamily, source: string, deps: string | u
 };
 
 const HANDLERS = {
-  [RuntimeFamily.NODEJS]: 'module.exports = { main: () => "hi" };\n',
+  [RuntimeFamily.NODEJS]: 'exports.main = () => "hi";\n',
   [RuntimeFamily.PYTHON]: 'def main(event, context):\n    return "hi"\n',
 };
 /** Sources around the most a ConfigMap holds, counted in bytes: 'é' takes two. */
 const LARGE_SOURCES = ['x'.repeat(INLINE_SOURCE_MAX_BYTES), 'é'.repeat(INLINE_SOURCE_MAX_BYTES / 2), 'é'.repeat(INLINE_SOURCE_MAX_BYTES / 2 + 1)];
 
+/**
+ * The start of every generated Node.js source: an export of main, so that the rest of the text (any
+ * string, in a comment) leaves the handler loadable. The rule of main itself has its own cases.
+ */
+const NODE_EXPORT = 'exports.main = () => 1; //';
+
 function inlineSource(family: RuntimeFamily, validOnly: boolean): fc.Arbitrary<Choice<FunctionSource>> {
-  const code = fc.oneof(
+  const text = fc.oneof(
     { arbitrary: fc.constant(HANDLERS[family]), weight: 4 },
     { arbitrary: fc.string({ minLength: 1, maxLength: 30 }), weight: 4 },
     { arbitrary: fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme' }), weight: 4 },
     { arbitrary: fc.constantFrom(...LARGE_SOURCES), weight: 1 },
     ...(validOnly ? [] : [{ arbitrary: fc.constant(''), weight: 1 }]),
   );
+  const code = text.map(c => (family === RuntimeFamily.NODEJS && c !== '' && c !== HANDLERS[family] ? `${NODE_EXPORT}${c}` : c));
   return fc.tuple(code, dependencies)
     .filter(([source, deps]) => !validOnly || (dependenciesValid(family, deps) && fitsInConfigMap(family, source, deps)))
     .map(([source, deps]) => ({
@@ -592,7 +599,7 @@ function expectAccepted(objects: readonly any[]): void {
 function example(parts: Partial<Parts>): [Case] {
   return [toCase({
     runtime: good(FunctionRuntime.NODEJS_22, 'FunctionRuntime.NODEJS_22'),
-    source: good(FunctionSource.fromInline('module.exports = {}'), 'FunctionSource.fromInline("module.exports = {}")'),
+    source: good(FunctionSource.fromInline('exports.main = () => 1'), 'FunctionSource.fromInline("exports.main = () => 1")'),
     scaling: {},
     ...parts,
   })];

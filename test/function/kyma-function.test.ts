@@ -8,7 +8,7 @@ import {
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import * as rules from '../../src/api/function-rules';
 
-const HELLO = 'module.exports = { main: () => "hi" }';
+const HELLO = 'exports.main = () => "hi"';
 
 function chart(namespace = 'team-a'): Chart {
   return new Chart(Testing.app(), 'test', { namespace });
@@ -355,7 +355,7 @@ describe('validation at synth', () => {
       const fn = new KymaFunction(chart, 'orders', {
         namespace: 'shop',
         runtime: FunctionRuntime.NODEJS_22,
-        source: FunctionSource.fromInline('module.exports = { main: () => 1 }', '{"dependencies":{}}'),
+        source: FunctionSource.fromInline('exports.main = () => 1', '{"dependencies":{}}'),
         env: { A: EnvValue.fromValue('1'), B: EnvValue.fromSecretValue({ secret: Secret.fromSecretName(chart, 'S', 'creds'), key: 'token' }) },
         resources: FunctionResources.custom({ cpu: { request: Cpu.millis(100), limit: Cpu.millis(200) }, memory: { request: Size.mebibytes(64), limit: Size.mebibytes(128) } }),
         scale: { minReplicas: 1, maxReplicas: 3 },

@@ -24,7 +24,7 @@ function synthReachApp(dir: string): any[] {
   const app = new GitOpsApp({ outdir: dir });
   const stack = new ServerlessStack(app, 'serverless', { exposure: { via: Exposure.apiRule(), domain: 'apps.example.com' } });
   const team = new FunctionNamespace(app, 'team-a', { stack });
-  const node = (id: string, code = `module.exports = { main: () => "${id}" }`) =>
+  const node = (id: string, code = `exports.main = () => "${id}"`) =>
     new KymaFunction(team, id, { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(code) });
 
   // Exposed with JWT, through the stack's APIRule default.

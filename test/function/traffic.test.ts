@@ -7,7 +7,7 @@ import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 function versions(namespace = 'team-a') {
   const app = Testing.app();
   const team = new FunctionNamespace(app, namespace);
-  const fn = (id: string) => new KymaFunction(team, id, { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(`module.exports = { main: () => "${id}" }`) });
+  const fn = (id: string) => new KymaFunction(team, id, { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(`exports.main = () => "${id}"`) });
   return { app, team, v1: fn('orders-v1'), v2: fn('orders-v2') };
 }
 
@@ -89,7 +89,7 @@ describe('FunctionTraffic fails synth naming the prop', () => {
   test('when a route\'s Function is in another namespace', () => {
     const { app, team, v1 } = versions();
     const other = new FunctionNamespace(app, 'team-b');
-    const stranger = new KymaFunction(other, 'orders-v3', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = { main: () => 3 }') });
+    const stranger = new KymaFunction(other, 'orders-v3', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 3') });
     new FunctionTraffic(team, 'Orders', { name: 'orders', routes: [{ function: v1, percent: 50 }, { function: stranger, percent: 50 }] });
     expect(synthErrors(team)).toMatch(/'routes\[1\]\.function' \(orders-v3\) is in namespace team-b, the split in team-a/);
   });

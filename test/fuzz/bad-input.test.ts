@@ -222,7 +222,7 @@ const envVar = shaped({
   })),
 }, ['name']);
 const sourceText = fc.oneof(
-  { weight: 6, arbitrary: fc.oneof(fc.constantFrom('module.exports = { main: () => "ok" }', 'def main(event, context):\n  return 1', ''), fc.string()) },
+  { weight: 6, arbitrary: fc.oneof(fc.constantFrom('exports.main = () => "ok"', 'def main(event, context):\n  return 1', ''), fc.string()) },
   { weight: 1, arbitrary: fc.integer({ min: INLINE_SOURCE_MAX_BYTES - 4, max: INLINE_SOURCE_MAX_BYTES + 4 }).map(n => 'x'.repeat(n)) },
   { weight: 1, arbitrary: weirdString },
 );
@@ -430,7 +430,7 @@ describe('the Function rules', () => {
 // 2. The function.yaml loader
 // ---------------------------------------------------------------------------------------------
 
-const HANDLER_JS = 'module.exports = { main: () => "ok" };\n';
+const HANDLER_JS = 'exports.main = () => "ok";\n';
 const RESERVED_FILE_NAMES = [FUNCTION_FILE, 'handler.js', 'handler.py'];
 
 /** A file name Linux takes, but none of the names the loader looks for. */
@@ -983,7 +983,8 @@ describe('bugs these properties found, fixed: regression tests', () => {
   test('a Node.js Function without dependencies is judged at the size the controller stores: its source plus `{}`', () => {
     const withSource = (bytes: number) => ({
       apiVersion: FUNCTION_API_VERSION, kind: 'Function', metadata: { name: 'a' },
-      spec: { runtime: 'nodejs22', source: { inline: { source: 'x'.repeat(bytes) } } },
+      // A handler that exports main, padded in a comment.
+      spec: { runtime: 'nodejs22', source: { inline: { source: `exports.main=1; //${'x'.repeat(bytes - 18)}` } } },
     });
     // At the limit with `{}`: accepted, and still accepted once defaulting writes it.
     const fits = withSource(INLINE_SOURCE_MAX_BYTES - 2);

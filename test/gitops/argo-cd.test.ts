@@ -245,7 +245,7 @@ function functionWith(status?: object): object {
     apiVersion: 'serverless.kyma-project.io/v1alpha2',
     kind: 'Function',
     metadata: { name: 'hello', namespace: 'team-a' },
-    spec: { runtime: 'nodejs22', source: { inline: { source: 'module.exports = {}' } } },
+    spec: { runtime: 'nodejs22', source: { inline: { source: 'exports.main = () => 1' } } },
     ...(status ? { status } : {}),
   };
 }

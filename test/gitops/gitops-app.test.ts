@@ -14,7 +14,7 @@ function synthApp(): { dir: string; objects: any[] } {
   const app = new GitOpsApp({ outdir: dir });
   const stack = new ServerlessStack(app, 'serverless');
   const team = new FunctionNamespace(app, 'team-a', { stack });
-  new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}') });
+  new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1') });
   app.synth();
   const objects = fs.readdirSync(dir).filter(f => f.endsWith('.k8s.yaml')).sort().flatMap(f => loadYamlDocuments(path.join(dir, f)));
   return { dir, objects };
@@ -62,7 +62,7 @@ describe('GitOpsApp with Functions people can reach', () => {
         exposure: { via: Exposure.istio({ gateway: 'istio-system/functions' }), domain: 'apps.example.com', gateway: { tls: GatewayTls.fromSecret('apps-tls') } },
       });
       const team = new FunctionNamespace(app, 'team-a', { stack });
-      const fn = new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}') });
+      const fn = new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1') });
       fn.expose({ host: 'hello', auth: EndpointAuth.jwt({ issuer: 'https://login.example.com', jwksUri: 'https://login.example.com/keys' }) });
       fn.subscribe({ source: 'shop', types: ['order.created.v1'] });
       app.synth();
@@ -91,7 +91,7 @@ describe('GitOpsApp with Functions KEDA scales', () => {
       const app = new GitOpsApp({ outdir: dir });
       const team = new FunctionNamespace(app, 'team-a');
       new KymaFunction(team, 'hello', {
-        runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('module.exports = {}'),
+        runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1'),
         keda: { maxReplicas: 2, triggers: [KedaTrigger.cron({ timezone: 'UTC', start: '0 8 * * *', end: '0 18 * * *', desiredReplicas: 1 })] },
       });
       app.synth();
@@ -168,7 +168,7 @@ describe('GitOpsApp apply order and checks', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless');
     const team = new FunctionNamespace(app, 'team-c', { stack });
-    const source = FunctionSource.fromInline('module.exports = { main: () => "hi" }');
+    const source = FunctionSource.fromInline('exports.main = () => "hi"');
     new KymaFunction(team, 'kept', { runtime: FunctionRuntime.NODEJS_22, source });
     const patched = new KymaFunction(team, 'patched', { runtime: FunctionRuntime.NODEJS_22, source });
     patched.apiObject.addJsonPatch(JsonPatch.replace('/spec/replicas', -1));

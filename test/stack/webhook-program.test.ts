@@ -150,7 +150,7 @@ describe('the webhook program in dist/, run with plain node', () => {
 
   test('admits a valid Function and denies an invalid one over HTTPS, trusted through that CA', async () => {
     const ca = Buffer.from(api.get('/api/v1/namespaces/kyma-system/secrets/serverless-webhook')!.data['ca.crt'], 'base64').toString('utf8');
-    const good = fn('hello', { runtime: 'nodejs22', source: { inline: { source: 'module.exports = { main: () => "hi" }' } } });
+    const good = fn('hello', { runtime: 'nodejs22', source: { inline: { source: 'exports.main = () => "hi"' } } });
     const allowed = await post(port, ca, '/validation/function', review(good, 'u-1'));
     expect(allowed).toMatchObject({ status: 200, body: { response: { uid: 'u-1', allowed: true } } });
 

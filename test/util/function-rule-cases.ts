@@ -18,6 +18,12 @@ export function validFunction(name: string = 'greeter'): any {
   return structuredClone(fn);
 }
 
+/** A Node.js handler that exports main, padded with a comment to a number of bytes. */
+function handlerOfBytes(bytes: number): string {
+  const handler = 'exports.main = () => 1; //';
+  return handler + 'x'.repeat(bytes - handler.length);
+}
+
 /** A valid Function, changed. */
 export function changed(change: (fn: any) => void, base?: string): any {
   const fn = validFunction(base);
@@ -84,6 +90,8 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     path: 'spec.source.inline.source',
     message: 'Invalid value: "": should be at least 1 chars long',
     accepts: 'an inline source of one character',
+    // weather is Python: a Node.js handler of one character cannot export main.
+    base: 'weather',
     pass: fn => { fn.spec.source.inline.source = 'x'; },
   },
   'openapi.maxLength': {
@@ -328,11 +336,19 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
   'inlineSourceSize': {
     failsWhen: 'the inline source is one byte over the limit',
     // greeter is Node.js: without dependencies, the controller stores `{}` beside the source.
-    fail: fn => { fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES - 1) }; },
+    fail: fn => { fn.spec.source.inline = { source: handlerOfBytes(INLINE_SOURCE_MAX_BYTES - 1) }; },
     path: 'spec.source.inline',
     message: `Too long: source and dependencies take ${INLINE_SOURCE_MAX_BYTES + 1} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`,
     accepts: 'an inline source exactly at the limit, with the `{}` the controller adds',
-    pass: fn => { fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES - 2) }; },
+    pass: fn => { fn.spec.source.inline = { source: handlerOfBytes(INLINE_SOURCE_MAX_BYTES - 2) }; },
+  },
+  'nodeHandlerMain': {
+    failsWhen: 'a Node.js handler exports main as a property of an object literal, which import() cannot see',
+    fail: fn => { fn.spec.source.inline.source = 'module.exports = { main: () => "hi" };\n'; },
+    path: 'spec.source.inline.source',
+    message: /^Invalid value: "module.exports = \{ main: \(\) => \\"hi\\" \};\\n": the Node.js runtime loads the handler with import\(\)/,
+    accepts: 'main declared, then exported by name',
+    pass: fn => { fn.spec.source.inline.source = 'function main(event, context) {\n  return "hi";\n}\nmodule.exports = { main };\n'; },
   },
   'gitUrl': {
     base: 'orders',

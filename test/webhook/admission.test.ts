@@ -36,7 +36,7 @@ function bareFunction(runtime: string, inline: Record<string, unknown>): any {
   return { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'bare', namespace: 'default' }, spec: { runtime, source: { inline } } };
 }
 
-const NODE_SOURCE = 'module.exports = { main: () => "ok" }';
+const NODE_SOURCE = 'exports.main = () => "ok"';
 const PYTHON_SOURCE = 'def main(event, context):\n    return "ok"\n';
 
 /** Applies a patch to a copy of the document. */
@@ -60,9 +60,9 @@ describe('decodeAdmissionReview', () => {
 
   test('decodes a Buffer, multi-byte characters and all', () => {
     const fn = validFunction();
-    fn.spec.source.inline.source = 'module.exports = { main: () => "héllo wörld €" }';
+    fn.spec.source.inline.source = 'exports.main = () => "héllo wörld €"';
     const request = decodeAdmissionReview(Buffer.from(JSON.stringify(admissionReviewOf(fn)), 'utf8'));
-    expect((request.object as any).spec.source.inline.source).toBe('module.exports = { main: () => "héllo wörld €" }');
+    expect((request.object as any).spec.source.inline.source).toBe('exports.main = () => "héllo wörld €"');
   });
 
   test.each(['DELETE', 'CONNECT'])('decodes a %s without an object', operation => {
@@ -430,7 +430,7 @@ describe('reviewDefaulting', () => {
     });
 
     test('drops the {} dependencies of a Node.js Function that became a Python one', () => {
-      const old = defaultFunction(bareFunction('nodejs22', { source: 'module.exports = { main: () => 1 }' }), defaults);
+      const old = defaultFunction(bareFunction('nodejs22', { source: 'exports.main = () => 1' }), defaults);
       expect(old.spec.source.inline.dependencies).toBe('{}');
       const { fn, patch } = update(f => {
         f.spec.runtime = 'python312';

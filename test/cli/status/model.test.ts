@@ -91,7 +91,7 @@ describe('functionProgress', () => {
 
   test('is not ready while the inline sources in the ConfigMap are not those of the spec (right after an apply)', () => {
     const { fn, children } = recorded('09-ready');
-    const changed = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'module.exports = { main: () => "Hi" };\n' } } } };
+    const changed = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'exports.main = () => "Hi";\n' } } } };
     expect(functionProgress(changed, children)).toMatchObject({
       stage: PipelineStage.SOURCE, state: ProgressState.PROGRESSING, message: 'waiting for the controller to update ConfigMap hello-5kq8n with the changed sources',
     });
