@@ -12,180 +12,19 @@
  * The order is planned from the manifests alone ({@link planApply}), readiness is judged from one
  * object at a time ({@link readinessOf}), and {@link runApply} talks to the cluster.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Duration } from 'cdk8s';
 import { Command, Option } from 'commander';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { FUNCTION_CRD_NAME } from '../api/crd';
-import { SYNC_WAVE_ANNOTATION } from '../gitops/sync-waves';
-import { manifestFiles, parseManifests } from '../policy/_manifest-files';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
 import { OutputFormat } from './_output';
+import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
+import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, planApply, stepTitle } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
 
-/** The field manager of the apply, unless `--field-manager` says otherwise. */
-export const DEFAULT_FIELD_MANAGER = 'kyma-serverless';
+export { ApplyPhase, BUILT_IN_GROUPS, DEFAULT_FIELD_MANAGER, phaseOf, planApply, stepTitle } from './_plan';
+export type { ApplyPlan, ApplyStep, Manifest, PlannedObject } from './_plan';
 
-/** The phases of a sync wave, in apply order. */
-export enum ApplyPhase {
-  /** Namespaces, CustomResourceDefinitions, PriorityClasses and StorageClasses: what other objects need. */
-  PREREQUISITES = 'prerequisites',
-  /** Every other kind of a built-in Kubernetes API group. */
-  BUILT_IN = 'built-in',
-  /** Kinds of other groups: custom resources, whose CRD an earlier step may install. */
-  CUSTOM_RESOURCES = 'custom-resources',
-}
-
-const PHASE_TITLES: { readonly [phase in ApplyPhase]: string } = {
-  [ApplyPhase.PREREQUISITES]: 'cluster prerequisites',
-  [ApplyPhase.BUILT_IN]: 'built-in kinds',
-  [ApplyPhase.CUSTOM_RESOURCES]: 'custom resources',
-};
-
-const PHASE_ORDER: readonly ApplyPhase[] = [ApplyPhase.PREREQUISITES, ApplyPhase.BUILT_IN, ApplyPhase.CUSTOM_RESOURCES];
-
-/**
- * The API groups Kubernetes itself serves. Other groups are custom resources (or aggregated APIs),
- * also those under `k8s.io` that CRDs define, such as `gateway.networking.k8s.io`.
- */
-export const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
-  '', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps', 'authentication.k8s.io',
-  'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io',
-  'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io', 'node.k8s.io', 'policy', 'rbac.authorization.k8s.io',
-  'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
-]);
-
-/** Kinds applied first in their wave, as `group/Kind`. */
-const PREREQUISITE_KINDS: ReadonlySet<string> = new Set([
-  '/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', 'scheduling.k8s.io/PriorityClass', 'storage.k8s.io/StorageClass',
-]);
-
-/** The phase of a kind in its wave. */
-export function phaseOf(apiVersion: string, kind: string): ApplyPhase {
-  const { group } = parseApiVersion(apiVersion);
-  if (PREREQUISITE_KINDS.has(`${group}/${kind}`)) return ApplyPhase.PREREQUISITES;
-  return BUILT_IN_GROUPS.has(group) ? ApplyPhase.BUILT_IN : ApplyPhase.CUSTOM_RESOURCES;
-}
-
-/** A Kubernetes object as read from a manifest. */
-export interface Manifest {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly annotations?: { readonly [key: string]: string };
-    readonly [key: string]: unknown;
-  };
-  readonly [key: string]: any;
-}
-
-/** One object of the folder, where it comes from, and when it is applied. */
-export interface PlannedObject {
-  /** The file, relative to the folder. */
-  readonly file: string;
-  /** The document's number in its file, from 1. */
-  readonly document: number;
-  readonly object: Manifest;
-  /** The API group; `''` for the core group. */
-  readonly group: string;
-  /** The sync wave: the `argocd.argoproj.io/sync-wave` annotation, else 0. */
-  readonly wave: number;
-  readonly phase: ApplyPhase;
-}
-
-/** Objects applied together, then waited for. */
-export interface ApplyStep {
-  readonly wave: number;
-  readonly phase: ApplyPhase;
-  /** In file order, then document order. */
-  readonly objects: readonly PlannedObject[];
-}
-
-/** What {@link planApply} read and the order it chose. */
-export interface ApplyPlan {
-  /** The folder. */
-  readonly dir: string;
-  /** The files read, relative to the folder, in name order. */
-  readonly files: readonly string[];
-  /** The steps, by wave, then phase; steps without objects are left out. */
-  readonly steps: readonly ApplyStep[];
-}
-
-/** `Deployment kyma-system/x`, or `Namespace x` for cluster-scoped objects. */
-function label(kind: string, name: string, namespace: string | undefined): string {
-  return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
-}
-
-/** `wave -1, built-in kinds`. */
-export function stepTitle(step: Pick<ApplyStep, 'wave' | 'phase'>): string {
-  return `wave ${step.wave}, ${PHASE_TITLES[step.phase]}`;
-}
-
-/**
- * Reads the manifests of one folder (not its subfolders, which hold other environments) and orders
- * them: by sync wave (the integer annotation `argocd.argoproj.io/sync-wave`, 0 without it), then
- * by {@link ApplyPhase}, then in file and document order. `kustomization.yaml` is not a manifest.
- *
- * @param dir the folder, such as `dist`
- * @throws CliError when the folder is missing or empty, or a document does not parse, is not an
- * object with apiVersion, kind and metadata.name, has a sync wave that is not an integer, or
- * repeats another object: every problem is listed, and nothing is applied
- */
-export function planApply(dir: string): ApplyPlan {
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new CliError(`No folder ${dir}: give the folder synth writes to, such as dist`);
-  }
-  const files = manifestFiles(dir, false).map(f => path.relative(dir, f));
-  if (!files.length) throw new CliError(`${dir} holds no manifests (*.yaml or *.yml files beside kustomization.yaml)`);
-  const problems: string[] = [];
-  const objects: PlannedObject[] = [];
-  const seen = new Map<string, string>();
-  for (const file of files) {
-    parseManifests(fs.readFileSync(path.join(dir, file), 'utf8')).forEach(({ object, error }, index) => {
-      const where = `${file}: document ${index + 1}`;
-      if (error !== undefined) return problems.push(`${where} does not parse: ${error.split('\n')[0]}`);
-      if (object === null || object === undefined) return;
-      const o = object as Manifest;
-      if (typeof o !== 'object' || Array.isArray(o) || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
-        return problems.push(`${where} is not a Kubernetes object: apiVersion and kind are required`);
-      }
-      if (typeof o.metadata?.name !== 'string' || !o.metadata.name) {
-        return problems.push(`${where} (${o.kind}) has no metadata.name: server-side apply needs one (generateName is not enough)`);
-      }
-      const entryWhere = `${file}: ${label(o.kind, o.metadata.name, o.metadata.namespace)}`;
-      const annotation = o.metadata.annotations?.[SYNC_WAVE_ANNOTATION];
-      if (annotation !== undefined && !/^\s*[-+]?\d+\s*$/.test(String(annotation))) {
-        return problems.push(`${entryWhere}: the ${SYNC_WAVE_ANNOTATION} annotation "${annotation}" is not an integer`);
-      }
-      const group = parseApiVersion(o.apiVersion).group;
-      const identity = `${group}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
-      const first = seen.get(identity);
-      if (first) return problems.push(`${entryWhere} is also defined in ${first}: keep one`);
-      seen.set(identity, file);
-      objects.push({
-        file, document: index + 1, object: o, group,
-        wave: annotation === undefined ? 0 : Number(annotation),
-        phase: phaseOf(o.apiVersion, o.kind),
-      });
-      return undefined;
-    });
-  }
-  if (problems.length) {
-    throw new CliError(`Nothing was applied: ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'} `
-      + `(kyma-serverless validate ${dir} checks more):\n${problems.map(p => `  ${p}`).join('\n')}`);
-  }
-  const steps: ApplyStep[] = [];
-  for (const wave of [...new Set(objects.map(o => o.wave))].sort((a, b) => a - b)) {
-    for (const phase of PHASE_ORDER) {
-      const inStep = objects.filter(o => o.wave === wave && o.phase === phase);
-      if (inStep.length) steps.push({ wave, phase, objects: inStep });
-    }
-  }
-  return { dir, files, steps };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Readiness
@@ -478,10 +317,7 @@ class TimedOut extends Error {}
 class Stop extends Error {}
 
 /** The live state of one planned object. */
-interface ObjectState {
-  readonly planned: PlannedObject;
-  resource?: ApiResource;
-  namespace?: string;
+interface ObjectState extends ObjectTarget {
   outcome: ApplyOutcome;
   message?: string;
   readiness?: Readiness;
@@ -509,26 +345,6 @@ function content(object: any): string {
   return JSON.stringify(sorted({ ...rest, metadata: meta }));
 }
 
-/** The message and details of an API error's Status body. */
-function statusBody(e: unknown): { message?: string; reason?: string; details?: { name?: string; kind?: string } } {
-  const body = (e as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body);
-    } catch {
-      return { message: body };
-    }
-  }
-  return (body && typeof body === 'object' ? body : {}) as ReturnType<typeof statusBody>;
-}
-
-/** Errors worth another try: the server is busy, or a webhook it calls is not answering yet. */
-function transient(e: unknown): boolean {
-  const code = statusOf(e);
-  if (code === 429 || code === 503 || code === 504) return true;
-  return code === 500 && /failed calling webhook|no endpoints available|connection refused/i.test(statusBody(e).message ?? '');
-}
-
 /** One run of the command. */
 class ApplyRun {
   private readonly states: ObjectState[];
@@ -542,12 +358,13 @@ class ApplyRun {
   private readonly timeout: Duration;
   /** The kind a custom resource waits to be served, for the timeout's message. */
   private unserved?: string;
+  private readonly resolver: PlanResolver;
 
   constructor(
     private readonly plan: ApplyPlan,
     private readonly cluster: Cluster,
     private readonly client: RestClient,
-    private readonly discovery: Discovery,
+    discovery: Discovery,
     private readonly options: ApplyOptions,
     private readonly io: ApplyIo,
   ) {
@@ -560,6 +377,9 @@ class ApplyRun {
     this.dryRun = options.dryRun ?? false;
     this.wait = (options.wait ?? true) && !this.dryRun;
     this.pollMs = Math.max(1, (options.pollInterval ?? Duration.seconds(2)).toMilliseconds());
+    this.resolver = new PlanResolver(plan, cluster, discovery, {
+      namespace: options.namespace, signal: () => this.signal(), requestError: (e, what) => this.requestError(e, what),
+    });
   }
 
   public async run(): Promise<ApplyReport> {
@@ -595,77 +415,8 @@ class ApplyRun {
    * the run before it changes the cluster. Kinds a CRD of the folder defines are found at their step.
    */
   private async resolveAll(): Promise<void> {
-    const problems: string[] = [];
-    const byKind = new Map<string, ObjectState[]>();
-    for (const state of this.states) {
-      const key = `${state.planned.object.apiVersion} ${state.planned.object.kind}`;
-      byKind.set(key, [...(byKind.get(key) ?? []), state]);
-    }
-    for (const [, states] of byKind) {
-      const { object } = states[0].planned;
-      const resource = await this.discover(object.apiVersion, object.kind);
-      const crd = this.crdInPlan(object.apiVersion, object.kind);
-      if (!resource && !crd) {
-        problems.push(await this.notServed(states));
-        continue;
-      }
-      const namespaced = resource ? resource.namespaced : crd?.object.spec?.scope !== 'Cluster';
-      for (const state of states) {
-        state.resource = resource;
-        problems.push(...this.placeIn(state, namespaced));
-      }
-    }
+    const problems = await this.resolver.resolveAll(this.states);
     if (problems.length) throw new Stop(`Nothing was applied:\n${problems.map(p => `  ${p}`).join('\n')}`);
-  }
-
-  /** Sets the namespace of an object: its own, else `-n`'s or the context's; returns the problems. */
-  private placeIn(state: ObjectState, namespaced: boolean): string[] {
-    const own = state.planned.object.metadata.namespace;
-    if (!namespaced) return [];
-    const given = this.options.namespace;
-    if (own && given && own !== given) {
-      return [`${this.where(state)}: its namespace ${own} is not the one -n gives (${given}): leave -n out to apply the folder as it is`];
-    }
-    state.namespace = own || this.cluster.namespace;
-    return [];
-  }
-
-  private async discover(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
-    try {
-      return await this.discovery.resourceOf(apiVersion, kind, this.signal());
-    } catch (e) {
-      throw this.requestError(e, `reading the API server's discovery of ${apiVersion}`);
-    }
-  }
-
-  /** The CRD of the folder that defines a kind in a served version, if one does. */
-  private crdInPlan(apiVersion: string, kind: string): PlannedObject | undefined {
-    const { group, version } = parseApiVersion(apiVersion);
-    return this.plan.steps.flatMap(s => s.objects).find(p => p.group === 'apiextensions.k8s.io' && p.object.kind === 'CustomResourceDefinition'
-      && p.object.spec?.group === group && p.object.spec?.names?.kind === kind
-      && (p.object.spec?.versions ?? []).some((v: { name?: string; served?: boolean }) => v.name === version && v.served !== false));
-  }
-
-  /** Why a kind cannot be applied, and what to do. */
-  private async notServed(states: readonly ObjectState[]): Promise<string> {
-    const { object, group } = states[0].planned;
-    const { version } = parseApiVersion(object.apiVersion);
-    const objects = `${states.map(s => `${this.where(s)}`).join(', ')}`;
-    let versions: string[] = [];
-    try {
-      versions = await this.discovery.versionsOf(group, this.signal());
-    } catch {
-      // Only for the message.
-    }
-    const servedAs = versions.length ? ` (it serves ${group || 'the core group'} in ${versions.join(', ')})` : '';
-    if (BUILT_IN_GROUPS.has(group)) {
-      return `${objects}: the API server does not serve ${object.kind} in ${object.apiVersion}${servedAs}: change the manifest's apiVersion`;
-    }
-    const install = object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND
-      ? `install the Function CRD ${FUNCTION_CRD_NAME} first: apply the folder that holds the ServerlessStack's manifests`
-      : `install the CustomResourceDefinition that defines kind ${object.kind} in group ${group} first`;
-    return `${objects}: the cluster does not serve ${object.kind} in ${object.apiVersion}${servedAs || ` (no CRD of group ${group} is installed)`}, `
-      + `and no CustomResourceDefinition in ${this.plan.dir} defines it in version ${version}: ${install}`;
   }
 
   /**
@@ -674,10 +425,10 @@ class ApplyRun {
    */
   private async servedResource(state: ObjectState): Promise<ApiResource> {
     const { object } = state.planned;
-    const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+    const crd = this.resolver.crdInPlan(object.apiVersion, object.kind)!;
     const what = `${object.kind} ${object.apiVersion} to be served (CustomResourceDefinition ${crd.object.metadata.name})`;
     for (;;) {
-      const resource = await this.discover(object.apiVersion, object.kind);
+      const resource = await this.resolver.discover(object.apiVersion, object.kind);
       if (resource) {
         this.unserved = undefined;
         return resource;
@@ -703,14 +454,14 @@ class ApplyRun {
     const { object } = state.planned;
     if (!state.resource) {
       if (this.dryRun) {
-        const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+        const crd = this.resolver.crdInPlan(object.apiVersion, object.kind)!;
         return this.skip(state, `its CustomResourceDefinition ${crd.object.metadata.name} is not installed yet, and a dry run does not install it`);
       }
       state.resource = await this.servedResource(state);
     }
     const resource = state.resource;
     const path = resourcePath(resource, state.namespace, object.metadata.name);
-    const body = this.body(state);
+    const body = targetBody(state);
 
     let before: any;
     let known = true;
@@ -754,13 +505,6 @@ class ApplyRun {
     }
   }
 
-  /** The object to send: as in the file, with the namespace it is applied in. */
-  private body(state: ObjectState): Manifest {
-    const { object } = state.planned;
-    const { namespace: _namespace, ...metadata } = object.metadata;
-    return { ...object, metadata: state.namespace === undefined ? metadata : { ...metadata, namespace: state.namespace } } as Manifest;
-  }
-
   private skip(state: ObjectState, message: string): void {
     state.outcome = ApplyOutcome.SKIPPED;
     state.message = message;
@@ -777,41 +521,13 @@ class ApplyRun {
   private namespaceMissing(e: unknown, state: ObjectState): boolean {
     if (statusOf(e) !== 404 || state.namespace === undefined) return false;
     const { details } = statusBody(e);
-    const createdHere = this.states.some(s => s.planned.group === '' && s.planned.object.kind === 'Namespace' && s.planned.object.metadata.name === state.namespace);
-    return createdHere && details?.kind === 'namespaces' && details?.name === state.namespace;
+    return this.resolver.createsNamespace(state.namespace) && details?.kind === 'namespaces' && details?.name === state.namespace;
   }
 
   /** What went wrong with one object, and what to do about it. */
   private applyError(e: unknown, state: ObjectState, doing: 'reading' | 'applying'): string {
-    const code = statusOf(e);
-    const { message = (e as Error).message, details } = statusBody(e);
-    const resource = state.resource!;
-    const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
-    const scope = resource.namespaced ? ` -n ${state.namespace}` : '';
-    switch (code) {
-      case undefined:
-      case 401:
-        return describeApiError(e, `${doing} it`, this.cluster).message;
-      case 403:
-        return `forbidden: ${message}. Server-side apply needs the verbs create and patch (and get, to report and wait) on ${qualified} `
-          + `${resource.namespaced ? `in namespace ${state.namespace}` : 'at the cluster scope'}: check with kubectl auth can-i patch ${qualified}${scope}`;
-      case 404:
-        if (details?.kind === 'namespaces' && state.namespace !== undefined) {
-          return `namespace ${state.namespace} does not exist: add a Namespace manifest for it to ${this.plan.dir}, `
-            + `or create it: kubectl create namespace ${state.namespace}`;
-        }
-        return `not found: ${message}`;
-      case 409:
-        return `${message}. Another field manager owns these fields: take them over with --force-conflicts, or leave them out of the manifest`;
-      case 422:
-        return `invalid: ${message}`;
-      default:
-        if (code === 500 && /failed calling webhook/i.test(message)) {
-          return `${message}. The API server could not call an admission webhook: check that its Pods are ready, its Service has endpoints `
-            + `and its configuration's caBundle signs its certificate${this.wait ? '' : ' (without --no-wait, apply waits for the stack\'s webhook first)'}`;
-        }
-        return `the API server answered ${code}: ${message}`;
-    }
+    return describeObjectError(e, state, this.cluster, this.plan.dir, doing,
+      this.wait ? '' : ' (without --no-wait, apply waits for the stack\'s webhook first)');
   }
 
   // ----- Waiting
@@ -923,12 +639,12 @@ class ApplyRun {
   // ----- Output
 
   private label(state: ObjectState): string {
-    return label(state.planned.object.kind, state.planned.object.metadata.name, state.namespace ?? state.planned.object.metadata.namespace);
+    return targetLabel(state);
   }
 
   /** An object and its file, for errors. */
   private where(state: ObjectState): string {
-    return `${this.label(state)} (${state.planned.file})`;
+    return targetWhere(state);
   }
 
   private requestError(e: unknown, what: string): Error {
