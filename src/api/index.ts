@@ -1,6 +1,7 @@
 export * from './apirule-rules';
 export * from './apirule-schema';
 export * from './crd';
+export * from './function-changes';
 export * from './function-defaults';
 export * from './function-rules';
 export * from './function-schema';
