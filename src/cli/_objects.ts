@@ -184,7 +184,8 @@ export function describeObjectError(e: unknown, target: ObjectTarget, cluster: C
       return describeApiError(e, `${doing} it`, cluster).message;
     case 403:
       return `forbidden: ${message}. Server-side apply needs the verbs create and patch (and get, to report and wait) on ${qualified} `
-        + `${resource.namespaced ? `in namespace ${target.namespace}` : 'at the cluster scope'}: check with kubectl auth can-i patch ${qualified}${scope}`;
+        + `${resource.namespaced ? `in namespace ${target.namespace}` : 'at the cluster scope'}: `
+        + `check with kubectl auth can-i patch ${qualified}${scope}`;
     case 404:
       if (details?.kind === 'namespaces' && target.namespace !== undefined) {
         return `namespace ${target.namespace} does not exist: add a Namespace manifest for it to ${dir}, `

@@ -17,8 +17,14 @@ import { Command, Option } from 'commander';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
 import { OutputFormat } from './_output';
+import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
+import { RefusedChange, refusedChangeOfAnswer } from '../policy/replacement';
+import {
+  APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
+  memberLabel, parentLabel,
+} from './_applyset';
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
-import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, planApply, stepTitle } from './_plan';
+import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
 
@@ -213,6 +219,11 @@ export enum ApplyOutcome {
   APPLIED = 'applied',
   /** A dry run could not check it: its Namespace or CRD is created by the apply itself. */
   SKIPPED = 'skipped',
+  /**
+   * The API server refused to change a field that cannot change, and the object opted in to
+   * replacement (see `allowReplacement`): it was deleted and created again (with `--dry-run`: it would be).
+   */
+  REPLACED = 'replaced',
   /** The API server refused it. */
   FAILED = 'failed',
   /** An earlier step failed or timed out. */
@@ -237,6 +248,18 @@ export interface AppliedObject {
   readonly readiness?: Readiness;
 }
 
+/** What `--prune` did with one object of the set that the folder no longer holds. */
+export interface PrunedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** `pruned` (deleted; with `--dry-run`: would be), `kept` (left, with the reason), or `failed`. */
+  readonly outcome: 'pruned' | 'kept' | 'failed';
+  /** Why it was kept, or why deleting it failed. */
+  readonly message?: string;
+}
+
 /** What {@link runApply} did. */
 export interface ApplyReport {
   /** True when every object was applied and (with `wait`) every one waited for is ready. */
@@ -251,6 +274,10 @@ export interface ApplyReport {
   readonly counts: { readonly [outcome: string]: number };
   /** Every object, in apply order. */
   readonly objects: readonly AppliedObject[];
+  /** The ApplySet the objects were labelled into: its parent (`secrets/<name> -n <namespace>`) and id. */
+  readonly applySet: { readonly parent: string; readonly id: string };
+  /** With `prune`: the members of the set the folder no longer holds, in the order they were deleted. */
+  readonly pruned?: readonly PrunedObject[];
   /** What went wrong, when `ok` is false. */
   readonly error?: string;
 }
@@ -293,6 +320,20 @@ export interface ApplyOptions extends ClusterOptions {
    * @default 'kyma-serverless'
    */
   readonly fieldManager?: string;
+  /**
+   * After a successful apply, delete the members of the folder's ApplySet that the folder no
+   * longer holds (and that this field manager applied and nothing owns), in reverse apply order.
+   *
+   * @default false
+   */
+  readonly prune?: boolean;
+  /**
+   * The ApplySet parent: `[secrets/|configmaps/]name`, in the namespace of the folder's first
+   * Namespace (else `-n`'s, or the context's).
+   *
+   * @default 'kyma-serverless-applyset'
+   */
+  readonly applyset?: string;
   /**
    * The output format: with JSON, the lines of progress go to standard error, and standard output
    * gets the report.
@@ -359,12 +400,17 @@ class ApplyRun {
   /** The kind a custom resource waits to be served, for the timeout's message. */
   private unserved?: string;
   private readonly resolver: PlanResolver;
+  private readonly applySet: ApplySet;
+  /** The set as its parent said before this run. */
+  private setState?: ApplySetState;
+  private parentWritten = false;
+  private readonly pruned: PrunedObject[] = [];
 
   constructor(
     private readonly plan: ApplyPlan,
     private readonly cluster: Cluster,
     private readonly client: RestClient,
-    discovery: Discovery,
+    private readonly discovery: Discovery,
     private readonly options: ApplyOptions,
     private readonly io: ApplyIo,
   ) {
@@ -380,6 +426,7 @@ class ApplyRun {
     this.resolver = new PlanResolver(plan, cluster, discovery, {
       namespace: options.namespace, signal: () => this.signal(), requestError: (e, what) => this.requestError(e, what),
     });
+    this.applySet = new ApplySet(client, applySetParentOf(plan, options.applyset, cluster.namespace));
   }
 
   public async run(): Promise<ApplyReport> {
@@ -391,14 +438,18 @@ class ApplyRun {
         + `to ${this.cluster.server} (server-side apply, field manager ${this.fieldManager}`
         + `${this.dryRun ? ', dry run: nothing is stored' : this.wait ? '' : ', not waiting'})`);
       await this.resolveAll();
+      await this.readApplySet();
       let done = 0;
       for (const step of this.plan.steps) {
+        await this.writeParent();
         const states = this.states.slice(done, done + step.objects.length);
         done += step.objects.length;
         this.log(`${stepTitle(step)}: ${states.length} object${states.length === 1 ? '' : 's'}`);
         await this.applyStep(step, states);
         if (this.wait) await this.waitFor(states, done < this.states.length);
       }
+      await this.writeParent();
+      if (this.options.prune) await this.prune();
     } catch (e) {
       if (e instanceof Stop) error = e.message;
       else if (e instanceof TimedOut) error = this.timedOut();
@@ -439,6 +490,188 @@ class ApplyRun {
     }
   }
 
+  // ----- The ApplySet
+
+  /**
+   * Reads the folder's ApplySet parent before anything changes: another tool's set, a manifest
+   * that carries the set's labels already, or a parent namespace that does not exist stops the run.
+   */
+  private async readApplySet(): Promise<void> {
+    const labelled = this.states.filter(s => {
+      const labels = (s.planned.object.metadata.labels ?? {}) as { [key: string]: string };
+      return labels[APPLYSET_PART_OF_LABEL] !== undefined || labels[APPLYSET_ID_LABEL] !== undefined;
+    });
+    if (labelled.length) {
+      throw new Stop(`Nothing was applied: ${labelled.map(s => this.where(s)).join(', ')} carr${labelled.length === 1 ? 'ies' : 'y'} `
+        + `the label ${APPLYSET_PART_OF_LABEL} or ${APPLYSET_ID_LABEL}: remove it from the manifests; apply adds it itself`);
+    }
+    const { parent } = this.applySet;
+    try {
+      this.setState = await this.applySet.read(this.signal());
+      if (!this.resolver.createsNamespace(parent.namespace)) {
+        await this.client.request({ method: 'GET', path: `/api/v1/namespaces/${encodeURIComponent(parent.namespace)}`, signal: this.signal() });
+      }
+    } catch (e) {
+      this.rethrowTimeout(e);
+      if (e instanceof CliError) throw new Stop(`Nothing was applied: ${e.message}`);
+      if (statusOf(e) === 404) {
+        throw new Stop(`Nothing was applied: the namespace ${parent.namespace} of the ApplySet parent ${parentLabel(parent)} does not exist: `
+          + `create it (kubectl create namespace ${parent.namespace}), or add a Namespace to ${this.plan.dir}`);
+      }
+      throw new Stop(`Nothing was applied: ${this.requestError(e, `reading the ApplySet parent ${parentLabel(parent)}`).message}`);
+    }
+  }
+
+  /**
+   * Writes the parent, listing the kinds and namespaces of the set as it was and of the folder (as
+   * kubectl does before it applies: an interrupted run leaves nothing outside the set), once its
+   * namespace exists. A namespace the folder creates exists after the step that applies it.
+   */
+  private async writeParent(): Promise<void> {
+    if (this.parentWritten) return;
+    const { parent } = this.applySet;
+    const namespaceState = this.states.find(s => s.planned.group === '' && s.planned.object.kind === 'Namespace'
+      && s.planned.object.metadata.name === parent.namespace);
+    if (namespaceState) {
+      const applied = [ApplyOutcome.CREATED, ApplyOutcome.CONFIGURED, ApplyOutcome.UNCHANGED, ApplyOutcome.APPLIED].includes(namespaceState.outcome);
+      if (!applied || (this.dryRun && namespaceState.outcome === ApplyOutcome.CREATED)) return;
+    }
+    await this.writeParentScope(ApplySet.union(this.setState!, ApplySet.scopeOf(this.states)));
+    this.parentWritten = true;
+  }
+
+  /** The resources of the folder's kinds, also of those a CRD of the folder defines and the API server does not serve yet. */
+  private plannedResources(): ApiResource[] {
+    return this.states.map(s => s.resource ?? crdResource(this.resolver.crdInPlan(s.planned.object.apiVersion, s.planned.object.kind)))
+      .filter((r): r is ApiResource => r !== undefined);
+  }
+
+  private async writeParentScope(scope: ApplySetScope): Promise<void> {
+    const { parent } = this.applySet;
+    try {
+      await this.applySet.write(scope, this.discovery, this.plannedResources(), this.dryRun, this.signal());
+    } catch (e) {
+      this.rethrowTimeout(e);
+      const detail = statusOf(e) === 403
+        ? `${statusBody(e).message}. Apply needs the verbs get, create and patch on ${parent.resource.plural} in namespace ${parent.namespace}`
+        : this.requestError(e, 'writing it').message;
+      throw new Stop(`Cannot write the ApplySet parent ${parentLabel(parent)}: ${detail}`);
+    }
+  }
+
+  /**
+   * Deletes the members of the set the folder no longer holds, later sync waves first, and then
+   * writes the parent with the set as the folder has it. Only what this field manager applied and
+   * nothing owns is deleted; Namespaces and CRDs are reported, not deleted.
+   */
+  private async prune(): Promise<void> {
+    const scope = ApplySet.union(this.setState!, ApplySet.scopeOf(this.states));
+    let orphans: Orphan[];
+    try {
+      orphans = ApplySet.orphansOf(await this.applySet.members(this.discovery, scope, this.signal()), this.states, this.fieldManager);
+    } catch (e) {
+      this.rethrowTimeout(e);
+      throw new Stop(`Cannot prune: ${this.requestError(e, `listing the members of the ApplySet ${parentLabel(this.applySet.parent)}`).message}`);
+    }
+    const deleting = orphans.filter(o => !o.kept);
+    const theirs = orphans.filter(o => o.kept === KeptReason.OWNED || o.kept === KeptReason.NOT_APPLIED);
+    this.log(`prune (ApplySet ${parentLabel(this.applySet.parent)}): ${deleting.length} object${deleting.length === 1 ? '' : 's'} `
+      + `no longer in ${this.plan.dir}${this.dryRun ? ', dry run: nothing is deleted' : ''}`);
+    const failures: string[] = [];
+    for (const wave of [...new Set(deleting.map(o => `${o.wave} ${o.phase}`))]) {
+      const group = deleting.filter(o => `${o.wave} ${o.phase}` === wave);
+      const deleted: Orphan[] = [];
+      for (const orphan of group) {
+        try {
+          await this.client.request({
+            method: 'DELETE', path: this.orphanPath(orphan), signal: this.signal(),
+            query: { propagationPolicy: 'Background', dryRun: this.dryRun ? 'All' : undefined },
+          });
+          deleted.push(orphan);
+        } catch (e) {
+          this.rethrowTimeout(e);
+          if (statusOf(e) !== 404) {
+            const message = statusOf(e) === 403
+              ? `forbidden: ${statusBody(e).message}. Prune needs the verb delete on ${orphan.resource.plural}`
+              : this.requestError(e, 'deleting it').message;
+            failures.push(`${memberLabel(orphan)}: ${message}`);
+            this.pruned.push(this.prunedObject(orphan, 'failed', message));
+            this.line('failed', `${memberLabel(orphan)}: ${message}`);
+            continue;
+          }
+        }
+        this.pruned.push(this.prunedObject(orphan, 'pruned'));
+        this.line('pruned', `${memberLabel(orphan)}${this.dryRun ? ' (dry run)' : ''}`);
+      }
+      if (this.wait && !this.dryRun) await this.waitUntilGone(deleted);
+    }
+    for (const orphan of orphans) {
+      if (!orphan.kept) continue;
+      this.pruned.push(this.prunedObject(orphan, 'kept', orphan.keptBecause));
+      if (orphan.kept === KeptReason.DELETES_MORE) this.line('kept', `${memberLabel(orphan)}: ${orphan.keptBecause}`);
+    }
+    if (theirs.length) {
+      const one = theirs.length === 1;
+      this.line('kept', `${theirs.length} object${one ? '' : 's'} with the set's label that ${one ? 'is' : 'are'} not its to delete `
+        + '(made by a controller, which copied the label: the Function Controller copies a Function\'s labels onto its objects); -o json lists them');
+    }
+    if (failures.length) {
+      throw new Stop(`${failures.length} of ${deleting.length} objects could not be pruned (the ApplySet keeps them, for the next --prune):\n`
+        + failures.map(f => `  ${f}`).join('\n'));
+    }
+    const kept = orphans.filter(o => o.kept === KeptReason.DELETES_MORE);
+    await this.writeParentScope(ApplySet.union(ApplySet.scopeOf(this.states), {
+      groupKinds: kept.map(o => `${o.resource.kind}${o.resource.group ? `.${o.resource.group}` : ''}`),
+      namespaces: kept.map(o => o.object.metadata.namespace ?? ''),
+    }));
+  }
+
+  /** Waits until deleted objects are gone: finalizers (a PersistentVolumeClaim in use, a Function's) may hold them. */
+  private async waitUntilGone(deleted: readonly Orphan[]): Promise<void> {
+    let pending = [...deleted];
+    const said = new Set<Orphan>();
+    while (pending.length) {
+      const still: Orphan[] = [];
+      for (const orphan of pending) {
+        try {
+          const { body } = await this.client.request({
+            method: 'GET', path: this.orphanPath(orphan), signal: this.signal(),
+          });
+          if (body?.metadata?.uid !== orphan.object.metadata?.uid) continue;
+          still.push(orphan);
+          if (!said.has(orphan)) {
+            said.add(orphan);
+            const finalizers: string[] = body?.metadata?.finalizers ?? [];
+            const inUse = finalizers.includes('kubernetes.io/pvc-protection')
+              ? '; while a Pod mounts it, it stays: scale down what runs that Pod '
+                + `(kubectl scale deployment/<name> --replicas 0 -n ${orphan.object.metadata.namespace})`
+              : '';
+            const held = finalizers.length ? ` (finalizers: ${finalizers.join(', ')})` : '';
+            this.line('waiting', `${memberLabel(orphan)}: being deleted${held}${inUse}`);
+          }
+        } catch (e) {
+          this.rethrowTimeout(e);
+          if (statusOf(e) !== 404) throw new Stop(this.requestError(e, `reading ${memberLabel(orphan)}`).message);
+        }
+      }
+      pending = still;
+      if (pending.length) await this.sleep();
+    }
+  }
+
+  private orphanPath(orphan: Orphan): string {
+    return resourcePath(orphan.resource, orphan.object.metadata.namespace, orphan.object.metadata.name);
+  }
+
+  private prunedObject(orphan: Orphan, outcome: PrunedObject['outcome'], message?: string): PrunedObject {
+    const { metadata } = orphan.object;
+    return {
+      apiVersion: orphan.object.apiVersion, kind: orphan.resource.kind,
+      ...(metadata?.namespace ? { namespace: metadata.namespace } : {}),
+      name: metadata?.name, outcome, ...(message ? { message } : {}),
+    };
+  }
+
   // ----- Applying
 
   private async applyStep(step: ApplyStep, states: ObjectState[]): Promise<void> {
@@ -461,7 +694,7 @@ class ApplyRun {
     }
     const resource = state.resource;
     const path = resourcePath(resource, state.namespace, object.metadata.name);
-    const body = targetBody(state);
+    const body = this.applySet.labelled(targetBody(state));
 
     let before: any;
     let known = true;
@@ -500,9 +733,45 @@ class ApplyRun {
           await this.sleep();
           continue;
         }
+        const refusal = refusedChangeOfAnswer(body, statusOf(e), statusBody(e), STACK_REPLACEMENT_OPT_INS);
+        if (refusal?.replacementAllowed) return this.replace(state, path, body, refusal);
+        if (refusal) {
+          return this.fail(state, `refused: ${refusal.refusal}. The API server never changes this in place; `
+            + `ways through: ${refusal.wayThrough.join('; ')}. `
+            + `Replacing it costs: ${refusal.cost}`);
+        }
         return this.fail(state, this.applyError(e, state, 'applying'));
       }
     }
+  }
+
+  /**
+   * Deletes an object the API server refuses to change in place and creates it again, as Argo CD's
+   * `Replace=true,Force=true` and Flux's `force` do: only for objects that opted in.
+   */
+  private async replace(state: ObjectState, path: string, body: Manifest, refusal: RefusedChange): Promise<void> {
+    state.message = `${refusal.refusal}: deleted and created again (it opted in to replacement); ${refusal.cost}`;
+    if (this.dryRun) {
+      state.outcome = ApplyOutcome.REPLACED;
+      this.line(state.outcome, `${this.label(state)} (dry run): would be deleted and created again: ${refusal.refusal}`);
+      return;
+    }
+    this.line('replacing', `${this.label(state)}: ${refusal.refusal}: deleting it to create it again (${refusal.cost})`);
+    try {
+      const { body: live } = await this.client.request({ method: 'GET', path, signal: this.signal() });
+      await this.client.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' }, signal: this.signal() });
+      await this.waitUntilGone([{ resource: state.resource!, object: live, wave: state.planned.wave, phase: state.planned.phase }]);
+      state.live = (await this.client.request({
+        method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(), query: { fieldManager: this.fieldManager, force: 'true' },
+      })).body;
+    } catch (e) {
+      this.rethrowTimeout(e);
+      if (e instanceof Stop) throw e;
+      return this.fail(state, `replacing it failed: ${this.applyError(e, state, 'applying')}`);
+    }
+    state.outcome = ApplyOutcome.REPLACED;
+    this.line(state.outcome, this.label(state));
+    return undefined;
   }
 
   private skip(state: ObjectState, message: string): void {
@@ -680,12 +949,16 @@ class ApplyRun {
     }
     const seconds = Math.round((this.io.now() - this.startedAt) / 100) / 10;
     if (!error) {
-      const tally = Object.entries(counts).map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+      const pruned = this.pruned.filter(p => p.outcome === 'pruned').length;
+      const tally = [...Object.entries(counts).map(([outcome, n]) => `${n} ${outcome}`), ...(this.options.prune ? [`${pruned} pruned`] : [])]
+        .join(', ');
       this.log(`${this.dryRun ? 'Dry run of' : 'Applied'} ${objects.length} object${objects.length === 1 ? '' : 's'} in ${took(this.io.now() - this.startedAt)}: ${tally}.`);
       this.hint();
     }
     return {
       ok: !error, dir: this.plan.dir, dryRun: this.dryRun, wait: this.wait, fieldManager: this.fieldManager, seconds, counts, objects,
+      applySet: { parent: parentLabel(this.applySet.parent), id: this.applySet.parent.id },
+      ...(this.options.prune ? { pruned: this.pruned } : {}),
       ...(error ? { error } : {}),
     };
   }
@@ -716,9 +989,31 @@ class ApplyRun {
  */
 export async function runApply(dir: string, options: ApplyOptions = {}, io: ApplyIo = processIo()): Promise<ApplyReport> {
   const plan = planApply(dir);
+  requireApplySetForPrune(plan, options);
   const cluster = await connect(options);
   const client = await RestClient.create(cluster.kubeConfig);
   return new ApplyRun(plan, cluster, client, new Discovery(client), options, io).run();
+}
+
+/**
+ * A folder without a Namespace names no ApplySet of its own: the default parent would be in the
+ * context's namespace, shared by every such folder, and pruning one would delete the other's objects.
+ *
+ * @throws CliError when `prune` is asked for such a folder without `applyset`
+ */
+export function requireApplySetForPrune(plan: ApplyPlan, options: Pick<ApplyOptions, 'prune' | 'applyset'>): void {
+  if (!options.prune || options.applyset || plan.steps.some(s => s.objects.some(p => p.group === '' && p.object.kind === 'Namespace'))) return;
+  throw new CliError(`${plan.dir} holds no Namespace to keep its ApplySet parent in: name the parent with --applyset (such as `
+    + '--applyset my-app), one for each folder you apply into the cluster, so that pruning one folder never deletes another\'s objects');
+}
+
+/** The resource a CRD of the folder will serve. */
+function crdResource(crd: PlannedObject | undefined): ApiResource | undefined {
+  const spec = crd?.object.spec;
+  if (!spec?.names?.plural) return undefined;
+  return {
+    group: spec.group, version: spec.versions?.[0]?.name, kind: spec.names.kind, plural: spec.names.plural, namespaced: spec.scope !== 'Cluster',
+  };
 }
 
 /** Adds `apply` to a program whose global options are those of `kyma-serverless`. */
@@ -734,6 +1029,9 @@ export function addApplyCommand(program: Command): void {
     .option('--dry-run', 'send every object with dryRun=All: the API server validates and admits it, and stores nothing')
     .option('--force-conflicts', 'take over fields another field manager owns, rather than fail')
     .option('--field-manager <name>', 'the field manager that owns the applied fields', DEFAULT_FIELD_MANAGER)
+    .option('--prune', 'after a successful apply, delete what the folder no longer holds: the members of its ApplySet this field manager applied')
+    .option('--applyset <[secrets/|configmaps/]name>',
+      `the ApplySet parent, in the namespace of the folder's first Namespace (default: ${DEFAULT_APPLYSET_NAME})`)
     .addHelpText('after', `
 Order: by the sync wave annotation argocd.argoproj.io/sync-wave (an integer; 0 without it), and in
 each wave: Namespaces, CRDs, PriorityClasses and StorageClasses first, then other built-in kinds,
@@ -745,6 +1043,17 @@ rolled out, Jobs complete (a failed Job fails the apply), webhook configurations
 given their caBundle. PersistentVolumeClaims and custom resources are not waited for: follow
 Functions with kyma-serverless status --watch. Without waiting, the stack's admission webhook
 (failurePolicy Fail) refuses Functions until its Pods are ready.
+
+ApplySet (KEP-3659, as kubectl apply --applyset): every object is labelled
+applyset.kubernetes.io/part-of=<id>, and a parent Secret (${DEFAULT_APPLYSET_NAME}, in the
+namespace of the folder's first Namespace) lists the kinds and namespaces of the set. With --prune,
+after everything was applied, the members the folder no longer holds are deleted, later sync waves
+first (a Function after its APIRules, Subscriptions and ScaledObjects): only what this field
+manager applied and nothing owns; Namespaces and CRDs are reported, not deleted.
+
+Replacement: an object the API server refuses to change in place (a smaller PVC, a new selector)
+is deleted and created again when it opted in (the Argo CD sync options Replace=true,Force=true and
+the Flux annotation kustomize.toolkit.fluxcd.io/force: enabled); otherwise apply fails, saying how.
 
 Exit code: 0 when everything was applied (and is ready), 1 when an object is refused, a wait fails,
 or --timeout passes; later steps are then not applied.
@@ -758,6 +1067,9 @@ Examples:
 
   # What would change, checked by the API server and its admission webhooks, nothing stored
   kyma-serverless apply --dry-run
+
+  # Delete what was removed from dist/ (first see what: --dry-run, or kyma-serverless diff)
+  kyma-serverless apply --prune
 
   # A CI deployment gate: apply, then wait for the Functions' builds
   kyma-serverless apply -o json > apply.json && kyma-serverless status -A --watch --timeout 15m
