@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { CliError } from './_kube';
 import { OutputFormat } from './_output';
 import { addApplyCommand } from './apply';
+import { addDiffCommand } from './diff';
 import { addPreflightCommand } from './preflight';
 import { addStatusCommand } from './status';
 import { addSynthCommand } from './synth';
@@ -14,7 +15,8 @@ import { addWebhookCommand } from './webhook-serve';
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, follow Functions after')
+    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, see what a sync will change, '
+      + 'apply in order, follow Functions after')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')
@@ -25,6 +27,7 @@ export function program(): Command {
   addValidateCommand(cli);
   addPreflightCommand(cli);
   addApplyCommand(cli);
+  addDiffCommand(cli);
   addStatusCommand(cli);
   addWebhookCommand(cli);
   return cli;
