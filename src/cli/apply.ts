@@ -15,15 +15,15 @@
 import { Duration } from 'cdk8s';
 import { Command, Option } from 'commander';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { OutputFormat } from './_output';
-import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
 import { RefusedChange, refusedChangeOfAnswer } from '../policy/replacement';
+import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
 import {
   APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
   memberLabel, parentLabel,
 } from './_applyset';
+import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
+import { OutputFormat } from './_output';
 import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
@@ -762,7 +762,7 @@ class ApplyRun {
       await this.client.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' }, signal: this.signal() });
       await this.waitUntilGone([{ resource: state.resource!, object: live, wave: state.planned.wave, phase: state.planned.phase }]);
       state.live = (await this.client.request({
-        method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(), query: { fieldManager: this.fieldManager, force: 'true' },
+        method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(), query: { fieldManager: this.fieldManager },
       })).body;
     } catch (e) {
       this.rethrowTimeout(e);
