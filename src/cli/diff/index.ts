@@ -23,7 +23,8 @@ import { APPLY_PATCH, Discovery, RestClient, resourcePath } from '../_rest';
 import { DiffOutcome, ObjectDiff, changeMeaning, changedFields, comparable, createMeaning, orphanMeaning } from './model';
 import { DiffCounts, countOutcomes, renderMarkdown, renderText, tally, yamlFieldDiff } from './render';
 
-export { DiffOutcome, ObjectDiff } from './model';
+export { DiffOutcome } from './model';
+export type { ObjectDiff } from './model';
 
 /** Options of {@link runDiff}: the cluster options and the command's own. */
 export interface DiffOptions extends ClusterOptions {
