@@ -9,4 +9,6 @@ module.exports = {
   testMatch: ['**/*.e2e.ts'],
   testTimeout: 5 * 60 * 1000,
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  // test/e2e/day2.e2e.ts serves the fake API server (test/util/), which loads client-node: see jest.config.js.
+  moduleNameMapper: { '^@kubernetes/client-node$': '<rootDir>/test/util/client-node.js' },
 };

@@ -27,3 +27,4 @@ export * from './gitops/argo-cd';
 export * from './gitops/flux';
 export * from './policy/policy';
 export * from './policy/manifests';
+export * from './policy/replacement';

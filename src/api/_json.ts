@@ -1,7 +1,8 @@
 /**
- * Helpers for JSON of unknown shape: telling objects apart, and showing any value in a message,
- * whatever it is (deep, circular, or without a string form).
+ * Helpers for JSON of unknown shape: telling objects apart, finding where two differ, and showing
+ * any value in a message, whatever it is (deep, circular, or without a string form).
  */
+import { isDeepStrictEqual } from 'node:util';
 
 /** Whether a value is a JSON object: not null, not an array. */
 export function isObject<V = unknown>(value: unknown): value is { [key: string]: V } {
@@ -20,6 +21,18 @@ export function showJson(value: unknown): string {
     // Too deep, circular, or a BigInt: described by its type below.
   }
   return JSON.stringify(Array.isArray(value) ? 'array' : typeof value);
+}
+
+/**
+ * The paths of the leaves in which two JSON values differ, each as its list of keys; lists are
+ * compared whole, and so is a value that is an object on one side only.
+ */
+export function changedPaths(before: unknown, after: unknown, at: readonly string[] = []): string[][] {
+  if (isDeepStrictEqual(before, after)) return [];
+  if (isObject(before) && isObject(after)) {
+    return [...new Set([...Object.keys(before), ...Object.keys(after)])].sort().flatMap(key => changedPaths(before[key], after[key], [...at, key]));
+  }
+  return [[...at]];
 }
 
 /** A value as a plain string: itself when a string, else its JSON (see {@link showJson}). */

@@ -17,7 +17,7 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /** One API call. */
 export interface RestRequest {
-  readonly method: 'GET' | 'PATCH';
+  readonly method: 'GET' | 'PATCH' | 'DELETE';
   /** The path, such as `/apis/apps/v1/namespaces/x/deployments/y`. */
   readonly path: string;
   /** Query parameters; undefined ones are left out. */
@@ -74,7 +74,7 @@ export class RestClient {
    */
   public async request(request: RestRequest): Promise<RestResponse> {
     const { HttpMethod } = await import('@kubernetes/client-node');
-    const context = this.configuration.baseServer.makeRequestContext(request.path, request.method === 'GET' ? HttpMethod.GET : HttpMethod.PATCH);
+    const context = this.configuration.baseServer.makeRequestContext(request.path, HttpMethod[request.method]);
     context.setHeaderParam('Accept', 'application/json');
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) context.setQueryParam(name, value);
@@ -144,6 +144,27 @@ export class Discovery {
     const known = this.groupVersions.get(apiVersion)?.find(r => r.kind === kind);
     if (known) return known;
     return (await this.read(apiVersion, signal))?.find(r => r.kind === kind);
+  }
+
+  /**
+   * The resource of a kind given without a version (as an ApplySet parent lists its kinds): in the
+   * group's preferred version.
+   *
+   * @param group the group; `''` for the core group
+   * @returns undefined when the server does not serve the kind
+   * @throws ApiException when discovery fails otherwise
+   */
+  public async resourceOfGroupKind(group: string, kind: string, signal?: AbortSignal): Promise<ApiResource | undefined> {
+    if (!group) return this.resourceOf('v1', kind, signal);
+    let body: any;
+    try {
+      body = (await this.client.request({ method: 'GET', path: `/apis/${group}`, signal })).body;
+    } catch (e) {
+      if ((e as { code?: number }).code === 404) return undefined;
+      throw e;
+    }
+    const version: string | undefined = body?.preferredVersion?.version ?? body?.versions?.[0]?.version;
+    return version ? this.resourceOf(`${group}/${version}`, kind, signal) : undefined;
   }
 
   /**

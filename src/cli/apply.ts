@@ -12,180 +12,25 @@
  * The order is planned from the manifests alone ({@link planApply}), readiness is judged from one
  * object at a time ({@link readinessOf}), and {@link runApply} talks to the cluster.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Duration } from 'cdk8s';
 import { Command, Option } from 'commander';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { FUNCTION_CRD_NAME } from '../api/crd';
-import { SYNC_WAVE_ANNOTATION } from '../gitops/sync-waves';
-import { manifestFiles, parseManifests } from '../policy/_manifest-files';
+import { RefusedChange, refusedChangeOfAnswer } from '../policy/replacement';
+import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
+import {
+  APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
+  memberLabel, parentLabel,
+} from './_applyset';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
+import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
 import { OutputFormat } from './_output';
+import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
 
-/** The field manager of the apply, unless `--field-manager` says otherwise. */
-export const DEFAULT_FIELD_MANAGER = 'kyma-serverless';
+export { ApplyPhase, BUILT_IN_GROUPS, DEFAULT_FIELD_MANAGER, phaseOf, planApply, stepTitle } from './_plan';
+export type { ApplyPlan, ApplyStep, Manifest, PlannedObject } from './_plan';
 
-/** The phases of a sync wave, in apply order. */
-export enum ApplyPhase {
-  /** Namespaces, CustomResourceDefinitions, PriorityClasses and StorageClasses: what other objects need. */
-  PREREQUISITES = 'prerequisites',
-  /** Every other kind of a built-in Kubernetes API group. */
-  BUILT_IN = 'built-in',
-  /** Kinds of other groups: custom resources, whose CRD an earlier step may install. */
-  CUSTOM_RESOURCES = 'custom-resources',
-}
-
-const PHASE_TITLES: { readonly [phase in ApplyPhase]: string } = {
-  [ApplyPhase.PREREQUISITES]: 'cluster prerequisites',
-  [ApplyPhase.BUILT_IN]: 'built-in kinds',
-  [ApplyPhase.CUSTOM_RESOURCES]: 'custom resources',
-};
-
-const PHASE_ORDER: readonly ApplyPhase[] = [ApplyPhase.PREREQUISITES, ApplyPhase.BUILT_IN, ApplyPhase.CUSTOM_RESOURCES];
-
-/**
- * The API groups Kubernetes itself serves. Other groups are custom resources (or aggregated APIs),
- * also those under `k8s.io` that CRDs define, such as `gateway.networking.k8s.io`.
- */
-export const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
-  '', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps', 'authentication.k8s.io',
-  'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io',
-  'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io', 'node.k8s.io', 'policy', 'rbac.authorization.k8s.io',
-  'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
-]);
-
-/** Kinds applied first in their wave, as `group/Kind`. */
-const PREREQUISITE_KINDS: ReadonlySet<string> = new Set([
-  '/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', 'scheduling.k8s.io/PriorityClass', 'storage.k8s.io/StorageClass',
-]);
-
-/** The phase of a kind in its wave. */
-export function phaseOf(apiVersion: string, kind: string): ApplyPhase {
-  const { group } = parseApiVersion(apiVersion);
-  if (PREREQUISITE_KINDS.has(`${group}/${kind}`)) return ApplyPhase.PREREQUISITES;
-  return BUILT_IN_GROUPS.has(group) ? ApplyPhase.BUILT_IN : ApplyPhase.CUSTOM_RESOURCES;
-}
-
-/** A Kubernetes object as read from a manifest. */
-export interface Manifest {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly annotations?: { readonly [key: string]: string };
-    readonly [key: string]: unknown;
-  };
-  readonly [key: string]: any;
-}
-
-/** One object of the folder, where it comes from, and when it is applied. */
-export interface PlannedObject {
-  /** The file, relative to the folder. */
-  readonly file: string;
-  /** The document's number in its file, from 1. */
-  readonly document: number;
-  readonly object: Manifest;
-  /** The API group; `''` for the core group. */
-  readonly group: string;
-  /** The sync wave: the `argocd.argoproj.io/sync-wave` annotation, else 0. */
-  readonly wave: number;
-  readonly phase: ApplyPhase;
-}
-
-/** Objects applied together, then waited for. */
-export interface ApplyStep {
-  readonly wave: number;
-  readonly phase: ApplyPhase;
-  /** In file order, then document order. */
-  readonly objects: readonly PlannedObject[];
-}
-
-/** What {@link planApply} read and the order it chose. */
-export interface ApplyPlan {
-  /** The folder. */
-  readonly dir: string;
-  /** The files read, relative to the folder, in name order. */
-  readonly files: readonly string[];
-  /** The steps, by wave, then phase; steps without objects are left out. */
-  readonly steps: readonly ApplyStep[];
-}
-
-/** `Deployment kyma-system/x`, or `Namespace x` for cluster-scoped objects. */
-function label(kind: string, name: string, namespace: string | undefined): string {
-  return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
-}
-
-/** `wave -1, built-in kinds`. */
-export function stepTitle(step: Pick<ApplyStep, 'wave' | 'phase'>): string {
-  return `wave ${step.wave}, ${PHASE_TITLES[step.phase]}`;
-}
-
-/**
- * Reads the manifests of one folder (not its subfolders, which hold other environments) and orders
- * them: by sync wave (the integer annotation `argocd.argoproj.io/sync-wave`, 0 without it), then
- * by {@link ApplyPhase}, then in file and document order. `kustomization.yaml` is not a manifest.
- *
- * @param dir the folder, such as `dist`
- * @throws CliError when the folder is missing or empty, or a document does not parse, is not an
- * object with apiVersion, kind and metadata.name, has a sync wave that is not an integer, or
- * repeats another object: every problem is listed, and nothing is applied
- */
-export function planApply(dir: string): ApplyPlan {
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new CliError(`No folder ${dir}: give the folder synth writes to, such as dist`);
-  }
-  const files = manifestFiles(dir, false).map(f => path.relative(dir, f));
-  if (!files.length) throw new CliError(`${dir} holds no manifests (*.yaml or *.yml files beside kustomization.yaml)`);
-  const problems: string[] = [];
-  const objects: PlannedObject[] = [];
-  const seen = new Map<string, string>();
-  for (const file of files) {
-    parseManifests(fs.readFileSync(path.join(dir, file), 'utf8')).forEach(({ object, error }, index) => {
-      const where = `${file}: document ${index + 1}`;
-      if (error !== undefined) return problems.push(`${where} does not parse: ${error.split('\n')[0]}`);
-      if (object === null || object === undefined) return;
-      const o = object as Manifest;
-      if (typeof o !== 'object' || Array.isArray(o) || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
-        return problems.push(`${where} is not a Kubernetes object: apiVersion and kind are required`);
-      }
-      if (typeof o.metadata?.name !== 'string' || !o.metadata.name) {
-        return problems.push(`${where} (${o.kind}) has no metadata.name: server-side apply needs one (generateName is not enough)`);
-      }
-      const entryWhere = `${file}: ${label(o.kind, o.metadata.name, o.metadata.namespace)}`;
-      const annotation = o.metadata.annotations?.[SYNC_WAVE_ANNOTATION];
-      if (annotation !== undefined && !/^\s*[-+]?\d+\s*$/.test(String(annotation))) {
-        return problems.push(`${entryWhere}: the ${SYNC_WAVE_ANNOTATION} annotation "${annotation}" is not an integer`);
-      }
-      const group = parseApiVersion(o.apiVersion).group;
-      const identity = `${group}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
-      const first = seen.get(identity);
-      if (first) return problems.push(`${entryWhere} is also defined in ${first}: keep one`);
-      seen.set(identity, file);
-      objects.push({
-        file, document: index + 1, object: o, group,
-        wave: annotation === undefined ? 0 : Number(annotation),
-        phase: phaseOf(o.apiVersion, o.kind),
-      });
-      return undefined;
-    });
-  }
-  if (problems.length) {
-    throw new CliError(`Nothing was applied: ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'} `
-      + `(kyma-serverless validate ${dir} checks more):\n${problems.map(p => `  ${p}`).join('\n')}`);
-  }
-  const steps: ApplyStep[] = [];
-  for (const wave of [...new Set(objects.map(o => o.wave))].sort((a, b) => a - b)) {
-    for (const phase of PHASE_ORDER) {
-      const inStep = objects.filter(o => o.wave === wave && o.phase === phase);
-      if (inStep.length) steps.push({ wave, phase, objects: inStep });
-    }
-  }
-  return { dir, files, steps };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Readiness
@@ -374,6 +219,11 @@ export enum ApplyOutcome {
   APPLIED = 'applied',
   /** A dry run could not check it: its Namespace or CRD is created by the apply itself. */
   SKIPPED = 'skipped',
+  /**
+   * The API server refused to change a field that cannot change, and the object opted in to
+   * replacement (see `allowReplacement`): it was deleted and created again (with `--dry-run`: it would be).
+   */
+  REPLACED = 'replaced',
   /** The API server refused it. */
   FAILED = 'failed',
   /** An earlier step failed or timed out. */
@@ -398,6 +248,18 @@ export interface AppliedObject {
   readonly readiness?: Readiness;
 }
 
+/** What `--prune` did with one object of the set that the folder no longer holds. */
+export interface PrunedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** `pruned` (deleted; with `--dry-run`: would be), `kept` (left, with the reason), or `failed`. */
+  readonly outcome: 'pruned' | 'kept' | 'failed';
+  /** Why it was kept, or why deleting it failed. */
+  readonly message?: string;
+}
+
 /** What {@link runApply} did. */
 export interface ApplyReport {
   /** True when every object was applied and (with `wait`) every one waited for is ready. */
@@ -412,6 +274,10 @@ export interface ApplyReport {
   readonly counts: { readonly [outcome: string]: number };
   /** Every object, in apply order. */
   readonly objects: readonly AppliedObject[];
+  /** The ApplySet the objects were labelled into: its parent (`secrets/<name> -n <namespace>`) and id. */
+  readonly applySet: { readonly parent: string; readonly id: string };
+  /** With `prune`: the members of the set the folder no longer holds, in the order they were deleted. */
+  readonly pruned?: readonly PrunedObject[];
   /** What went wrong, when `ok` is false. */
   readonly error?: string;
 }
@@ -455,6 +321,20 @@ export interface ApplyOptions extends ClusterOptions {
    */
   readonly fieldManager?: string;
   /**
+   * After a successful apply, delete the members of the folder's ApplySet that the folder no
+   * longer holds (and that this field manager applied and nothing owns), in reverse apply order.
+   *
+   * @default false
+   */
+  readonly prune?: boolean;
+  /**
+   * The ApplySet parent: `[secrets/|configmaps/]name`, in the namespace of the folder's first
+   * Namespace (else `-n`'s, or the context's).
+   *
+   * @default 'kyma-serverless-applyset'
+   */
+  readonly applyset?: string;
+  /**
    * The output format: with JSON, the lines of progress go to standard error, and standard output
    * gets the report.
    *
@@ -478,10 +358,7 @@ class TimedOut extends Error {}
 class Stop extends Error {}
 
 /** The live state of one planned object. */
-interface ObjectState {
-  readonly planned: PlannedObject;
-  resource?: ApiResource;
-  namespace?: string;
+interface ObjectState extends ObjectTarget {
   outcome: ApplyOutcome;
   message?: string;
   readiness?: Readiness;
@@ -509,26 +386,6 @@ function content(object: any): string {
   return JSON.stringify(sorted({ ...rest, metadata: meta }));
 }
 
-/** The message and details of an API error's Status body. */
-function statusBody(e: unknown): { message?: string; reason?: string; details?: { name?: string; kind?: string } } {
-  const body = (e as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body);
-    } catch {
-      return { message: body };
-    }
-  }
-  return (body && typeof body === 'object' ? body : {}) as ReturnType<typeof statusBody>;
-}
-
-/** Errors worth another try: the server is busy, or a webhook it calls is not answering yet. */
-function transient(e: unknown): boolean {
-  const code = statusOf(e);
-  if (code === 429 || code === 503 || code === 504) return true;
-  return code === 500 && /failed calling webhook|no endpoints available|connection refused/i.test(statusBody(e).message ?? '');
-}
-
 /** One run of the command. */
 class ApplyRun {
   private readonly states: ObjectState[];
@@ -542,6 +399,12 @@ class ApplyRun {
   private readonly timeout: Duration;
   /** The kind a custom resource waits to be served, for the timeout's message. */
   private unserved?: string;
+  private readonly resolver: PlanResolver;
+  private readonly applySet: ApplySet;
+  /** The set as its parent said before this run. */
+  private setState?: ApplySetState;
+  private parentWritten = false;
+  private readonly pruned: PrunedObject[] = [];
 
   constructor(
     private readonly plan: ApplyPlan,
@@ -560,6 +423,10 @@ class ApplyRun {
     this.dryRun = options.dryRun ?? false;
     this.wait = (options.wait ?? true) && !this.dryRun;
     this.pollMs = Math.max(1, (options.pollInterval ?? Duration.seconds(2)).toMilliseconds());
+    this.resolver = new PlanResolver(plan, cluster, discovery, {
+      namespace: options.namespace, signal: () => this.signal(), requestError: (e, what) => this.requestError(e, what),
+    });
+    this.applySet = new ApplySet(client, applySetParentOf(plan, options.applyset, cluster.namespace));
   }
 
   public async run(): Promise<ApplyReport> {
@@ -571,14 +438,18 @@ class ApplyRun {
         + `to ${this.cluster.server} (server-side apply, field manager ${this.fieldManager}`
         + `${this.dryRun ? ', dry run: nothing is stored' : this.wait ? '' : ', not waiting'})`);
       await this.resolveAll();
+      await this.readApplySet();
       let done = 0;
       for (const step of this.plan.steps) {
+        await this.writeParent();
         const states = this.states.slice(done, done + step.objects.length);
         done += step.objects.length;
         this.log(`${stepTitle(step)}: ${states.length} object${states.length === 1 ? '' : 's'}`);
         await this.applyStep(step, states);
         if (this.wait) await this.waitFor(states, done < this.states.length);
       }
+      await this.writeParent();
+      if (this.options.prune) await this.prune();
     } catch (e) {
       if (e instanceof Stop) error = e.message;
       else if (e instanceof TimedOut) error = this.timedOut();
@@ -595,77 +466,8 @@ class ApplyRun {
    * the run before it changes the cluster. Kinds a CRD of the folder defines are found at their step.
    */
   private async resolveAll(): Promise<void> {
-    const problems: string[] = [];
-    const byKind = new Map<string, ObjectState[]>();
-    for (const state of this.states) {
-      const key = `${state.planned.object.apiVersion} ${state.planned.object.kind}`;
-      byKind.set(key, [...(byKind.get(key) ?? []), state]);
-    }
-    for (const [, states] of byKind) {
-      const { object } = states[0].planned;
-      const resource = await this.discover(object.apiVersion, object.kind);
-      const crd = this.crdInPlan(object.apiVersion, object.kind);
-      if (!resource && !crd) {
-        problems.push(await this.notServed(states));
-        continue;
-      }
-      const namespaced = resource ? resource.namespaced : crd?.object.spec?.scope !== 'Cluster';
-      for (const state of states) {
-        state.resource = resource;
-        problems.push(...this.placeIn(state, namespaced));
-      }
-    }
+    const problems = await this.resolver.resolveAll(this.states);
     if (problems.length) throw new Stop(`Nothing was applied:\n${problems.map(p => `  ${p}`).join('\n')}`);
-  }
-
-  /** Sets the namespace of an object: its own, else `-n`'s or the context's; returns the problems. */
-  private placeIn(state: ObjectState, namespaced: boolean): string[] {
-    const own = state.planned.object.metadata.namespace;
-    if (!namespaced) return [];
-    const given = this.options.namespace;
-    if (own && given && own !== given) {
-      return [`${this.where(state)}: its namespace ${own} is not the one -n gives (${given}): leave -n out to apply the folder as it is`];
-    }
-    state.namespace = own || this.cluster.namespace;
-    return [];
-  }
-
-  private async discover(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
-    try {
-      return await this.discovery.resourceOf(apiVersion, kind, this.signal());
-    } catch (e) {
-      throw this.requestError(e, `reading the API server's discovery of ${apiVersion}`);
-    }
-  }
-
-  /** The CRD of the folder that defines a kind in a served version, if one does. */
-  private crdInPlan(apiVersion: string, kind: string): PlannedObject | undefined {
-    const { group, version } = parseApiVersion(apiVersion);
-    return this.plan.steps.flatMap(s => s.objects).find(p => p.group === 'apiextensions.k8s.io' && p.object.kind === 'CustomResourceDefinition'
-      && p.object.spec?.group === group && p.object.spec?.names?.kind === kind
-      && (p.object.spec?.versions ?? []).some((v: { name?: string; served?: boolean }) => v.name === version && v.served !== false));
-  }
-
-  /** Why a kind cannot be applied, and what to do. */
-  private async notServed(states: readonly ObjectState[]): Promise<string> {
-    const { object, group } = states[0].planned;
-    const { version } = parseApiVersion(object.apiVersion);
-    const objects = `${states.map(s => `${this.where(s)}`).join(', ')}`;
-    let versions: string[] = [];
-    try {
-      versions = await this.discovery.versionsOf(group, this.signal());
-    } catch {
-      // Only for the message.
-    }
-    const servedAs = versions.length ? ` (it serves ${group || 'the core group'} in ${versions.join(', ')})` : '';
-    if (BUILT_IN_GROUPS.has(group)) {
-      return `${objects}: the API server does not serve ${object.kind} in ${object.apiVersion}${servedAs}: change the manifest's apiVersion`;
-    }
-    const install = object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND
-      ? `install the Function CRD ${FUNCTION_CRD_NAME} first: apply the folder that holds the ServerlessStack's manifests`
-      : `install the CustomResourceDefinition that defines kind ${object.kind} in group ${group} first`;
-    return `${objects}: the cluster does not serve ${object.kind} in ${object.apiVersion}${servedAs || ` (no CRD of group ${group} is installed)`}, `
-      + `and no CustomResourceDefinition in ${this.plan.dir} defines it in version ${version}: ${install}`;
   }
 
   /**
@@ -674,10 +476,10 @@ class ApplyRun {
    */
   private async servedResource(state: ObjectState): Promise<ApiResource> {
     const { object } = state.planned;
-    const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+    const crd = this.resolver.crdInPlan(object.apiVersion, object.kind)!;
     const what = `${object.kind} ${object.apiVersion} to be served (CustomResourceDefinition ${crd.object.metadata.name})`;
     for (;;) {
-      const resource = await this.discover(object.apiVersion, object.kind);
+      const resource = await this.resolver.discover(object.apiVersion, object.kind);
       if (resource) {
         this.unserved = undefined;
         return resource;
@@ -686,6 +488,188 @@ class ApplyRun {
       this.unserved = what;
       await this.sleep();
     }
+  }
+
+  // ----- The ApplySet
+
+  /**
+   * Reads the folder's ApplySet parent before anything changes: another tool's set, a manifest
+   * that carries the set's labels already, or a parent namespace that does not exist stops the run.
+   */
+  private async readApplySet(): Promise<void> {
+    const labelled = this.states.filter(s => {
+      const labels = (s.planned.object.metadata.labels ?? {}) as { [key: string]: string };
+      return labels[APPLYSET_PART_OF_LABEL] !== undefined || labels[APPLYSET_ID_LABEL] !== undefined;
+    });
+    if (labelled.length) {
+      throw new Stop(`Nothing was applied: ${labelled.map(s => this.where(s)).join(', ')} carr${labelled.length === 1 ? 'ies' : 'y'} `
+        + `the label ${APPLYSET_PART_OF_LABEL} or ${APPLYSET_ID_LABEL}: remove it from the manifests; apply adds it itself`);
+    }
+    const { parent } = this.applySet;
+    try {
+      this.setState = await this.applySet.read(this.signal());
+      if (!this.resolver.createsNamespace(parent.namespace)) {
+        await this.client.request({ method: 'GET', path: `/api/v1/namespaces/${encodeURIComponent(parent.namespace)}`, signal: this.signal() });
+      }
+    } catch (e) {
+      this.rethrowTimeout(e);
+      if (e instanceof CliError) throw new Stop(`Nothing was applied: ${e.message}`);
+      if (statusOf(e) === 404) {
+        throw new Stop(`Nothing was applied: the namespace ${parent.namespace} of the ApplySet parent ${parentLabel(parent)} does not exist: `
+          + `create it (kubectl create namespace ${parent.namespace}), or add a Namespace to ${this.plan.dir}`);
+      }
+      throw new Stop(`Nothing was applied: ${this.requestError(e, `reading the ApplySet parent ${parentLabel(parent)}`).message}`);
+    }
+  }
+
+  /**
+   * Writes the parent, listing the kinds and namespaces of the set as it was and of the folder (as
+   * kubectl does before it applies: an interrupted run leaves nothing outside the set), once its
+   * namespace exists. A namespace the folder creates exists after the step that applies it.
+   */
+  private async writeParent(): Promise<void> {
+    if (this.parentWritten) return;
+    const { parent } = this.applySet;
+    const namespaceState = this.states.find(s => s.planned.group === '' && s.planned.object.kind === 'Namespace'
+      && s.planned.object.metadata.name === parent.namespace);
+    if (namespaceState) {
+      const applied = [ApplyOutcome.CREATED, ApplyOutcome.CONFIGURED, ApplyOutcome.UNCHANGED, ApplyOutcome.APPLIED].includes(namespaceState.outcome);
+      if (!applied || (this.dryRun && namespaceState.outcome === ApplyOutcome.CREATED)) return;
+    }
+    await this.writeParentScope(ApplySet.union(this.setState!, ApplySet.scopeOf(this.states)));
+    this.parentWritten = true;
+  }
+
+  /** The resources of the folder's kinds, also of those a CRD of the folder defines and the API server does not serve yet. */
+  private plannedResources(): ApiResource[] {
+    return this.states.map(s => s.resource ?? crdResource(this.resolver.crdInPlan(s.planned.object.apiVersion, s.planned.object.kind)))
+      .filter((r): r is ApiResource => r !== undefined);
+  }
+
+  private async writeParentScope(scope: ApplySetScope): Promise<void> {
+    const { parent } = this.applySet;
+    try {
+      await this.applySet.write(scope, this.discovery, this.plannedResources(), this.dryRun, this.signal());
+    } catch (e) {
+      this.rethrowTimeout(e);
+      const detail = statusOf(e) === 403
+        ? `${statusBody(e).message}. Apply needs the verbs get, create and patch on ${parent.resource.plural} in namespace ${parent.namespace}`
+        : this.requestError(e, 'writing it').message;
+      throw new Stop(`Cannot write the ApplySet parent ${parentLabel(parent)}: ${detail}`);
+    }
+  }
+
+  /**
+   * Deletes the members of the set the folder no longer holds, later sync waves first, and then
+   * writes the parent with the set as the folder has it. Only what this field manager applied and
+   * nothing owns is deleted; Namespaces and CRDs are reported, not deleted.
+   */
+  private async prune(): Promise<void> {
+    const scope = ApplySet.union(this.setState!, ApplySet.scopeOf(this.states));
+    let orphans: Orphan[];
+    try {
+      orphans = ApplySet.orphansOf(await this.applySet.members(this.discovery, scope, this.signal()), this.states, this.fieldManager);
+    } catch (e) {
+      this.rethrowTimeout(e);
+      throw new Stop(`Cannot prune: ${this.requestError(e, `listing the members of the ApplySet ${parentLabel(this.applySet.parent)}`).message}`);
+    }
+    const deleting = orphans.filter(o => !o.kept);
+    const theirs = orphans.filter(o => o.kept === KeptReason.OWNED || o.kept === KeptReason.NOT_APPLIED);
+    this.log(`prune (ApplySet ${parentLabel(this.applySet.parent)}): ${deleting.length} object${deleting.length === 1 ? '' : 's'} `
+      + `no longer in ${this.plan.dir}${this.dryRun ? ', dry run: nothing is deleted' : ''}`);
+    const failures: string[] = [];
+    for (const wave of [...new Set(deleting.map(o => `${o.wave} ${o.phase}`))]) {
+      const group = deleting.filter(o => `${o.wave} ${o.phase}` === wave);
+      const deleted: Orphan[] = [];
+      for (const orphan of group) {
+        try {
+          await this.client.request({
+            method: 'DELETE', path: this.orphanPath(orphan), signal: this.signal(),
+            query: { propagationPolicy: 'Background', dryRun: this.dryRun ? 'All' : undefined },
+          });
+          deleted.push(orphan);
+        } catch (e) {
+          this.rethrowTimeout(e);
+          if (statusOf(e) !== 404) {
+            const message = statusOf(e) === 403
+              ? `forbidden: ${statusBody(e).message}. Prune needs the verb delete on ${orphan.resource.plural}`
+              : this.requestError(e, 'deleting it').message;
+            failures.push(`${memberLabel(orphan)}: ${message}`);
+            this.pruned.push(this.prunedObject(orphan, 'failed', message));
+            this.line('failed', `${memberLabel(orphan)}: ${message}`);
+            continue;
+          }
+        }
+        this.pruned.push(this.prunedObject(orphan, 'pruned'));
+        this.line('pruned', `${memberLabel(orphan)}${this.dryRun ? ' (dry run)' : ''}`);
+      }
+      if (this.wait && !this.dryRun) await this.waitUntilGone(deleted);
+    }
+    for (const orphan of orphans) {
+      if (!orphan.kept) continue;
+      this.pruned.push(this.prunedObject(orphan, 'kept', orphan.keptBecause));
+      if (orphan.kept === KeptReason.DELETES_MORE) this.line('kept', `${memberLabel(orphan)}: ${orphan.keptBecause}`);
+    }
+    if (theirs.length) {
+      const one = theirs.length === 1;
+      this.line('kept', `${theirs.length} object${one ? '' : 's'} with the set's label that ${one ? 'is' : 'are'} not its to delete `
+        + '(made by a controller, which copied the label: the Function Controller copies a Function\'s labels onto its objects); -o json lists them');
+    }
+    if (failures.length) {
+      throw new Stop(`${failures.length} of ${deleting.length} objects could not be pruned (the ApplySet keeps them, for the next --prune):\n`
+        + failures.map(f => `  ${f}`).join('\n'));
+    }
+    const kept = orphans.filter(o => o.kept === KeptReason.DELETES_MORE);
+    await this.writeParentScope(ApplySet.union(ApplySet.scopeOf(this.states), {
+      groupKinds: kept.map(o => `${o.resource.kind}${o.resource.group ? `.${o.resource.group}` : ''}`),
+      namespaces: kept.map(o => o.object.metadata.namespace ?? ''),
+    }));
+  }
+
+  /** Waits until deleted objects are gone: finalizers (a PersistentVolumeClaim in use, a Function's) may hold them. */
+  private async waitUntilGone(deleted: readonly Orphan[]): Promise<void> {
+    let pending = [...deleted];
+    const said = new Set<Orphan>();
+    while (pending.length) {
+      const still: Orphan[] = [];
+      for (const orphan of pending) {
+        try {
+          const { body } = await this.client.request({
+            method: 'GET', path: this.orphanPath(orphan), signal: this.signal(),
+          });
+          if (body?.metadata?.uid !== orphan.object.metadata?.uid) continue;
+          still.push(orphan);
+          if (!said.has(orphan)) {
+            said.add(orphan);
+            const finalizers: string[] = body?.metadata?.finalizers ?? [];
+            const inUse = finalizers.includes('kubernetes.io/pvc-protection')
+              ? '; while a Pod mounts it, it stays: scale down what runs that Pod '
+                + `(kubectl scale deployment/<name> --replicas 0 -n ${orphan.object.metadata.namespace})`
+              : '';
+            const held = finalizers.length ? ` (finalizers: ${finalizers.join(', ')})` : '';
+            this.line('waiting', `${memberLabel(orphan)}: being deleted${held}${inUse}`);
+          }
+        } catch (e) {
+          this.rethrowTimeout(e);
+          if (statusOf(e) !== 404) throw new Stop(this.requestError(e, `reading ${memberLabel(orphan)}`).message);
+        }
+      }
+      pending = still;
+      if (pending.length) await this.sleep();
+    }
+  }
+
+  private orphanPath(orphan: Orphan): string {
+    return resourcePath(orphan.resource, orphan.object.metadata.namespace, orphan.object.metadata.name);
+  }
+
+  private prunedObject(orphan: Orphan, outcome: PrunedObject['outcome'], message?: string): PrunedObject {
+    const { metadata } = orphan.object;
+    return {
+      apiVersion: orphan.object.apiVersion, kind: orphan.resource.kind,
+      ...(metadata?.namespace ? { namespace: metadata.namespace } : {}),
+      name: metadata?.name, outcome, ...(message ? { message } : {}),
+    };
   }
 
   // ----- Applying
@@ -703,14 +687,14 @@ class ApplyRun {
     const { object } = state.planned;
     if (!state.resource) {
       if (this.dryRun) {
-        const crd = this.crdInPlan(object.apiVersion, object.kind)!;
+        const crd = this.resolver.crdInPlan(object.apiVersion, object.kind)!;
         return this.skip(state, `its CustomResourceDefinition ${crd.object.metadata.name} is not installed yet, and a dry run does not install it`);
       }
       state.resource = await this.servedResource(state);
     }
     const resource = state.resource;
     const path = resourcePath(resource, state.namespace, object.metadata.name);
-    const body = this.body(state);
+    const body = this.applySet.labelled(targetBody(state));
 
     let before: any;
     let known = true;
@@ -749,16 +733,45 @@ class ApplyRun {
           await this.sleep();
           continue;
         }
+        const refusal = refusedChangeOfAnswer(body, statusOf(e), statusBody(e), STACK_REPLACEMENT_OPT_INS);
+        if (refusal?.replacementAllowed) return this.replace(state, path, body, refusal);
+        if (refusal) {
+          return this.fail(state, `refused: ${refusal.refusal}. The API server never changes this in place; `
+            + `ways through: ${refusal.wayThrough.join('; ')}. `
+            + `Replacing it costs: ${refusal.cost}`);
+        }
         return this.fail(state, this.applyError(e, state, 'applying'));
       }
     }
   }
 
-  /** The object to send: as in the file, with the namespace it is applied in. */
-  private body(state: ObjectState): Manifest {
-    const { object } = state.planned;
-    const { namespace: _namespace, ...metadata } = object.metadata;
-    return { ...object, metadata: state.namespace === undefined ? metadata : { ...metadata, namespace: state.namespace } } as Manifest;
+  /**
+   * Deletes an object the API server refuses to change in place and creates it again, as Argo CD's
+   * `Replace=true,Force=true` and Flux's `force` do: only for objects that opted in.
+   */
+  private async replace(state: ObjectState, path: string, body: Manifest, refusal: RefusedChange): Promise<void> {
+    state.message = `${refusal.refusal}: deleted and created again (it opted in to replacement); ${refusal.cost}`;
+    if (this.dryRun) {
+      state.outcome = ApplyOutcome.REPLACED;
+      this.line(state.outcome, `${this.label(state)} (dry run): would be deleted and created again: ${refusal.refusal}`);
+      return;
+    }
+    this.line('replacing', `${this.label(state)}: ${refusal.refusal}: deleting it to create it again (${refusal.cost})`);
+    try {
+      const { body: live } = await this.client.request({ method: 'GET', path, signal: this.signal() });
+      await this.client.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' }, signal: this.signal() });
+      await this.waitUntilGone([{ resource: state.resource!, object: live, wave: state.planned.wave, phase: state.planned.phase }]);
+      state.live = (await this.client.request({
+        method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(), query: { fieldManager: this.fieldManager },
+      })).body;
+    } catch (e) {
+      this.rethrowTimeout(e);
+      if (e instanceof Stop) throw e;
+      return this.fail(state, `replacing it failed: ${this.applyError(e, state, 'applying')}`);
+    }
+    state.outcome = ApplyOutcome.REPLACED;
+    this.line(state.outcome, this.label(state));
+    return undefined;
   }
 
   private skip(state: ObjectState, message: string): void {
@@ -777,41 +790,13 @@ class ApplyRun {
   private namespaceMissing(e: unknown, state: ObjectState): boolean {
     if (statusOf(e) !== 404 || state.namespace === undefined) return false;
     const { details } = statusBody(e);
-    const createdHere = this.states.some(s => s.planned.group === '' && s.planned.object.kind === 'Namespace' && s.planned.object.metadata.name === state.namespace);
-    return createdHere && details?.kind === 'namespaces' && details?.name === state.namespace;
+    return this.resolver.createsNamespace(state.namespace) && details?.kind === 'namespaces' && details?.name === state.namespace;
   }
 
   /** What went wrong with one object, and what to do about it. */
   private applyError(e: unknown, state: ObjectState, doing: 'reading' | 'applying'): string {
-    const code = statusOf(e);
-    const { message = (e as Error).message, details } = statusBody(e);
-    const resource = state.resource!;
-    const qualified = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
-    const scope = resource.namespaced ? ` -n ${state.namespace}` : '';
-    switch (code) {
-      case undefined:
-      case 401:
-        return describeApiError(e, `${doing} it`, this.cluster).message;
-      case 403:
-        return `forbidden: ${message}. Server-side apply needs the verbs create and patch (and get, to report and wait) on ${qualified} `
-          + `${resource.namespaced ? `in namespace ${state.namespace}` : 'at the cluster scope'}: check with kubectl auth can-i patch ${qualified}${scope}`;
-      case 404:
-        if (details?.kind === 'namespaces' && state.namespace !== undefined) {
-          return `namespace ${state.namespace} does not exist: add a Namespace manifest for it to ${this.plan.dir}, `
-            + `or create it: kubectl create namespace ${state.namespace}`;
-        }
-        return `not found: ${message}`;
-      case 409:
-        return `${message}. Another field manager owns these fields: take them over with --force-conflicts, or leave them out of the manifest`;
-      case 422:
-        return `invalid: ${message}`;
-      default:
-        if (code === 500 && /failed calling webhook/i.test(message)) {
-          return `${message}. The API server could not call an admission webhook: check that its Pods are ready, its Service has endpoints `
-            + `and its configuration's caBundle signs its certificate${this.wait ? '' : ' (without --no-wait, apply waits for the stack\'s webhook first)'}`;
-        }
-        return `the API server answered ${code}: ${message}`;
-    }
+    return describeObjectError(e, state, this.cluster, this.plan.dir, doing,
+      this.wait ? '' : ' (without --no-wait, apply waits for the stack\'s webhook first)');
   }
 
   // ----- Waiting
@@ -923,12 +908,12 @@ class ApplyRun {
   // ----- Output
 
   private label(state: ObjectState): string {
-    return label(state.planned.object.kind, state.planned.object.metadata.name, state.namespace ?? state.planned.object.metadata.namespace);
+    return targetLabel(state);
   }
 
   /** An object and its file, for errors. */
   private where(state: ObjectState): string {
-    return `${this.label(state)} (${state.planned.file})`;
+    return targetWhere(state);
   }
 
   private requestError(e: unknown, what: string): Error {
@@ -964,12 +949,16 @@ class ApplyRun {
     }
     const seconds = Math.round((this.io.now() - this.startedAt) / 100) / 10;
     if (!error) {
-      const tally = Object.entries(counts).map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+      const pruned = this.pruned.filter(p => p.outcome === 'pruned').length;
+      const tally = [...Object.entries(counts).map(([outcome, n]) => `${n} ${outcome}`), ...(this.options.prune ? [`${pruned} pruned`] : [])]
+        .join(', ');
       this.log(`${this.dryRun ? 'Dry run of' : 'Applied'} ${objects.length} object${objects.length === 1 ? '' : 's'} in ${took(this.io.now() - this.startedAt)}: ${tally}.`);
       this.hint();
     }
     return {
       ok: !error, dir: this.plan.dir, dryRun: this.dryRun, wait: this.wait, fieldManager: this.fieldManager, seconds, counts, objects,
+      applySet: { parent: parentLabel(this.applySet.parent), id: this.applySet.parent.id },
+      ...(this.options.prune ? { pruned: this.pruned } : {}),
       ...(error ? { error } : {}),
     };
   }
@@ -1000,9 +989,31 @@ class ApplyRun {
  */
 export async function runApply(dir: string, options: ApplyOptions = {}, io: ApplyIo = processIo()): Promise<ApplyReport> {
   const plan = planApply(dir);
+  requireApplySetForPrune(plan, options);
   const cluster = await connect(options);
   const client = await RestClient.create(cluster.kubeConfig);
   return new ApplyRun(plan, cluster, client, new Discovery(client), options, io).run();
+}
+
+/**
+ * A folder without a Namespace names no ApplySet of its own: the default parent would be in the
+ * context's namespace, shared by every such folder, and pruning one would delete the other's objects.
+ *
+ * @throws CliError when `prune` is asked for such a folder without `applyset`
+ */
+export function requireApplySetForPrune(plan: ApplyPlan, options: Pick<ApplyOptions, 'prune' | 'applyset'>): void {
+  if (!options.prune || options.applyset || plan.steps.some(s => s.objects.some(p => p.group === '' && p.object.kind === 'Namespace'))) return;
+  throw new CliError(`${plan.dir} holds no Namespace to keep its ApplySet parent in: name the parent with --applyset (such as `
+    + '--applyset my-app), one for each folder you apply into the cluster, so that pruning one folder never deletes another\'s objects');
+}
+
+/** The resource a CRD of the folder will serve. */
+function crdResource(crd: PlannedObject | undefined): ApiResource | undefined {
+  const spec = crd?.object.spec;
+  if (!spec?.names?.plural) return undefined;
+  return {
+    group: spec.group, version: spec.versions?.[0]?.name, kind: spec.names.kind, plural: spec.names.plural, namespaced: spec.scope !== 'Cluster',
+  };
 }
 
 /** Adds `apply` to a program whose global options are those of `kyma-serverless`. */
@@ -1018,6 +1029,9 @@ export function addApplyCommand(program: Command): void {
     .option('--dry-run', 'send every object with dryRun=All: the API server validates and admits it, and stores nothing')
     .option('--force-conflicts', 'take over fields another field manager owns, rather than fail')
     .option('--field-manager <name>', 'the field manager that owns the applied fields', DEFAULT_FIELD_MANAGER)
+    .option('--prune', 'after a successful apply, delete what the folder no longer holds: the members of its ApplySet this field manager applied')
+    .option('--applyset <[secrets/|configmaps/]name>',
+      `the ApplySet parent, in the namespace of the folder's first Namespace (default: ${DEFAULT_APPLYSET_NAME})`)
     .addHelpText('after', `
 Order: by the sync wave annotation argocd.argoproj.io/sync-wave (an integer; 0 without it), and in
 each wave: Namespaces, CRDs, PriorityClasses and StorageClasses first, then other built-in kinds,
@@ -1029,6 +1043,17 @@ rolled out, Jobs complete (a failed Job fails the apply), webhook configurations
 given their caBundle. PersistentVolumeClaims and custom resources are not waited for: follow
 Functions with kyma-serverless status --watch. Without waiting, the stack's admission webhook
 (failurePolicy Fail) refuses Functions until its Pods are ready.
+
+ApplySet (KEP-3659, as kubectl apply --applyset): every object is labelled
+applyset.kubernetes.io/part-of=<id>, and a parent Secret (${DEFAULT_APPLYSET_NAME}, in the
+namespace of the folder's first Namespace) lists the kinds and namespaces of the set. With --prune,
+after everything was applied, the members the folder no longer holds are deleted, later sync waves
+first (a Function after its APIRules, Subscriptions and ScaledObjects): only what this field
+manager applied and nothing owns; Namespaces and CRDs are reported, not deleted.
+
+Replacement: an object the API server refuses to change in place (a smaller PVC, a new selector)
+is deleted and created again when it opted in (the Argo CD sync options Replace=true,Force=true and
+the Flux annotation kustomize.toolkit.fluxcd.io/force: enabled); otherwise apply fails, saying how.
 
 Exit code: 0 when everything was applied (and is ready), 1 when an object is refused, a wait fails,
 or --timeout passes; later steps are then not applied.
@@ -1042,6 +1067,9 @@ Examples:
 
   # What would change, checked by the API server and its admission webhooks, nothing stored
   kyma-serverless apply --dry-run
+
+  # Delete what was removed from dist/ (first see what: --dry-run, or kyma-serverless diff)
+  kyma-serverless apply --prune
 
   # A CI deployment gate: apply, then wait for the Functions' builds
   kyma-serverless apply -o json > apply.json && kyma-serverless status -A --watch --timeout 15m

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { CliError } from './_kube';
 import { OutputFormat } from './_output';
 import { addApplyCommand } from './apply';
+import { addDiffCommand } from './diff';
 import { addInvokeCommand } from './invoke';
 import { addPreflightCommand } from './preflight';
 import { addRunCommand } from './run';
@@ -16,8 +17,8 @@ import { addWebhookCommand } from './webhook-serve';
 /** Builds the program with every command. */
 export function program(): Command {
   const cli = new Command('kyma-serverless')
-    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, apply in order, '
-      + 'follow Functions after, run and invoke Functions on this machine')
+    .description('Tools of cdk8s-kyma-serverless: synthesize and check manifests, check a cluster before you deploy, see what a sync will change, '
+      + 'apply in order, follow Functions after, run and invoke Functions on this machine')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, then ~/.kube/config, then the Pod\'s ServiceAccount)')
     .option('--context <name>', 'kubeconfig context (default: the current context)')
     .option('-n, --namespace <namespace>', 'namespace (default: the context\'s, then "default")')
@@ -28,6 +29,7 @@ export function program(): Command {
   addValidateCommand(cli);
   addPreflightCommand(cli);
   addApplyCommand(cli);
+  addDiffCommand(cli);
   addStatusCommand(cli);
   addRunCommand(cli);
   addInvokeCommand(cli);

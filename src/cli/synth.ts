@@ -13,6 +13,8 @@ import { CliError } from './_kube';
 import { print } from './_output';
 import { formatReport } from './validate';
 import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
+import { RefusedOutputChange, refusedOutputChanges } from '../policy/replacement';
+import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
 
 /** The parts of `cdk8s.yaml` that synth reads. */
 export interface Cdk8sConfig {
@@ -56,6 +58,29 @@ export interface SynthResult {
   readonly files: string[];
   /** The folders the synth checked itself (a `GitOpsApp` checks its own in the app's process). */
   readonly checkedHere: string[];
+  /**
+   * Objects whose change every cluster refuses to make in place and that opted in to replacement:
+   * the next sync deletes and creates them again.
+   */
+  readonly replaced: readonly RefusedOutputChange[];
+}
+
+/**
+ * The message of a synth that changes a field every cluster refuses to change: each object, the
+ * field, its two values, and the ways through.
+ */
+export function formatRefusedChanges(changes: readonly RefusedOutputChange[], unchanged: string): string {
+  const show = (value: unknown) => (value === undefined ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value));
+  const blocks = changes.map(c => {
+    const values = c.change.before !== undefined || c.change.after !== undefined ? ` ${show(c.change.before)} -> ${show(c.change.after)}` : '';
+    return [
+      `${c.file}: ${c.object}: ${c.change.field}${values}: every cluster refuses this change (${c.refusal}), so a sync would fail at this object.`,
+      ...c.wayThrough.map(way => `  - ${way}`),
+      `  Replacing it costs: ${c.cost}.`,
+    ].join('\n');
+  });
+  const what = changes.length === 1 ? 'a change' : `${changes.length} changes`;
+  return `${blocks.join('\n\n')}\n\nsynth refused ${what} no cluster makes in place: ${unchanged}`;
 }
 
 /**
@@ -156,12 +181,19 @@ export function synth(options: SynthOptions = {}): SynthResult {
       if (report.findings.some(f => f.severity === Severity.ERROR)) reports.push(formatReport(path.relative(scratch, folder) || 'synth output', report));
     }
     if (reports.length) throw new CliError(`${reports.join('\n\n')}\n\nsynth produced invalid manifests: ${unchanged}`);
+    // What the clusters hold now is the previous output: a change none of them makes in place fails here, not in the middle of a sync.
+    const refused = fs.existsSync(output) ? refusedOutputChanges(output, scratch, STACK_REPLACEMENT_OPT_INS) : [];
+    const blocking = refused.filter(c => !c.replacementAllowed);
+    if (blocking.length) throw new CliError(formatRefusedChanges(blocking, unchanged));
 
     fs.mkdirSync(path.dirname(output), { recursive: true });
     if (fs.existsSync(output)) fs.renameSync(output, previous);
     fs.renameSync(scratch, output);
     fs.rmSync(previous, { recursive: true, force: true });
-    return { output, files: manifestFiles(output), checkedHere: unchecked.map(folder => path.relative(scratch, folder) || '.') };
+    return {
+      output, files: manifestFiles(output), checkedHere: unchecked.map(folder => path.relative(scratch, folder) || '.'),
+      replaced: refused.filter(c => c.replacementAllowed),
+    };
   } finally {
     cleanUp();
   }
@@ -181,6 +213,11 @@ when the app succeeds and every manifest passes the check of \`kyma-serverless v
 result replace the output folder; otherwise the output folder stays exactly as it was, and the
 command exits 1 (or with the app's exit code).
 
+It also compares the result with the output folder as it is, which clusters hold: a change every
+cluster refuses to make in place (a smaller PersistentVolumeClaim, a new Deployment selector, a
+Job's template, a CRD's scope) fails the synth, naming the prop that opts the object in to being
+replaced (Registry.internal({ replaceStorage: true }), or allowReplacement()) and what that costs.
+
 Examples:
   kyma-serverless synth                                   # what cdk8s.yaml says, into dist/
   kyma-serverless synth --app "npx ts-node main.ts" --outdir manifests
@@ -189,5 +226,10 @@ Examples:
     .action((options: { app?: string; outdir?: string }) => {
       const result = synth({ app: options.app, output: options.outdir });
       print(`${path.relative(process.cwd(), result.output) || '.'}/: ${result.files.join(', ')}`);
+      for (const change of result.replaced) {
+        process.stderr.write(`note: ${change.file}: ${change.object}: ${change.change.field} changes in a way no cluster makes in place; `
+          + 'it opted in to '
+          + `replacement, so the next sync deletes it and creates it again. That costs: ${change.cost}.\n`);
+      }
     });
 }

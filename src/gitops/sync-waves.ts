@@ -52,14 +52,17 @@ const SCALER_KINDS = new Set(['keda.sh/ScaledObject']);
 /** Policies that guard Functions' endpoints: in place before any route leads to the Functions. */
 const GUARD_KINDS = new Set(['security.istio.io/AuthorizationPolicy', 'security.istio.io/RequestAuthentication']);
 
-const groupKind = (object: ApiObject) => `${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`;
+/** An object's type, as a manifest or an ApiObject gives it. */
+type Typed = { readonly apiVersion: string; readonly kind: string };
 
-function isFunction(object: ApiObject): boolean {
+const groupKind = (object: Typed) => `${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`;
+
+function isFunction(object: Typed): boolean {
   return object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND;
 }
 
-/** The sync wave of an object. */
-export function syncWaveOf(object: ApiObject): SyncWave {
+/** The sync wave of an object (an ApiObject, or a manifest read back: `kyma-serverless apply --prune` deletes in reverse wave order). */
+export function syncWaveOf(object: Typed): SyncWave {
   if (FOUNDATION_KINDS.has(object.kind)) return SyncWave.FOUNDATION;
   if (isFunction(object) || GUARD_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
   if (ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
@@ -85,7 +88,9 @@ export function addSyncAnnotations(scope: IConstruct): void {
   for (const construct of scope.node.findAll()) {
     if (!ApiObject.isApiObject(construct)) continue;
     construct.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, syncWaveOf(construct));
-    const options = syncOptionsOf(construct);
+    // Options set before (allowReplacement) are kept, after the ones of the kind.
+    const given = String(construct.metadata.toJson().annotations?.[SYNC_OPTIONS_ANNOTATION] ?? '').split(',').map(o => o.trim()).filter(Boolean);
+    const options = [...new Set([...syncOptionsOf(construct), ...given])];
     if (options.length) construct.metadata.addAnnotation(SYNC_OPTIONS_ANNOTATION, options.join(','));
   }
 }

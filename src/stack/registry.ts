@@ -7,6 +7,7 @@ import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { isDns1123Subdomain } from '../api';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
+import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ResolvedImages } from './images';
@@ -113,6 +114,19 @@ export interface InternalRegistryOptions {
    * @default true
    */
   readonly fixStorageOwnership?: boolean;
+
+  /**
+   * Let a sync delete the registry's PersistentVolumeClaim and create it again, for a change the
+   * API server refuses to make in place: a smaller `storageSize`, another `storageClassName`. It
+   * writes the Argo CD sync options `Replace=true,Force=true` and the Flux annotation
+   * `kustomize.toolkit.fluxcd.io/force: enabled` on the claim, and `kyma-serverless apply`
+   * replaces it too. The images in the registry are lost: every Function must be built again.
+   * Set it for the sync that replaces the claim, then remove it.
+   *
+   * @default false
+   * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#replace-resource-instead-of-applying-changes
+   */
+  readonly replaceStorage?: boolean;
 }
 
 /** Options of an external registry. */
@@ -202,6 +216,21 @@ export const INTERNAL_REGISTRY_PORT = 5000;
  */
 export const INTERNAL_REGISTRY_METRICS_PORT = 5001;
 
+/** The label the controller puts on its build Jobs: deleting them makes it build each Function again. */
+const CONTROLLER_MANAGED_JOBS = 'serverless.kyma-project.io/managed-by=function-controller';
+
+/**
+ * How the internal registry's storage opts in to replacement, for the synth check and `diff`:
+ * what to set, and what it costs.
+ */
+export const REGISTRY_STORAGE_REPLACEMENT: ReplacementOptIn = {
+  matches: object => object?.kind === 'PersistentVolumeClaim' && object?.metadata?.name === INTERNAL_REGISTRY_NAME,
+  prop: 'Registry.internal({ replaceStorage: true }) (ServerlessStack prop registry)',
+  cost: 'the registry\'s images are deleted with it: running Function Pods keep theirs, but Pods started later cannot pull them until '
+    + 'each Function is built again, which the controller does not start by itself: delete the build Jobs '
+    + `(kubectl delete jobs -A -l ${CONTROLLER_MANAGED_JOBS}), and it builds each Function anew at its next reconcile (within 5 minutes)`,
+};
+
 /** The Deployment selector of the internal registry: upstream's, because a Deployment's selector can never change. */
 export const INTERNAL_REGISTRY_SELECTOR = { app: 'docker-registry', release: 'serverless' } as const;
 
@@ -245,6 +274,7 @@ class InternalRegistry extends Construct {
         storageClassName: props.storageClassName,
       },
     });
+    if (props.replaceStorage) allowReplacement(pvc);
 
     const resources = props.resources ?? {
       requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(300), limitCpu: Cpu.millis(400), limitMemory: Size.mebibytes(800),

@@ -8,13 +8,14 @@ import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
   FunctionProfile, ResourcePreset, functionCrdSpec, isDns1123Label, presetProblems,
 } from '../api';
+import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } from './images';
 import { MonitoringOptions, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
-import { Registry } from './registry';
+import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
 import { FunctionRuntimes } from './runtimes';
 import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
 
@@ -29,6 +30,12 @@ export const PRIORITY_CLASS_VALUE = 2000000;
 
 /** The label on every object this package synthesizes. */
 export const MANAGED_BY_LABEL = { key: 'app.kubernetes.io/managed-by', value: 'cdk8s-kyma-serverless' } as const;
+
+/**
+ * How the stack's objects opt in to being replaced when a change touches a field the API server
+ * cannot change: `kyma-serverless synth`, `diff` and `apply` name these props, and what replacing costs.
+ */
+export const STACK_REPLACEMENT_OPT_INS: readonly ReplacementOptIn[] = [REGISTRY_STORAGE_REPLACEMENT];
 
 /** Props of {@link ServerlessStack}. */
 export interface ServerlessStackProps {

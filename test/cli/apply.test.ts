@@ -11,8 +11,10 @@ import { stringify } from 'yaml';
 import {
   ApplyIo, ApplyOptions, ApplyPhase, ApplyReport, BUILT_IN_GROUPS, ReadinessState, addApplyCommand, phaseOf, planApply, readinessOf, runApply,
 } from '../../src/cli/apply';
+import { APPLYSET_PART_OF_LABEL, ApplySet } from '../../src/cli/_applyset';
 import { program } from '../../src/cli/index';
 import { BUILT_IN_RESOURCES } from '../util/fake-cluster';
+import { fixture } from '../util/fixtures';
 import { FAKE_CA_BUNDLE, FakeControllers } from '../util/fake-controllers';
 import {
   APPLY_PATCH_CONTENT_TYPE, FakeKubeApi, FakeKubeApiOptions, KubeObject, MUTATING_WEBHOOK_CONFIGURATIONS, RecordedRequest, objectPath,
@@ -105,9 +107,12 @@ async function apply(api: FakeKubeApi, dir: string, options: Omit<ApplyOptions, 
   return { report, out: stdout.text(), err: stderr.text() };
 }
 
-/** The server-side apply PATCHes, as `Kind name`, in the order sent. */
+/** The requests that apply the folder's objects, not the ApplySet parent. */
+const ofObjects = (r: RecordedRequest) => r.query.fieldManager !== ApplySet.FIELD_MANAGER;
+
+/** The server-side apply PATCHes of the folder's objects, as `Kind name`, in the order sent. */
 const patches = (api: FakeKubeApi, filter: (r: RecordedRequest) => boolean = () => true) => api.requestsOf('PATCH')
-  .filter(filter).map(r => `${r.body.kind} ${r.body.metadata.name}`);
+  .filter(r => ofObjects(r) && filter(r)).map(r => `${r.body.kind} ${r.body.metadata.name}`);
 
 /** What happened in the store, in order: `ADDED Deployment web`, `ready Deployment web` for a status written. */
 function timeline(api: FakeKubeApi): string[] {
@@ -333,6 +338,24 @@ describe('the fake API server\'s server-side apply', () => {
     expect(await patch(configMap('c', 'nowhere'))).toMatchObject({ status: 404, body: { message: 'namespaces "nowhere" not found', details: { name: 'nowhere', kind: 'namespaces' } } });
   });
 
+  test('answers DELETE as kube-apiserver does: a Status, or the object while finalizers hold it; a dry run changes nothing', async () => {
+    const del = (p: string, query = '') => fetch(`${api.url}${p}${query}`, { method: 'DELETE', headers: { authorization: `Bearer ${api.token}` } })
+      .then(async r => ({ status: r.status, body: await r.json() as any }));
+    const recordedDelete = (name: string) => JSON.parse(fs.readFileSync(fixture('api-server', 'delete', `${name}.json`), 'utf8'));
+    const c = api.put(configMap('settings', 'default'));
+    const dryRun = await del(api.pathOf(c), '?dryRun=All&propagationPolicy=Background');
+    const recorded = recordedDelete('configmap-dry-run');
+    expect(dryRun).toEqual({ status: 200, body: { ...recorded, details: { ...recorded.details, uid: c.metadata!.uid } } });
+    expect(api.get(api.pathOf(c))).toBeDefined();
+    expect(await del(api.pathOf(c))).toMatchObject({ status: 200, body: { kind: 'Status', status: 'Success' } });
+    expect(api.get(api.pathOf(c))).toBeUndefined();
+    expect(await del('/api/v1/namespaces/default/configmaps/nope')).toEqual({ status: 404, body: recordedDelete('configmap-missing') });
+    const held = api.put({ ...configMap('held', 'default'), metadata: { name: 'held', namespace: 'default', finalizers: ['example.com/hold'] } });
+    expect((await del(api.pathOf(held))).body.metadata).toMatchObject({ name: 'held', deletionTimestamp: expect.any(String) });
+    api.put({ ...api.get(api.pathOf(held))!, metadata: { ...api.get(api.pathOf(held))!.metadata, finalizers: [] } });
+    expect(api.get(api.pathOf(held))).toBeUndefined();
+  });
+
   test('serves a CRD\'s kinds through discovery once it is Established', async () => {
     const slow = await cluster({ crdEstablishDelayMs: Infinity });
     try {
@@ -385,14 +408,15 @@ describe('runApply', () => {
     expect(patches(api)).toEqual([
       'Namespace shop', 'CustomResourceDefinition widgets.example.com', 'ConfigMap settings', 'Deployment web', 'Job migrate', 'Widget w1',
     ]);
-    for (const request of api.requestsOf('PATCH')) {
+    for (const request of api.requestsOf('PATCH').filter(ofObjects)) {
       expect(request).toMatchObject({ contentType: APPLY_PATCH_CONTENT_TYPE, query: { fieldManager: 'kyma-serverless' } });
       expect(request.query.force).toBeUndefined();
       expect(request.query.dryRun).toBeUndefined();
     }
     // Not passed through client-node's typed models, which drop enum, default and x-kubernetes-* of CRD schemas.
     const crd = api.requestsOf('PATCH').find(r => r.body.kind === 'CustomResourceDefinition')!.body;
-    expect(crd).toEqual(widgetCrd(wave(-2)));
+    const { id } = report.applySet;
+    expect(crd).toEqual({ ...widgetCrd(wave(-2)), metadata: { ...widgetCrd(wave(-2)).metadata, labels: { [APPLYSET_PART_OF_LABEL]: id } } });
     expect(api.get('/apis/example.com/v1/namespaces/shop/widgets/w1')).toMatchObject({ spec: { size: 'M' } });
     expect(out.split('\n')).toEqual([
       expect.stringMatching(/^Applying 6 objects from .* in 3 steps to http:\/\/127\.0\.0\.1:\d+ \(server-side apply, field manager kyma-serverless\)$/),
@@ -663,6 +687,140 @@ describe('runApply', () => {
     api = await cluster();
   });
 
+  describe('the ApplySet and --prune', () => {
+    const parentPath = '/api/v1/namespaces/shop/secrets/kyma-serverless-applyset';
+
+    test('writes the parent once its namespace exists, listing the set\'s kinds (and, for kubectl 1.28, resources) and namespaces', async () => {
+      controllers.start();
+      const { report } = await apply(api, shop());
+      const parent = api.get(parentPath)!;
+      expect(report.applySet)
+        .toEqual({ parent: 'secrets/kyma-serverless-applyset -n shop', id: parent.metadata!.labels!['applyset.kubernetes.io/id'] });
+      expect(parent.metadata!.annotations).toEqual({
+        'applyset.kubernetes.io/tooling': ApplySet.tooling(),
+        'applyset.kubernetes.io/contains-group-kinds':
+          'ConfigMap,CustomResourceDefinition.apiextensions.k8s.io,Deployment.apps,Job.batch,Namespace,Widget.example.com',
+        'applyset.kubernetes.io/contains-group-resources':
+          'configmaps,customresourcedefinitions.apiextensions.k8s.io,deployments.apps,jobs.batch,namespaces,widgets.example.com',
+        'applyset.kubernetes.io/additional-namespaces': '',
+      });
+      expect(parent.metadata!.managedFields).toEqual([expect.objectContaining({ manager: 'kyma-serverless-applyset', operation: 'Apply' })]);
+    });
+
+    test('deletes what the folder no longer holds, after everything else was applied, and waits until finalizers let it go', async () => {
+      const dir = folder({ 'a.yaml': [namespace('shop'), configMap('settings', 'shop'), configMap('old', 'shop'), deployment('web', 'shop')] });
+      await apply(api, dir, { wait: false });
+      const old = api.get('/api/v1/namespaces/shop/configmaps/old')!;
+      api.put({ ...old, metadata: { ...old.metadata, finalizers: ['example.com/hold'] } });
+      // The finalizer's controller lets go once apply has seen the object being deleted.
+      api.intercept('GET', '/api/v1/namespaces/shop/configmaps/old', (_request, fake) => {
+        setImmediate(() => {
+          const deleting = fake.get('/api/v1/namespaces/shop/configmaps/old')!;
+          fake.put({ ...deleting, metadata: { ...deleting.metadata, finalizers: [] } });
+        });
+      });
+      fs.writeFileSync(path.join(dir, 'a.yaml'), [namespace('shop'), configMap('settings', 'shop')].map(o => stringify(o)).join('---\n'));
+      const dryRun = await apply(api, dir, { prune: true, dryRun: true });
+      expect(dryRun.out).toContain('  pruned      ConfigMap shop/old (dry run)\n  pruned      Deployment shop/web (dry run)\n');
+      expect(api.requestsOf('DELETE').every(r => r.query.dryRun === 'All')).toBe(true);
+      expect(api.get('/api/v1/namespaces/shop/configmaps/old')).toBeDefined();
+      const { report, out } = await apply(api, dir, { prune: true, wait: true });
+      expect(report.ok).toBe(true);
+      expect(report.pruned).toEqual([
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', outcome: 'pruned' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web', outcome: 'pruned' },
+      ]);
+      expect(out).toContain('prune (ApplySet secrets/kyma-serverless-applyset -n shop): 2 objects no longer in ');
+      expect(out).toContain('  waiting     ConfigMap shop/old: being deleted (finalizers: example.com/hold)\n');
+      expect(out).toMatch(/Applied 2 objects in \d+\.\ds: 2 unchanged, 2 pruned\.\n/);
+      expect(api.get('/api/v1/namespaces/shop/configmaps/old')).toBeUndefined();
+      // The parent lists the set as the folder has it now.
+      expect(api.get(parentPath)!.metadata!.annotations!['applyset.kubernetes.io/contains-group-kinds']).toBe('ConfigMap,Namespace');
+    });
+
+    test('leaves a Namespace the folder no longer holds, and says how to delete it', async () => {
+      const dir = folder({ 'a.yaml': [namespace('shop'), namespace('old')] });
+      await apply(api, dir, { wait: false });
+      fs.writeFileSync(path.join(dir, 'a.yaml'), stringify(namespace('shop')));
+      const { report, out } = await apply(api, dir, { prune: true, wait: false });
+      expect(report.pruned).toEqual([
+        {
+          apiVersion: 'v1', kind: 'Namespace', name: 'old', outcome: 'kept',
+          message: expect.stringMatching(/^deleting a Namespace deletes everything in it/),
+        },
+      ]);
+      expect(out).toContain('  kept        Namespace old: deleting a Namespace deletes everything in it, also what is not in the set: '
+        + 'when it is empty of yours, kubectl delete namespaces/old\n');
+      expect(api.get('/api/v1/namespaces/old')).toBeDefined();
+      expect(api.get(parentPath)!.metadata!.annotations!['applyset.kubernetes.io/contains-group-kinds']).toBe('Namespace');
+    });
+
+    test('fails when a deletion is forbidden, and keeps the set as it was for the next --prune', async () => {
+      const dir = folder({ 'a.yaml': [namespace('shop'), configMap('settings', 'shop'), configMap('old', 'shop')] });
+      await apply(api, dir, { wait: false });
+      fs.writeFileSync(path.join(dir, 'a.yaml'), stringify(namespace('shop')));
+      api.failNext('DELETE', /configmaps\/old$/, 403);
+      const { report } = await apply(api, dir, { prune: true, wait: false });
+      expect(report.ok).toBe(false);
+      expect(report.error).toMatch(new RegExp('^1 of 2 objects could not be pruned \\(the ApplySet keeps them, for the next --prune\\):\n'
+        + ' {2}ConfigMap shop/old: forbidden: .* Prune needs the verb delete on configmaps$'));
+      expect(api.get(parentPath)!.metadata!.annotations!['applyset.kubernetes.io/contains-group-kinds']).toBe('ConfigMap,Namespace');
+    });
+
+    test('needs --applyset to prune a folder without a Namespace, whose parent would be shared', async () => {
+      await expect(apply(api, folder({ 'a.yaml': [configMap('settings', 'default')] }), { prune: true }))
+        .rejects.toThrow(/holds no Namespace to keep its ApplySet parent in: name the parent with --applyset \(such as --applyset my-app\)/);
+      expect((await apply(api, folder({ 'a.yaml': [configMap('settings', 'default')] }), { prune: true, applyset: 'my-app' })).report.ok).toBe(true);
+      expect(api.get('/api/v1/namespaces/default/secrets/my-app')).toBeDefined();
+    });
+
+    test('applies nothing when a manifest carries the set\'s label, or the parent\'s namespace does not exist', async () => {
+      const labelled = configMap('settings', 'default');
+      labelled.metadata!.labels = { 'applyset.kubernetes.io/part-of': 'applyset-x-v1' };
+      const { report } = await apply(api, folder({ 'a.yaml': [labelled] }));
+      expect(report.error).toMatch(new RegExp('^Nothing was applied: ConfigMap default/settings \\(a\\.yaml\\) carries the label '
+        + 'applyset\\.kubernetes\\.io/part-of .*: remove it from the manifests; apply adds it itself$'));
+      const loose = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'loose' }, data: {} };
+      const missing = await apply(api, folder({ 'a.yaml': [loose] }), { namespace: 'nowhere' });
+      expect(missing.report.error)
+        .toBe('Nothing was applied: the namespace nowhere of the ApplySet parent secrets/kyma-serverless-applyset -n nowhere does not exist: '
+        + 'create it (kubectl create namespace nowhere), or add a Namespace to ' + missing.report.dir);
+      expect(patches(api)).toEqual([]);
+    });
+
+    test('fails on a change the API server refuses, saying the ways through, unless the object opted in to replacement', async () => {
+      controllers.start();
+      const dir = folder({ 'a.yaml': [namespace('shop'), deployment('web', 'shop')] });
+      await apply(api, dir);
+      const moved = deployment('web', 'shop');
+      moved.spec.selector.matchLabels = { app: 'web', tier: 'front' };
+      moved.spec.template.metadata.labels = { app: 'web', tier: 'front' };
+      fs.writeFileSync(path.join(dir, 'a.yaml'), [namespace('shop'), moved].map(o => stringify(o)).join('---\n'));
+      const { report } = await apply(api, dir);
+      expect(report.error).toBe([
+        '1 of 1 object of wave 0, built-in kinds failed:',
+        '  Deployment shop/web (a.yaml): refused: spec.selector: Invalid value: ...: field is immutable. The API server never changes this in place; '
+          + 'ways through: opt in to replacing it: allowReplacement() on the construct\'s ApiObject '
+          + '(import { allowReplacement } from \'cdk8s-kyma-serverless\') writes '
+          + 'argocd.argoproj.io/sync-options: Replace=true,Force=true and kustomize.toolkit.fluxcd.io/force: enabled, so that Argo CD, Flux and '
+          + 'kyma-serverless apply delete it and create it again; or delete it yourself before the sync: kubectl delete deployment/web -n shop, '
+          + 'then sync (or kyma-serverless apply); or keep the field as it is in the cluster. '
+          + 'Replacing it costs: its Pods are deleted with it: the workload is down until the new Pods are ready',
+      ].join('\n'));
+      moved.metadata!.annotations = { 'argocd.argoproj.io/sync-options': 'Replace=true,Force=true', 'kustomize.toolkit.fluxcd.io/force': 'enabled' };
+      fs.writeFileSync(path.join(dir, 'a.yaml'), [namespace('shop'), moved].map(o => stringify(o)).join('---\n'));
+      const dryRun = await apply(api, dir, { dryRun: true });
+      expect(dryRun.out)
+        .toContain('  replaced    Deployment shop/web (dry run): would be deleted and created again: spec.selector: Invalid value: ...: '
+          + 'field is immutable\n');
+      const replaced = await apply(api, dir);
+      expect(replaced.report.objects.find(o => o.kind === 'Deployment')).toMatchObject({ outcome: 'replaced' });
+      expect(replaced.out)
+        .toContain('  replacing   Deployment shop/web: spec.selector: Invalid value: ...: field is immutable: deleting it to create it again');
+      expect(api.get('/apis/apps/v1/namespaces/shop/deployments/web')!.spec.selector.matchLabels).toEqual({ app: 'web', tier: 'front' });
+    });
+  });
+
   describe('the command', () => {
     /** Runs the command as main() would, with stdout and stderr captured. */
     async function command(args: string[]): Promise<{ stdout: string; stderr: string; error?: Error }> {
@@ -695,7 +853,7 @@ describe('runApply', () => {
       const { stdout, stderr, error } = await command(['-o', 'json', 'apply', shop()]);
       expect(error).toBeUndefined();
       const report = JSON.parse(stdout) as ApplyReport;
-      expect(Object.keys(report)).toEqual(['ok', 'dir', 'dryRun', 'wait', 'fieldManager', 'seconds', 'counts', 'objects']);
+      expect(Object.keys(report)).toEqual(['ok', 'dir', 'dryRun', 'wait', 'fieldManager', 'seconds', 'counts', 'objects', 'applySet']);
       expect(report.objects.map(o => [o.kind, o.outcome])).toEqual([
         ['Namespace', 'created'], ['CustomResourceDefinition', 'created'], ['ConfigMap', 'created'], ['Deployment', 'created'], ['Job', 'created'], ['Widget', 'created'],
       ]);
@@ -712,7 +870,7 @@ describe('runApply', () => {
     test('--no-wait, --dry-run, --force-conflicts and --field-manager reach the apply', async () => {
       const { error } = await command(['apply', folder({ 'a.yaml': [configMap('settings', 'default')] }), '--no-wait', '--dry-run', '--force-conflicts', '--field-manager', 'ci']);
       expect(error).toBeUndefined();
-      expect(api.requestsOf('PATCH')[0].query).toEqual({ fieldManager: 'ci', force: 'true', dryRun: 'All' });
+      expect(api.requestsOf('PATCH').find(r => r.body.kind === 'ConfigMap')!.query).toEqual({ fieldManager: 'ci', force: 'true', dryRun: 'All' });
     });
 
     test('--help shows examples', async () => {

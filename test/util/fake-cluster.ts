@@ -15,6 +15,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseQuantity } from '../../src/api/quantity';
 import {
   CONFIG_MAPS, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FakeKubeApi, HORIZONTAL_POD_AUTOSCALERS, JOBS, KubeObject, ResourceType, SERVICES,
 } from './fake-kube-api';
@@ -66,8 +67,18 @@ export const CUSTOM_RESOURCE_DEFINITIONS: ResourceType = {
 };
 /** ServiceAccounts. */
 export const SERVICE_ACCOUNTS = core('serviceaccounts', 'ServiceAccount', true);
-/** PersistentVolumeClaims. */
-export const PERSISTENT_VOLUME_CLAIMS = of('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { statusSubresource: true });
+/**
+ * PersistentVolumeClaims: a smaller storage request or another StorageClass is refused, with the
+ * answers recorded from kube-apiserver.
+ */
+export const PERSISTENT_VOLUME_CLAIMS = of('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, {
+  statusSubresource: true,
+  immutable: (claim, old) => {
+    const storage = (o: KubeObject) => parseQuantity(String(o.spec?.resources?.requests?.storage ?? '0')) ?? 0;
+    if (storage(claim) < storage(old)) return 'pvc-shrink';
+    return (old.spec?.storageClassName ?? null) !== (claim.spec?.storageClassName ?? null) ? 'pvc-storage-class' : undefined;
+  },
+});
 /** apps/v1 StatefulSets. */
 export const STATEFUL_SETS = of('apps', 'v1', 'statefulsets', 'StatefulSet', true, { statusSubresource: true, generation: true });
 /** apps/v1 DaemonSets. */

@@ -48,6 +48,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml, stringify } from 'yaml';
@@ -101,6 +102,12 @@ export interface ResourceType {
   readonly prepare?: (object: KubeObject) => void;
   /** Validation of a create (`old` undefined) or an update: field errors make a 422 Invalid. */
   readonly validate?: (object: KubeObject, old: KubeObject | undefined) => FieldCause[];
+  /**
+   * A change of an existing object the API server refuses (an immutable field): the name of its
+   * answer, recorded from kube-apiserver, in `test/fixtures/api-server/immutable/` (see
+   * {@link recordedRefusal}); undefined when the change is allowed.
+   */
+  readonly immutable?: (object: KubeObject, old: KubeObject) => string | undefined;
   /**
    * Whether the kind has a `status` subresource: `PUT .../<name>/status` writes only the status,
    * and creates and updates of the object itself keep the stored status (none on create).
@@ -323,6 +330,21 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = {
   validate: validateWebhookConfiguration,
 };
 
+/**
+ * The API server's answer to a refused change of an immutable field, as recorded from
+ * kube-apiserver 1.28 (`test/fixtures/api-server/immutable/<name>.json`, see its README), for the
+ * object of this name: a 422 Invalid whose causes name the field.
+ */
+export function recordedRefusal(name: string, objectName: string): object {
+  const body = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'api-server', 'immutable', `${name}.json`), 'utf8'));
+  const recordedName: string = body.details.name;
+  return {
+    ...body,
+    message: body.message.replace(`"${recordedName}"`, `"${objectName}"`),
+    details: { ...body.details, name: objectName },
+  };
+}
+
 /** The kinds served unless {@link FakeKubeApiOptions.resources} says otherwise. */
 export const DEFAULT_RESOURCES: readonly ResourceType[] = [SECRETS, MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS];
 
@@ -333,6 +355,8 @@ export const CONFIG_MAPS: ResourceType = {
   plural: 'configmaps',
   kind: 'ConfigMap',
   namespaced: true,
+  immutable: (configMap, old) => (old.immutable === true && (canonical(configMap.data) !== canonical(old.data) || configMap.immutable !== true)
+    ? 'configmap-immutable' : undefined),
   validate: configMap => Object.keys({ ...configMap.data, ...configMap.binaryData })
     .filter(key => !CONFIG_KEY.test(key) || key === '.' || key === '..' || key.length > 253)
     .map(key => ({
@@ -362,6 +386,7 @@ export const JOBS: ResourceType = {
   plural: 'jobs',
   kind: 'Job',
   namespaced: true,
+  immutable: (job, old) => (canonical(job.spec?.template) !== canonical(old.spec?.template) ? 'job-template' : undefined),
   statusSubresource: true,
   generation: true,
 };
@@ -373,6 +398,7 @@ export const DEPLOYMENTS: ResourceType = {
   plural: 'deployments',
   kind: 'Deployment',
   namespaced: true,
+  immutable: (deployment, old) => (canonical(deployment.spec?.selector) !== canonical(old.spec?.selector) ? 'deployment-selector' : undefined),
   statusSubresource: true,
   generation: true,
 };
@@ -981,7 +1007,14 @@ export class FakeKubeApi {
       object.metadata.generation = old && JSON.stringify(desired) === JSON.stringify(stored) ? generation : generation + 1;
     }
     if (!type.namespaced) delete object.metadata.namespace;
-    this.store.set(this.key(type, object.metadata.name!, object.metadata.namespace), object);
+    const key = this.key(type, object.metadata.name!, object.metadata.namespace);
+    if (old && object.metadata.deletionTimestamp && !(object.metadata.finalizers as string[] | undefined)?.length) {
+      // The last finalizer of an object being deleted is gone: so is the object.
+      this.store.delete(key);
+      this.emit('DELETED', type, object);
+      return object;
+    }
+    this.store.set(key, object);
     this.emit(old ? 'MODIFIED' : 'ADDED', type, object);
     return object;
   }
@@ -1130,7 +1163,7 @@ export class FakeKubeApi {
       case 'PATCH':
         return this.apply(target, request);
       case 'DELETE':
-        return this.delete(target);
+        return this.delete(target, request.query);
       default:
         return { status: 405, body: this.status(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {}) };
     }
@@ -1428,14 +1461,43 @@ export class FakeKubeApi {
     return { status: 200, body: { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: g ? `${g}/${v}` : v, resources } };
   }
 
-  private delete(target: Target): InterceptedResponse {
+  /**
+   * `DELETE`, as the API server answers it (bodies recorded from kube-apiserver 1.28): an object
+   * without finalizers is removed and the answer is a Status `Success` naming it; one with
+   * finalizers gets a `deletionTimestamp`, stays, and is the answer, until a write leaves it without
+   * finalizers. `dryRun=All` answers the same and changes nothing. `propagationPolicy` is accepted
+   * (`Orphan`, `Background`, `Foreground`); dependents are the test's to remove.
+   */
+  private delete(target: Target, query: { [key: string]: string } = {}): InterceptedResponse {
     if (target.name === undefined) throw this.methodNotAllowed();
+    if (query.dryRun !== undefined && query.dryRun !== 'All') {
+      throw new StatusError(400, this.status(400, 'BadRequest', `Invalid dry run value: ${query.dryRun}: supported values are All`, {}));
+    }
+    const policy = query.propagationPolicy;
+    if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
+      const cause = { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}"` };
+      throw this.invalid(target.type, target.name, [cause]);
+    }
     const key = this.key(target.type, target.name, target.namespace);
     const old = this.store.get(key);
     if (!old) throw this.notFound(target.type, target.name);
-    this.store.delete(key);
-    this.emit('DELETED', target.type, old);
-    return { status: 200, body: clone(old) };
+    const dryRun = query.dryRun === 'All';
+    if ((old.metadata?.finalizers as string[] | undefined)?.length) {
+      const deleting = clone(old);
+      deleting.metadata!.deletionTimestamp ??= new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      return { status: 200, body: dryRun ? deleting : clone(this.write(target.type, deleting, old, true)) };
+    }
+    if (!dryRun) {
+      this.store.delete(key);
+      this.emit('DELETED', target.type, old);
+    }
+    return {
+      status: 200,
+      body: {
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
+        details: { ...this.details(target.type, target.name), uid: old.metadata?.uid },
+      },
+    };
   }
 
   /** Checks the envelope of a body as the API server's decoder does, and runs the kind's hooks. */
@@ -1468,6 +1530,8 @@ export class FakeKubeApi {
   }
 
   private check(type: ResourceType, object: KubeObject, old: KubeObject | undefined): void {
+    const refused = old && type.immutable?.(object, old);
+    if (refused) throw new StatusError(422, recordedRefusal(refused, object.metadata?.name ?? ''));
     const causes = type.validate?.(object, old) ?? [];
     if (causes.length) throw this.invalid(type, object.metadata?.name ?? '', causes);
   }

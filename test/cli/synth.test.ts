@@ -1,0 +1,89 @@
+/**
+ * `kyma-serverless synth` compares its new output with the output folder as it is, which clusters
+ * hold, and fails on a change every cluster refuses to make in place. The app here is a small
+ * Node.js program that writes given manifests, so that only the command's own work is measured
+ * (test/e2e/day2.e2e.ts runs a user's cdk8s app).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { stringify } from 'yaml';
+import { synth } from '../../src/cli/synth';
+
+/** The app: writes the manifests of `APP_MANIFESTS` (JSON: file to objects) into CDK8S_OUTDIR, as cdk8s synth would. */
+const APP = `const fs = require('fs'), path = require('path'), yaml = require('yaml');
+const out = process.env.CDK8S_OUTDIR;
+for (const [file, objects] of Object.entries(JSON.parse(process.env.APP_MANIFESTS))) {
+  fs.mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
+  fs.writeFileSync(path.join(out, file), objects.map(o => yaml.stringify(o)).join('---\\n'));
+}`;
+
+const claim = (storage: string, annotations?: object) => ({
+  apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+  metadata: { name: 'serverless-docker-registry', namespace: 'kyma-system', ...(annotations ? { annotations } : {}) },
+  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+});
+const OPT_IN = { 'argocd.argoproj.io/sync-options': 'Replace=true,Force=true', 'kustomize.toolkit.fluxcd.io/force': 'enabled' };
+
+let project: string;
+beforeEach(() => {
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-'));
+  fs.writeFileSync(path.join(project, 'app.js'), APP);
+  fs.symlinkSync(path.join(__dirname, '..', '..', 'node_modules'), path.join(project, 'node_modules'), 'dir');
+});
+afterEach(() => {
+  delete process.env.APP_MANIFESTS;
+  fs.rmSync(project, { recursive: true, force: true });
+});
+
+/** Runs synth with the app writing these manifests. */
+function synthOf(files: { [file: string]: object[] }) {
+  process.env.APP_MANIFESTS = JSON.stringify(files);
+  return synth({ cwd: project, app: `${JSON.stringify(process.execPath)} app.js` });
+}
+const read = (file: string) => fs.readFileSync(path.join(project, 'dist', file), 'utf8');
+
+describe('kyma-serverless synth against the previous output', () => {
+  test('fails when the registry\'s volume shrinks, naming the object, both sizes, the prop that opts in and the way through, and keeps dist/', () => {
+    synthOf({ 'a.k8s.yaml': [claim('20Gi')] });
+    let error: Error | undefined;
+    try {
+      synthOf({ 'a.k8s.yaml': [claim('5Gi')] });
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error).toMatchObject({ name: 'CliError' });
+    expect(error!.message.split('\n')).toEqual([
+      'a.k8s.yaml: PersistentVolumeClaim kyma-system/serverless-docker-registry: spec.resources.requests.storage 20Gi -> 5Gi: '
+        + 'every cluster refuses this change (spec.resources.requests.storage: Forbidden: field can not be less than previous value), '
+        + 'so a sync would fail at this object.',
+      '  - opt in to replacing it: Registry.internal({ replaceStorage: true }) (ServerlessStack prop registry) writes '
+        + 'argocd.argoproj.io/sync-options: Replace=true,Force=true and kustomize.toolkit.fluxcd.io/force: enabled, '
+        + 'so that Argo CD, Flux and kyma-serverless apply delete it and create it again',
+      '  - or delete it yourself before the sync: kubectl delete persistentvolumeclaim/serverless-docker-registry -n kyma-system, '
+        + 'then sync (or kyma-serverless apply)',
+      '  - or keep the field as it is in the cluster',
+      expect.stringMatching(/^ {2}Replacing it costs: its volume and every byte on it are deleted, .*; the registry's images are deleted with it: /),
+      '',
+      'synth refused a change no cluster makes in place: dist/ was left unchanged',
+    ]);
+    expect(read('a.k8s.yaml')).toBe(stringify(claim('20Gi')));
+    expect(fs.readdirSync(project).filter(f => f.includes('.synth-'))).toEqual([]);
+  });
+
+  test('passes when the object opted in to replacement, and says what the next sync does', () => {
+    synthOf({ 'a.k8s.yaml': [claim('20Gi')] });
+    const result = synthOf({ 'a.k8s.yaml': [claim('5Gi', OPT_IN)] });
+    expect(result.replaced)
+      .toEqual([expect.objectContaining({ object: 'PersistentVolumeClaim kyma-system/serverless-docker-registry', rule: 'pvc-storage-decrease' })]);
+    expect(read('a.k8s.yaml')).toBe(stringify(claim('5Gi', OPT_IN)));
+  });
+
+  test('lets the volume grow, and compares each environment\'s folder only with its own', () => {
+    synthOf({ 'a.k8s.yaml': [claim('20Gi')], 'dev/a.k8s.yaml': [claim('5Gi')] });
+    expect(synthOf({ 'a.k8s.yaml': [claim('30Gi')], 'dev/a.k8s.yaml': [claim('5Gi')] }).replaced).toEqual([]);
+    // A first synth has nothing to compare with.
+    fs.rmSync(path.join(project, 'dist'), { recursive: true });
+    expect(synthOf({ 'a.k8s.yaml': [claim('1Gi')] }).files).toEqual(['a.k8s.yaml']);
+  });
+});
