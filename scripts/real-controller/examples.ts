@@ -20,8 +20,9 @@ export interface Example {
   objects: any[];
 }
 
-/** Every ```ts block of README.md and docs/*.md, in order. */
+/** Every ```ts block of README.md and docs/*.md that synthesizes an app (calls `.synth()`), in order. */
 export function docExamples(): Example[] {
+  // docs/api/ is the reference generated from the TSDoc: no examples of its own.
   const files = ['README.md', ...(fs.existsSync(path.join(ROOT, 'docs'))
     ? fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => path.join('docs', f)) : [])];
   const examples: Example[] = [];
@@ -30,6 +31,8 @@ export function docExamples(): Example[] {
     for (const match of text.matchAll(/^( *)```ts\n([\s\S]*?)^\1```$/gm)) {
       const indent = match[1].length;
       const code = match[2].split('\n').map(l => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
+      // Only apps: a test file or a fragment synthesizes nothing.
+      if (!/\.synth\(\)/.test(code)) continue;
       examples.push({ where: `${file}:${text.slice(0, match.index).split('\n').length}`, code, objects: [] });
     }
   }

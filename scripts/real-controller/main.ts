@@ -398,6 +398,15 @@ class Run {
     return list;
   }
 
+  /** Deletes objects by kind and name, ignoring those already gone. */
+  public deleteObjects(objects: readonly any[]): void {
+    for (const o of objects) {
+      const [group] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : [''];
+      const kind = group ? `${o.kind.toLowerCase()}.${group}` : o.kind.toLowerCase();
+      this.kubectl.run(['-n', o.metadata.namespace, 'delete', kind, o.metadata.name, '--ignore-not-found', '--wait=false']);
+    }
+  }
+
   /** Deletes Functions and waits until none of the objects the controller made for them remain. */
   public async deleteFunctions(phase: string, functions: readonly any[]): Promise<void> {
     const since = Date.now();
@@ -569,6 +578,8 @@ async function main(): Promise<void> {
       run.apply(`example-functions-${example.where}`, functions);
       await run.waitRunning(`3 ${example.where}`, functions, logFrom, since);
       await run.deleteFunctions(`3 ${example.where}`, functions);
+      // The rest of the example too (its namespaces stay): the next example may reuse its names.
+      run.deleteObjects(objects.filter(o => !isFunction(o) && o.kind !== 'Namespace' && o.metadata?.namespace));
     }
 
     // Phase 4: a Function stored without the webhook and under upstream's CRD, which has no default for fieldRef.apiVersion.

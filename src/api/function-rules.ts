@@ -10,7 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { RuleReport, text } from './_rules';
-import { FunctionRules } from './function-schema';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, FunctionRules } from './function-schema';
 import { functionSchemaValidator } from './function-validator';
 import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
@@ -386,4 +386,36 @@ export function _wasValidAtSynth(object: unknown): boolean {
   if (!validAtSynth.size || !isObject(object) || !isObject(object.metadata)) return false;
   const validated = validAtSynth.get(`${String(object.metadata.namespace)}/${String(object.metadata.name)}`);
   return validated !== undefined && isDeepStrictEqual(validated, judgedPart(object, object.metadata));
+}
+
+/** A Service of a folder of manifests that has the name of a Function in its namespace. */
+export interface FunctionServiceClash {
+  /** The index of the Function among the objects. */
+  readonly function: number;
+  /** The index of the Service. */
+  readonly service: number;
+}
+
+/**
+ * Finds Services that take the name of a Function of the same namespace. The controller names each
+ * Function's Service after the Function and fails it (`ServiceFailed`: the Service already exists)
+ * when another Service has that name, such as a traffic split named after one of its Functions.
+ *
+ * @param objects the objects of one folder of manifests
+ * @returns each clash, in the order of the Services
+ */
+export function functionServiceClashes(objects: readonly unknown[]): FunctionServiceClash[] {
+  const key = (o: { [key: string]: unknown }) => {
+    const metadata = isObject(o.metadata) ? o.metadata : {};
+    return `${String(metadata.namespace)}/${String(metadata.name)}`;
+  };
+  const functions = new Map<string, number>();
+  objects.forEach((o, i) => {
+    if (isObject(o) && o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND) functions.set(key(o), i);
+  });
+  return objects.flatMap((o, service) => {
+    if (!isObject(o) || o.apiVersion !== 'v1' || o.kind !== 'Service') return [];
+    const fn = functions.get(key(o));
+    return fn === undefined ? [] : [{ function: fn, service }];
+  });
 }

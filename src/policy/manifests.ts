@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_API_VERSION, FUNCTION_KIND, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, Violation,
-  validateApiRule, validateFunction, validateSubscription,
+  functionServiceClashes, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
@@ -251,6 +251,15 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     });
   }
   for (const entries of byFolder.values()) {
+    for (const clash of functionServiceClashes(entries.map(e => e.object))) {
+      const fn = entries[clash.function];
+      const service = entries[clash.service];
+      findings.push({
+        file: fn.file, object: fn.where, path: 'metadata.name', rule: 'manifest.functionService', severity: Severity.ERROR,
+        message: `${service.where} (${service.file}) has the name the controller gives the Function's Service, so the Function never gets one `
+          + '(Running False, ServiceFailed: the Service already exists); rename the Function or the other Service',
+      });
+    }
     for (const violation of checkPolicies(entries.map(e => e.object))) {
       const { file, where } = entries[violation.index];
       if (violation.excepted !== undefined) {

@@ -86,6 +86,17 @@ describe('validate', () => {
     expect(findings[1].message).toMatch(/^Required value: env "MEMORY" selects a resource without divisor; .*; give divisor: "1"; give the field/);
   });
 
+  test('names a Function whose Service name another Service of the folder takes, such as a traffic split named after it', () => {
+    write('functions.yaml', `${FUNCTION}---\napiVersion: v1\nkind: Service\nmetadata: { name: hello, namespace: team-a }\nspec: { ports: [{ port: 80 }] }\n`);
+    expect(validateManifests(dir).findings).toEqual([expect.objectContaining({
+      file: 'functions.yaml', object: 'Function team-a/hello', path: 'metadata.name', rule: 'manifest.functionService', severity: Severity.ERROR,
+      message: expect.stringMatching(/^Service team-a\/hello \(functions\.yaml\) has the name the controller gives the Function's Service, .*ServiceFailed/),
+    })]);
+    // Another namespace's Service of that name is no clash.
+    write('functions.yaml', `${FUNCTION}---\napiVersion: v1\nkind: Service\nmetadata: { name: hello, namespace: team-b }\nspec: { ports: [{ port: 80 }] }\n`);
+    expect(validateManifests(dir).findings).toEqual([]);
+  });
+
   test('checks Functions against the CRD\'s CEL rules', () => {
     write('functions.yaml', `${FUNCTION}  scaleConfig: { minReplicas: 3, maxReplicas: 1 }\n`);
     expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ path: 'spec.scaleConfig', message: expect.stringContaining('minReplicas should be less than or equal maxReplicas') })]);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ApiObject, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { parse } from 'yaml';
 import {
-  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KedaTrigger, KymaFunction,
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KedaTrigger, KymaFunction,
   SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION, ServerlessStack, SyncWave, _wasValidAtSynth, environmentOutdir, kustomization,
 } from '../../src';
 import { loadYamlDocuments } from '../util/fixtures';
@@ -187,6 +187,16 @@ describe('GitOpsApp apply order and checks', () => {
     new ApiObject(functions, 'Secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'x' } });
     expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-functions\.k8s\.yaml: Secret token /);
     expect(files()).toEqual(['0000-default-functions.k8s.yaml', '0001-functions.k8s.yaml']);
+  });
+
+  test('fails synth when a traffic split takes the name of a Function, whose Service the controller names after it', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const team = new FunctionNamespace(app, 'team-d');
+    const source = FunctionSource.fromInline('exports.main = () => 1');
+    const [v1, v2] = ['orders-v1', 'orders-v2'].map(name => new KymaFunction(team, name, { runtime: FunctionRuntime.NODEJS_22, source }));
+    new KymaFunction(team, 'orders', { runtime: FunctionRuntime.NODEJS_22, source });
+    new FunctionTraffic(team, 'Split', { name: 'orders', routes: [{ function: v1, percent: 90 }, { function: v2, percent: 10 }] });
+    expect(() => app.synth()).toThrow(/team-d\.k8s\.yaml: Function team-d\/orders \(metadata\.name\): Service team-d\/orders \(team-d\.k8s\.yaml\) has the name the controller gives the Function's Service/);
   });
 
   test('writes each file byte for byte as cdk8s\'s writer does, and gives cdk8s its writer back', () => {
