@@ -20,16 +20,21 @@ export interface Example {
   objects: any[];
 }
 
-/** Every ```ts block of README.md and docs/*.md, in order. */
+/**
+ * Every ```ts block of README.md and docs/*.md that is a whole app (it synthesizes), in order.
+ * Not docs/api/, which TypeDoc generates from the TSDoc, and not the test files that
+ * docs/develop-locally.md shows.
+ */
 export function docExamples(): Example[] {
-  const files = ['README.md', ...(fs.existsSync(path.join(ROOT, 'docs'))
-    ? fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => path.join('docs', f)) : [])];
+  const docs = fs.existsSync(path.join(ROOT, 'docs')) ? fs.readdirSync(path.join(ROOT, 'docs'), { withFileTypes: true }) : [];
+  const files = ['README.md', ...docs.filter(f => f.isFile() && f.name.endsWith('.md')).map(f => path.join('docs', f.name)).sort()];
   const examples: Example[] = [];
   for (const file of files) {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
     for (const match of text.matchAll(/^( *)```ts\n([\s\S]*?)^\1```$/gm)) {
       const indent = match[1].length;
       const code = match[2].split('\n').map(l => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
+      if (!/\.synth\(\)/.test(code)) continue;
       examples.push({ where: `${file}:${text.slice(0, match.index).split('\n').length}`, code, objects: [] });
     }
   }
