@@ -11,7 +11,8 @@
  * wall time, the fastest and slowest run, the peak RSS of the largest process (GNU time), and the
  * ratio to the floor. BENCH_SIZES (default 1000,10000 for the user's path; the npm run synth
  * table adds 100) and BENCH_TABLES (user,synth) change what is measured. The report goes to
- * stdout and bench/RESULTS.md; the exit code is 1 when a target is missed.
+ * stdout and bench/RESULTS.md; the exit code is 1 when a target is missed. docs/performance.md shows
+ * the same tables (a test compares them): copy them there when they change.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -67,7 +68,7 @@ Median of ${RUNS} runs after one warm-up run; peak RSS is the largest process of
 ${body}`;
   process.stdout.write(`\n${body}`);
   fs.writeFileSync(path.join(__dirname, 'RESULTS.md'), report);
-  process.stdout.write('\nwritten to bench/RESULTS.md\n');
+  process.stdout.write('\nwritten to bench/RESULTS.md: copy its tables into docs/performance.md\n');
   return sections.every(s => s.section.targets.every(t => t.holds)) ? 0 : 1;
 }
 

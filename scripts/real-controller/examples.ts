@@ -20,11 +20,14 @@ export interface Example {
   objects: any[];
 }
 
-/** Every ```ts block of README.md and docs/*.md that synthesizes an app (calls `.synth()`), in order. */
+/**
+ * Every ```ts block of README.md and docs/*.md that is a whole app (it synthesizes), in order.
+ * Not docs/api/, which TypeDoc generates from the TSDoc, and not the test files that
+ * docs/develop-locally.md shows.
+ */
 export function docExamples(): Example[] {
-  // docs/api/ is the reference generated from the TSDoc: no examples of its own.
-  const files = ['README.md', ...(fs.existsSync(path.join(ROOT, 'docs'))
-    ? fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => path.join('docs', f)) : [])];
+  const docs = fs.existsSync(path.join(ROOT, 'docs')) ? fs.readdirSync(path.join(ROOT, 'docs'), { withFileTypes: true }) : [];
+  const files = ['README.md', ...docs.filter(f => f.isFile() && f.name.endsWith('.md')).map(f => path.join('docs', f.name)).sort()];
   const examples: Example[] = [];
   for (const file of files) {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');

@@ -2,9 +2,10 @@
  * The package where users stand: `npm pack` of this repository, installed into a new cdk8s
  * TypeScript app in a temporary folder outside the repository (see scratch-app.ts). There:
  * - the package loads with `require`, its types compile, and its `kyma-serverless` command runs;
- * - every TypeScript example of the README is type-checked with the app's tsconfig (as
- *   `cdk8s init` writes it) and synthesized with `cdk8s synth`, and the installed
- *   `kyma-serverless validate` accepts what it wrote;
+ * - every TypeScript example of README.md and docs/*.md is type-checked with the app's tsconfig
+ *   (as `cdk8s init` writes it) and synthesized with `cdk8s synth`, and the installed
+ *   `kyma-serverless validate` accepts what it wrote (the examples of two documents are files of
+ *   an app that their own suites run, see OWN_SUITES);
  * - `kyma-serverless synth` keeps the previous output when a Function is bad, naming the prop;
  * - the default stack synthesized there is byte for byte this repository's dist/ (webhook bundle included).
  *
@@ -16,35 +17,50 @@ import * as path from 'node:path';
 import { ScratchApp, check, packPackage, run } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
-/** A TypeScript example of the README. */
+/**
+ * Documents whose TypeScript blocks are files of an app (a main.ts and its tests, or apps a
+ * scenario changes), which the suite named runs as such; this suite leaves them to it.
+ */
+const OWN_SUITES: { readonly [doc: string]: string } = {
+  'docs/develop-locally.md': 'devloop.e2e.ts',
+  'docs/changing-a-running-system.md': 'day2.e2e.ts',
+};
+
+/**
+ * The documents with examples: the README and every file of docs/ (not docs/api/, which TypeDoc
+ * generates from the TSDoc), in order.
+ */
+const DOCUMENTS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => `docs/${f}`)];
+
+/** A TypeScript example of the docs. */
 interface Example {
-  /** Its number, in README order, from 1. */
-  readonly index: number;
-  /** The README line of its opening fence. */
+  /** Its document, such as `docs/functions.md`. */
+  readonly file: string;
+  /** The line of its opening fence. */
   readonly line: number;
+  /** The scratch app's file it is written to, such as `examples/functions-03.ts`. */
+  readonly appFile: string;
   /** Its code, unindented. */
   readonly code: string;
 }
 
-/** Every ```ts block of the README. */
-function readmeExamples(): Example[] {
-  const examples: Example[] = [];
+/** Every ```ts block of a document. */
+function examplesOf(file: string): Example[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const slug = path.basename(file, '.md').toLowerCase();
   const fence = /^( *)```ts\n([\s\S]*?)^\1```$/gm;
-  for (const match of README.matchAll(fence)) {
+  return [...text.matchAll(fence)].map((match, i) => {
     const indent = match[1].length;
     const code = match[2].split('\n').map(l => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n');
-    examples.push({ index: examples.length + 1, line: README.slice(0, match.index).split('\n').length, code });
-  }
-  return examples;
+    return { file, line: text.slice(0, match.index).split('\n').length, appFile: `examples/${slug}-${String(i + 1).padStart(2, '0')}.ts`, code };
+  });
 }
 
-const EXAMPLES = readmeExamples();
+const EXAMPLES = DOCUMENTS.filter(d => !OWN_SUITES[d]).flatMap(examplesOf);
 
 /** Standard error without npm's own warnings about the machine's npm configuration. */
 const errors = (stderr: string) => stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
-const exampleFile = (e: Example) => `examples/readme-${String(e.index).padStart(2, '0')}.ts`;
 
 let tarball: string;
 let app: ScratchApp;
@@ -55,7 +71,7 @@ beforeAll(() => {
   // What the examples read at synth: a function folder.
   app.write('functions/orders/handler.py', 'def main(event, context):\n    return "orders"\n');
   app.write('functions/orders/requirements.txt', 'requests==2.32.3\n');
-  for (const example of EXAMPLES) app.write(exampleFile(example), example.code);
+  for (const example of EXAMPLES) app.write(example.appFile, example.code);
 }, 15 * 60 * 1000);
 
 afterAll(() => {
@@ -88,24 +104,37 @@ describe('the packed package', () => {
   });
 });
 
-describe('the README examples, in a user\'s cdk8s app', () => {
+describe('the examples of the README and docs/, in a user\'s cdk8s app', () => {
   test('there are examples, and each is a whole program that synthesizes', () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(10);
-    for (const example of EXAMPLES) expect(`line ${example.line}: ${/\bapp\.synth\(\)|\.synth\(\)/.test(example.code)}`).toBe(`line ${example.line}: true`);
+    for (const example of EXAMPLES) {
+      const where = `${example.file}:${example.line}`;
+      expect(`${where}: ${/\bapp\.synth\(\)|\.synth\(\)/.test(example.code)}`).toBe(`${where}: true`);
+    }
+  });
+
+  test('the documents left to other suites are tested there', () => {
+    for (const [doc, suite] of Object.entries(OWN_SUITES)) {
+      expect(`${suite}: ${fs.readFileSync(path.join(__dirname, suite), 'utf8').includes(`'${path.basename(doc)}'`)}`).toBe(`${suite}: true`);
+    }
   });
 
   test('type-check with the tsconfig.json of cdk8s init', () => {
     const result = app.bin('tsc', ['--noEmit', '-p', 'tsconfig.json']);
-    // Name the README line of each error.
-    const located = result.stdout.replace(/examples\/readme-(\d+)\.ts\((\d+),(\d+)\)/g, (_m, n, l, c) => `README example ${Number(n)} (README line ${EXAMPLES[Number(n) - 1].line + Number(l)}, column ${c})`);
+    // Name the document and line of each error.
+    const byFile = new Map(EXAMPLES.map(e => [e.appFile, e]));
+    const located = result.stdout.replace(/(examples\/[\w-]+\.ts)\((\d+),(\d+)\)/g, (found, file, l, c) => {
+      const example = byFile.get(file);
+      return example ? `${example.file}:${example.line + Number(l)}:${c} (${file})` : found;
+    });
     expect(located).toBe('');
     expect(result.status).toBe(0);
   });
 
-  test.each(EXAMPLES.map(e => [e.index, e.line, e] as const))('example %d (README line %d) synthesizes with cdk8s synth and passes kyma-serverless validate', (_index, _line, example) => {
-    const output = `out/readme-${example.index}`;
+  test.each(EXAMPLES.map(e => [e.file, e.line, e] as const))('%s line %d synthesizes with cdk8s synth and passes kyma-serverless validate', (_file, _line, example) => {
+    const output = `out/${path.basename(example.appFile, '.ts')}`;
     fs.rmSync(path.join(app.dir, 'bootstrap'), { recursive: true, force: true });
-    const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node ${exampleFile(example)}`, '--output', output]);
+    const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node ${example.appFile}`, '--output', output]);
     expect(`${synth.status}\n${errors(synth.stderr)}`).toBe('0\n');
     const folders = [output, ...(fs.existsSync(path.join(app.dir, 'bootstrap')) ? ['bootstrap'] : [])];
     for (const folder of folders) {

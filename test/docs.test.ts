@@ -1,26 +1,37 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TABLE_BLOCK, rulesTable } from '../scripts/rules-table';
+import { RULES_TABLE_FILE, TABLE_BLOCK, rulesTable } from '../scripts/rules-table';
 
-const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+const ROOT = path.join(__dirname, '..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 describe('README', () => {
+  const readme = read('README.md');
+
   test('starts with the install-and-synth command and the test command', () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(firstBlock).toMatch(/^npm ci && npm run synth\b/m);
     expect(firstBlock).toMatch(/^npm test\b/m);
   });
 
+  test('links every file of docs/', () => {
+    const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md'));
+    expect(docs.filter(f => !readme.includes(`](docs/${f}`))).toEqual([]);
+  });
+});
+
+describe('docs/functions.md', () => {
   test('lists exactly the Function rules the code checks (run `scripts/rules-table.ts --write` when this fails)', () => {
-    const table = TABLE_BLOCK.exec(readme)?.[2];
+    const table = TABLE_BLOCK.exec(read(RULES_TABLE_FILE))?.[2];
     expect(table).toBe(rulesTable());
   });
+});
 
+describe('docs/performance.md', () => {
   test('shows the benchmark tables bench/RESULTS.md holds, in its order (copy them when `npm run bench` changes them)', () => {
-    const results = fs.readFileSync(path.join(__dirname, '..', 'bench', 'RESULTS.md'), 'utf8');
     const tablesOf = (text: string) => [...text.matchAll(/^(\| case [\s\S]*?)\n\n/gm)].map(m => m[1]);
-    const performance = readme.slice(readme.indexOf('## Performance'), readme.indexOf('\n## ', readme.indexOf('## Performance') + 1));
+    const results = read('bench/RESULTS.md');
     expect(tablesOf(results)).toHaveLength(2);
-    expect(tablesOf(performance)).toEqual(tablesOf(results));
+    expect(tablesOf(read('docs/performance.md'))).toEqual(tablesOf(results));
   });
 });
