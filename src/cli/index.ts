@@ -7,6 +7,7 @@ import { CliError } from './_kube';
 import { OutputFormat } from './_output';
 import { addApplyCommand } from './apply';
 import { addDiffCommand } from './diff';
+import { addInitCommand } from './init';
 import { addInvokeCommand } from './invoke';
 import { addPreflightCommand } from './preflight';
 import { addRunCommand } from './run';
@@ -31,6 +32,7 @@ export function program(): Command {
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .configureOutput({ outputError: (message, write) => write(message) });
+  addInitCommand(cli);
   addSynthCommand(cli);
   addValidateCommand(cli);
   addPreflightCommand(cli);

@@ -51,7 +51,7 @@ describe('kyma-serverless', () => {
 
   test('lists the global options in the help of every command', () => {
     const all = commands(program());
-    expect(all.map(c => c.name())).toEqual(['synth', 'validate', 'preflight', 'apply', 'diff', 'status', 'run', 'invoke', 'webhook', 'serve']);
+    expect(all.map(c => c.name())).toEqual(['init', 'synth', 'validate', 'preflight', 'apply', 'diff', 'status', 'run', 'invoke', 'webhook', 'serve']);
     for (const command of all) {
       const help = helpOf(command);
       for (const option of ['--kubeconfig <file>', '--context <name>', '-n, --namespace <namespace>', '-o, --output <format>']) {
