@@ -81,5 +81,6 @@ describe('kyma-serverless', () => {
     expect(help('apply')).toContain(' --wait after each step, wait until what it applied is ready (default: true) --no-wait ');
     expect(help('status')).toContain('kyma-serverless apply dist/ --wait && kyma-serverless status -n shop --watch --timeout 15m');
     expect(help('status')).not.toContain('kubectl apply');
+    expect(help('synth')).toContain('--verbose when the app fails, show the stack of its error as Node.js prints it, not only the message');
   });
 });
