@@ -77,10 +77,12 @@ describe('kyma-serverless', () => {
   });
 
   test('says each default once, and shows how to apply before following the Functions', () => {
+    for (const command of commands(program())) expect(`${command.name()}: ${helpOf(command)}`).not.toMatch(/default[^()]*\) \(default: /);
     const help = (name: string) => helpOf(program().commands.find(c => c.name() === name)!);
     expect(help('apply')).toContain(' --wait after each step, wait until what it applied is ready (default: true) --no-wait ');
     expect(help('status')).toContain('kyma-serverless apply dist/ --wait && kyma-serverless status -n shop --watch --timeout 15m');
     expect(help('status')).not.toContain('kubectl apply');
+    expect(help('init')).toContain(' dir folder of the new app, created if needed (default: the current folder) Options:');
     expect(help('synth')).toContain('--verbose when the app fails, show the stack of its error as Node.js prints it, not only the message');
   });
 });

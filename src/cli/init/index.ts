@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command } from 'commander';
+import { Argument, Command } from 'commander';
 import { packageRoot, packageVersion } from '../../_package-root';
 import { CliError } from '../_kube';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
@@ -114,7 +114,7 @@ export function addInitCommand(program: Command): void {
   program.command('init')
     .description('Write a new cdk8s app with the Kyma Serverless stack and a Function per runtime family; it installs and synthesizes '
       + 'without downloading anything but npm packages')
-    .argument('[dir]', 'folder of the new app, created if needed (default: the current folder)', '.')
+    .addArgument(new Argument('[dir]', 'folder of the new app, created if needed').default('.', 'the current folder'))
     .option('--force', 'write into a folder that is not empty, replacing the files the app has')
     .option('--package <spec>', 'how package.json names cdk8s-kyma-serverless: a version range, or the path of the tarball npm pack '
       + `wrote (default: the tarball this command was installed from, else ^${packageVersion()})`)
