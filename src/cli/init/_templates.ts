@@ -25,8 +25,8 @@ export interface AppTemplateOptions {
   readonly packageSpec: string;
 }
 
-/** The tsconfig.json of `cdk8s init typescript-app` (cdk8s-cli 2.x). */
-const TSCONFIG = {
+/** The tsconfig.json of `cdk8s init typescript-app` (cdk8s-cli 2.x), as a user's app has it. */
+export const CDK8S_INIT_TSCONFIG = {
   compilerOptions: {
     alwaysStrict: true,
     declaration: true,
@@ -148,7 +148,7 @@ export function appFiles(options: AppTemplateOptions): { readonly [file: string]
     }),
     // No imports: `cdk8s import` would download the Kubernetes schema; the package brings its types.
     'cdk8s.yaml': 'language: typescript\napp: npx ts-node main.ts\noutput: dist\n',
-    'tsconfig.json': json(TSCONFIG),
+    'tsconfig.json': json(CDK8S_INIT_TSCONFIG),
     'main.ts': MAIN_TS,
     '.gitignore': GITIGNORE,
     'README.md': readme(options.name),
