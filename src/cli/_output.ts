@@ -37,11 +37,6 @@ export function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Writes a value as indented JSON to standard output. */
-export function printJson(value: unknown): void {
-  print(JSON.stringify(value, null, 2));
-}
-
 /**
  * Renders a value as one document of a structured format: indented JSON, or YAML of the same
  * data (what JSON keeps: no undefined values, dates as their JSON strings), without a trailing newline.

@@ -104,9 +104,10 @@ export interface KedaSettings {
 export interface FunctionFolderSettings {
   readonly runtime?: string;
   /**
-   * The namespace the Function belongs in. It picks nothing by itself: `addTo()` refuses a chart
-   * of another namespace, so that a Function never lands in a namespace nothing creates. An app
-   * reads it to choose the FunctionNamespace to add the folder to (`FunctionFolder.namespace`).
+   * The namespace the Function belongs in. `addTo()` adds the folder to a chart of this namespace
+   * (or of none) and throws for a chart of another, so that a Function never lands in a namespace
+   * nothing creates; apps read it (`FunctionFolder.namespace`) to pick the FunctionNamespace to add
+   * the folder to, as this repository's `src/main.ts` does.
    */
   readonly namespace?: string;
   readonly env?: { readonly [name: string]: EnvSetting };
