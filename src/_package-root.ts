@@ -17,3 +17,8 @@ export function packageRoot(): string {
     if (path.dirname(dir) === dir) throw new Error(`Cannot find the package.json of cdk8s-kyma-serverless above ${__dirname}`);
   }
 }
+
+/** The version of this package, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}

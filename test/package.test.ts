@@ -46,8 +46,9 @@ describe('package.json', () => {
     expect(Object.keys(pkg.dependencies).filter(name => !used.has(name))).toEqual([]);
   });
 
-  test('packs the compiled library, its types, the webhook and model bundles, the command, the test kit\'s entry and the CRD, built before packing', () => {
-    expect(pkg.files).toEqual(['bin', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'lib/models', 'crds']);
+  test('packs the compiled library, its types, the webhook and model bundles, the command, the test kit\'s entry, the CRD and the docs, built before packing', () => {
+    // docs/: every install holds the documentation the alerts and the command line name (the runbooks: docs/monitoring.md).
+    expect(pkg.files).toEqual(['bin', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.gz', 'lib/models', 'crds', 'docs']);
     expect(pkg.main).toBe('lib/src/index.js');
     expect(pkg.types).toBe('lib/src/index.d.ts');
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });

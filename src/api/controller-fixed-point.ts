@@ -19,7 +19,7 @@
  * them in, `validate` names a Function that lacks one, and `status` explains a Function stuck in
  * the loop.
  */
-import { isObject } from './_json';
+import { isObject, showJson } from './_json';
 
 /** What the API server writes into `env[].valueFrom.fieldRef.apiVersion` when it is left out. */
 export const FIELD_REF_API_VERSION = 'v1';
@@ -80,11 +80,13 @@ export function serverDefaultedFields(env: unknown): ServerDefaultedField[] {
   return env.flatMap((variable, i) => {
     if (!isObject(variable) || !isObject(variable.valueFrom)) return [];
     const valueFrom = variable.valueFrom;
+    // The name as the message shows it; the schema's check reports a name that is no string.
+    const name = typeof variable.name === 'string' ? variable.name : showJson(variable.name);
     return COMPARED_DEFAULTS.filter(d => lacks(valueFrom[d.source], d.field)).map(d => ({
       path: `spec.env[${i}].valueFrom.${d.source}.${d.field}`,
-      env: String(variable.name),
+      env: name,
       value: d.value,
-      cause: `env ${JSON.stringify(String(variable.name))} ${d.without}; ${d.why}`,
+      cause: `env ${JSON.stringify(name)} ${d.without}; ${d.why}`,
     }));
   });
 }

@@ -33,20 +33,38 @@ export class CliError extends Error {
   }
 }
 
+/** What a command that reaches a cluster says when there is no kubeconfig to read. */
+export const NO_KUBECONFIG = 'No kubeconfig found: KUBECONFIG is not set, there is no ~/.kube/config, and this is no Pod with a ServiceAccount. '
+  + 'Point at one with --kubeconfig <file> or KUBECONFIG=<file>, or write ~/.kube/config (the tool that made the cluster does, '
+  + 'such as kind, k3d or your cloud\'s CLI); --context picks a context in it';
+
+/**
+ * Whether client-node loaded its last resort, `http://localhost:8080` without credentials, which
+ * it loads when it finds no kubeconfig at all (and which fails every call with "HTTP protocol is
+ * not allowed when skipTLSVerify is not set").
+ */
+function isFallback(kubeConfig: KubeConfig): boolean {
+  const clusters = kubeConfig.getClusters();
+  return kubeConfig.getCurrentContext() === 'loaded-context' && clusters.length === 1 && clusters[0].name === 'cluster'
+    && clusters[0].server === 'http://localhost:8080' && kubeConfig.getUsers().length === 1 && kubeConfig.getUsers()[0].name === 'user';
+}
+
 /**
  * Loads the kubeconfig the way kubectl does.
  *
- * @throws CliError when the file cannot be read or the context does not exist
+ * @throws CliError when there is no kubeconfig, the file cannot be read or the context does not exist
  */
 export async function connect(options: ClusterOptions): Promise<Cluster> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
+  const fromEnv = !options.kubeconfig && process.env.KUBECONFIG ? ` ${process.env.KUBECONFIG} (KUBECONFIG)` : '';
   try {
     if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
     else kubeConfig.loadFromDefault();
   } catch (e) {
-    throw new CliError(`Cannot load the kubeconfig${options.kubeconfig ? ` ${options.kubeconfig}` : ''}: ${(e as Error).message}`);
+    throw new CliError(`Cannot load the kubeconfig${options.kubeconfig ? ` ${options.kubeconfig}` : fromEnv}: ${(e as Error).message}`);
   }
+  if (!options.kubeconfig && !process.env.KUBECONFIG && isFallback(kubeConfig)) throw new CliError(NO_KUBECONFIG);
   if (options.context) {
     if (!kubeConfig.getContextObject(options.context)) {
       const known = kubeConfig.getContexts().map(c => c.name);

@@ -1,6 +1,7 @@
 /**
- * Output of the commands: aligned tables for people, JSON for scripts.
+ * Output of the commands: aligned tables for people, JSON or YAML (the same data) for scripts.
  */
+import { stringify } from 'yaml';
 
 /** How a command prints its result. */
 export enum OutputFormat {
@@ -8,6 +9,13 @@ export enum OutputFormat {
   TABLE = 'table',
   /** One JSON document. */
   JSON = 'json',
+  /** One YAML document: the data of JSON, as YAML. */
+  YAML = 'yaml',
+}
+
+/** Whether a format is for scripts (JSON or YAML) rather than for people. */
+export function isStructured(format: OutputFormat | undefined): boolean {
+  return format === OutputFormat.JSON || format === OutputFormat.YAML;
 }
 
 /**
@@ -29,7 +37,29 @@ export function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Writes a value as indented JSON to standard output. */
-export function printJson(value: unknown): void {
-  print(JSON.stringify(value, null, 2));
+/**
+ * Renders a value as one document of a structured format: indented JSON, or YAML of the same
+ * data (what JSON keeps: no undefined values, dates as their JSON strings), without a trailing newline.
+ *
+ * @param value the value
+ * @param format JSON or YAML; the table format renders JSON
+ * @param stream whether the document is one of several on the same output (a watch, a log): YAML
+ * then starts with a `---` line, so that the output is one YAML stream
+ */
+export function formatDocument(value: unknown, format: OutputFormat, stream = false): string {
+  const json = JSON.stringify(value, null, 2);
+  if (format !== OutputFormat.YAML) return json;
+  const yaml = stringify(JSON.parse(json), { lineWidth: 0 }).trimEnd();
+  return stream ? `---\n${yaml}` : yaml;
+}
+
+/**
+ * Writes a value to standard output as one document of a structured format.
+ *
+ * @param value the value
+ * @param format JSON or YAML; the table format prints JSON
+ * @param stream whether the document is one of several on the output (see {@link formatDocument})
+ */
+export function printDocument(value: unknown, format: OutputFormat, stream = false): void {
+  print(formatDocument(value, format, stream));
 }

@@ -23,7 +23,7 @@ import {
 } from './_applyset';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
-import { OutputFormat } from './_output';
+import { OutputFormat, isStructured, printDocument } from './_output';
 import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
@@ -335,8 +335,8 @@ export interface ApplyOptions extends ClusterOptions {
    */
   readonly applyset?: string;
   /**
-   * The output format: with JSON, the lines of progress go to standard error, and standard output
-   * gets the report.
+   * The output format: with JSON or YAML, the lines of progress go to standard error, and standard
+   * output gets the report.
    *
    * @default OutputFormat.TABLE
    */
@@ -418,7 +418,7 @@ class ApplyRun {
     this.startedAt = io.now();
     this.timeout = options.timeout ?? Duration.minutes(10);
     this.deadline = this.startedAt + this.timeout.toMilliseconds();
-    this.json = options.output === OutputFormat.JSON;
+    this.json = isStructured(options.output);
     this.fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
     this.dryRun = options.dryRun ?? false;
     this.wait = (options.wait ?? true) && !this.dryRun;
@@ -1021,7 +1021,7 @@ export function addApplyCommand(program: Command): void {
   program.command('apply')
     .description('Server-side apply one folder of manifests in sync-wave order, waiting after each step until what it applied is ready')
     .argument('[dir]', 'folder of manifests (not its subfolders)', 'dist')
-    .addOption(new Option('--wait', 'after each step, wait until what it applied is ready (the default)').default(true))
+    .addOption(new Option('--wait', 'after each step, wait until what it applied is ready').default(true))
     .option('--no-wait', 'apply step after step without waiting (custom resources still wait for their CRD to be served)')
     .addOption(new Option('--timeout <duration>', 'give up after this long, waits included (exit 1), e.g. 90s, 10m')
       .argParser(parseDuration).default(Duration.minutes(10), '10m'))
@@ -1077,7 +1077,7 @@ Examples:
     .action(async (dir: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<ApplyOptions>();
       const report = await runApply(dir, options);
-      if (options.output === OutputFormat.JSON) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (isStructured(options.output)) printDocument(report, options.output!);
       if (!report.ok) throw new CliError(report.error!);
     });
 }

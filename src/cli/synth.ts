@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { load } from 'js-yaml';
 import { CliError } from './_kube';
-import { print } from './_output';
+import { OutputFormat, isStructured, print, printDocument } from './_output';
 import { formatReport } from './validate';
 import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
 import { RefusedOutputChange, refusedOutputChanges } from '../policy/replacement';
@@ -48,7 +48,30 @@ export interface SynthOptions {
    * @default - the current folder
    */
   readonly cwd?: string;
+  /**
+   * Let an error the app does not catch print as Node.js prints it: the source line and the stack.
+   *
+   * @default false - a Node.js app's uncaught error prints its message only (its name too, unless it is a plain Error)
+   */
+  readonly verbose?: boolean;
 }
+
+/**
+ * What an app's Node.js processes preload (`NODE_OPTIONS=--require`) unless synth is verbose: an
+ * error the app does not catch prints its message, which names what is wrong (the construct path,
+ * the file, the key), rather than the lines of cdk8s source and the stack Node.js adds.
+ */
+export const QUIET_ERRORS_PRELOAD = `// Written by kyma-serverless synth, which deletes it after the app ran.
+process.on('uncaughtException', error => {
+  const isError = error instanceof Error;
+  const plain = isError && error.name === 'Error';
+  const text = plain ? error.message : isError ? error.name + ': ' + error.message : 'Uncaught ' + String(error);
+  // A TypeError, say, is a bug: where it was thrown matters. A TSError names its file and line itself.
+  const hint = plain || (isError && error.name === 'TSError') ? '' : '\\n(kyma-serverless synth --verbose shows where it was thrown)';
+  process.stderr.write(text + hint + '\\n');
+  process.exit(1);
+});
+`;
 
 /** What a successful synth wrote. */
 export interface SynthResult {
@@ -127,8 +150,9 @@ function manifestFiles(dir: string): string[] {
  * the scratch folder), or through the project's `cdk8s synth` when cdk8s.yaml asks for
  * validation plugins or a Helm chart, which only the cdk8s CLI produces.
  */
-function runApp(cwd: string, app: string, scratch: string, config: Cdk8sConfig, record: string): number {
-  const env = { ...process.env, CDK8S_OUTDIR: scratch, CDK8S_CHECK_UPGRADE: 'false', [VALIDATED_FOLDERS_ENV]: record };
+function runApp(cwd: string, app: string, scratch: string, config: Cdk8sConfig, record: string, preload: string | undefined): number {
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK8S_OUTDIR: scratch, CDK8S_CHECK_UPGRADE: 'false', [VALIDATED_FOLDERS_ENV]: record };
+  if (preload) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(preload)}`].filter(Boolean).join(' ');
   if (config.validations !== undefined || config.synthConfig !== undefined) {
     const cli = path.join(cwd, 'node_modules', '.bin', 'cdk8s');
     if (!fs.existsSync(cli)) {
@@ -159,15 +183,18 @@ export function synth(options: SynthOptions = {}): SynthResult {
   const scratch = path.join(path.dirname(output), `.${name}.synth-${process.pid}`);
   const previous = `${scratch}-previous`;
   const record = `${scratch}-checked`;
+  const preload = options.verbose ? undefined : `${scratch}-errors.js`;
   const unchanged = `${path.relative(cwd, output) || '.'}/ was left unchanged`;
   const cleanUp = () => {
     fs.rmSync(scratch, { recursive: true, force: true });
     fs.rmSync(record, { force: true });
+    if (preload) fs.rmSync(preload, { force: true });
   };
 
   cleanUp();
   try {
-    const status = runApp(cwd, app, scratch, config, record);
+    if (preload) fs.writeFileSync(preload, QUIET_ERRORS_PRELOAD);
+    const status = runApp(cwd, app, scratch, config, record, preload);
     if (status !== 0) throw new CliError(`synth failed: ${unchanged}`, status);
     if (!fs.existsSync(scratch) || !manifestFiles(scratch).length) {
       throw new CliError(`synth failed: the app (${app}) wrote no manifests (does it call app.synth()?); ${unchanged}`);
@@ -206,12 +233,14 @@ export function addSynthCommand(program: Command): void {
       + 'and keep the previous output when either fails')
     .option('-a, --app <command>', 'command that runs the app (default: "app" of cdk8s.yaml)')
     .option('--outdir <dir>', 'output folder (default: "output" of cdk8s.yaml, else dist)')
+    .option('--verbose', 'when the app fails, show the stack of its error as Node.js prints it, not only the message')
     .addHelpText('after', `
 Use it instead of \`cdk8s synth\` in package.json and CI: the app runs as cdk8s synth runs it (its
 "app" command, with CDK8S_OUTDIR set), but into a scratch folder beside the output folder. Only
 when the app succeeds and every manifest passes the check of \`kyma-serverless validate\` does the
 result replace the output folder; otherwise the output folder stays exactly as it was, and the
-command exits 1 (or with the app's exit code).
+command exits 1 (or with the app's exit code). An error the app does not catch shows its message
+(which names the construct, file or key at fault) without Node.js's stack; --verbose shows the stack.
 
 It also compares the result with the output folder as it is, which clusters hold: a change every
 cluster refuses to make in place (a smaller PersistentVolumeClaim, a new Deployment selector, a
@@ -223,9 +252,11 @@ Examples:
   kyma-serverless synth --app "npx ts-node main.ts" --outdir manifests
   # package.json: "scripts": { "synth": "kyma-serverless synth" }
 `)
-    .action((options: { app?: string; outdir?: string }) => {
-      const result = synth({ app: options.app, output: options.outdir });
-      print(`${path.relative(process.cwd(), result.output) || '.'}/: ${result.files.join(', ')}`);
+    .action((_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ app?: string; outdir?: string; verbose?: boolean; output: OutputFormat }>();
+      const result = synth({ app: options.app, output: options.outdir, verbose: options.verbose });
+      if (isStructured(options.output)) printDocument(result, options.output);
+      else print(`${path.relative(process.cwd(), result.output) || '.'}/: ${result.files.join(', ')}`);
       for (const change of result.replaced) {
         process.stderr.write(`note: ${change.file}: ${change.object}: ${change.change.field} changes in a way no cluster makes in place; `
           + 'it opted in to '

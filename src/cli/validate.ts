@@ -2,7 +2,7 @@
  * `kyma-serverless validate [dir]`: the offline check of synthesized manifests.
  */
 import { Command } from 'commander';
-import { OutputFormat, print, printJson, table } from './_output';
+import { OutputFormat, isStructured, print, printDocument, table } from './_output';
 import { ManifestReport, Severity, validateManifests } from '../policy/manifests';
 
 /** Options of `validate`. */
@@ -32,7 +32,7 @@ export function formatReport(dir: string, report: ManifestReport): string {
 export function validateCommand(dir: string, options: ValidateOptions): boolean {
   const report = validateManifests(dir);
   const ok = !report.findings.some(f => f.severity === Severity.ERROR);
-  if (options.output === OutputFormat.JSON) printJson({ ok, dir, ...report });
+  if (isStructured(options.output)) printDocument({ ok, dir, ...report }, options.output);
   else print(formatReport(dir, report));
   return ok;
 }

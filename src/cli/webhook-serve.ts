@@ -28,6 +28,9 @@ export function addWebhookCommand(program: Command): void {
   }
   serveCommand
     .addHelpText('after', `
+Of the global options, --kubeconfig and --context choose the cluster that holds the certificate
+Secret (self-managed TLS); -n and -o do not apply: the server logs one JSON object per line.
+
 Examples:
   # Locally, with a self-signed certificate (openssl or any other tool):
   openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=localhost \\

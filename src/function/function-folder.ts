@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Duration, Size } from 'cdk8s';
+import { Chart, Duration, Size } from 'cdk8s';
 import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { ErrorObject } from 'ajv';
@@ -13,6 +13,7 @@ import {
   BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
+import { closestMatch, editDistance } from '../api/_suggest';
 import type { SchemaCheck } from '../api/validator';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
@@ -27,6 +28,19 @@ import { SubscribeOptions } from './subscription';
 
 /** The name of the settings file of a function folder. */
 export const FUNCTION_FILE = 'function.yaml';
+
+/**
+ * Whether a file name looks like a misspelt {@link FUNCTION_FILE} (`function.yml`, `function.json`,
+ * `Function.yaml`, `functions.yaml`, `funtion.yaml`): a name a folder must not hold, as the loader
+ * would not read it and the Function would silently get the defaults.
+ */
+function isMisnamedFunctionFile(name: string): boolean {
+  if (name === FUNCTION_FILE) return false;
+  const lower = name.toLowerCase();
+  const dot = lower.indexOf('.');
+  if (dot < 0 || !['yaml', 'yml', 'json'].includes(lower.slice(dot + 1))) return false;
+  return editDistance(lower.slice(0, dot), FUNCTION_FILE.slice(0, FUNCTION_FILE.indexOf('.'))) <= 2;
+}
 
 /** The runtime of a folder without `function.yaml` (or without `runtime` in it), by the handler it holds. */
 export const DEFAULT_FOLDER_RUNTIMES: { readonly [F in RuntimeFamily]: FunctionRuntime } = {
@@ -89,6 +103,12 @@ export interface KedaSettings {
 /** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
 export interface FunctionFolderSettings {
   readonly runtime?: string;
+  /**
+   * The namespace the Function belongs in. `addTo()` adds the folder to a chart of this namespace
+   * (or of none) and throws for a chart of another, so that a Function never lands in a namespace
+   * nothing creates; apps read it (`FunctionFolder.namespace`) to pick the FunctionNamespace to add
+   * the folder to, as this repository's `src/main.ts` does.
+   */
   readonly namespace?: string;
   readonly env?: { readonly [name: string]: EnvSetting };
   readonly secretMounts?: SecretMount[];
@@ -286,8 +306,14 @@ function describeSettingsError(error: ErrorObject): string {
     return `'expose.auth' (${showJson(error.data)}): give none, or jwt: { issuer, jwksUri }`;
   }
   switch (error.keyword) {
-    case 'additionalProperties':
-      return `'${keyOf(error.instancePath, params.additionalProperty)}': unknown key`;
+    case 'additionalProperties': {
+      // The schema of the mapping the key sits in (ajv's `verbose`): its keys are the ones to offer.
+      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const key = String(params.additionalProperty);
+      const closest = closestMatch(key, known);
+      const hint = closest ? `did you mean '${closest}'?` : known.length ? `the keys here are ${known.join(', ')}` : 'remove it';
+      return `'${keyOf(error.instancePath, key)}': unknown key; ${hint}`;
+    }
     case 'required':
       return `'${keyOf(error.instancePath, params.missingProperty)}': required`;
     case 'enum':
@@ -386,18 +412,29 @@ export class FunctionFolder {
    * Loads every function folder under a root folder (each subfolder whose name does not start
    * with '.'), sorted by name.
    *
-   * @param root the folder that holds the function folders
-   * @returns the folders; none when the root does not exist
-   * @throws one error listing every problem of every folder, each naming its file and key
+   * @param root the folder that holds the function folders; a relative path starts at the working directory
+   * @returns the folders, at least one
+   * @throws when the root does not exist, is not a folder or holds no function folder, naming its
+   * path; or one error listing every problem of every folder, each naming its file and key
    */
   public static discover(root: string): FunctionFolder[] {
-    if (!fs.existsSync(root)) return [];
+    const call = `FunctionFolder.discover(${JSON.stringify(root)})`;
+    const where = path.resolve(root);
+    const example = `such as ${path.join(displayPath(where), 'hello', 'handler.js')}`;
+    if (!fs.existsSync(where)) {
+      throw new Error(`${call}: ${where} does not exist: create it with one folder per Function (${example}), `
+        + 'or give the folder that holds them (a relative path starts at the working directory)');
+    }
+    if (!fs.statSync(where).isDirectory()) throw new Error(`${call}: ${where} is a file, not a folder: give the folder that holds the function folders`);
     const folders: FunctionFolder[] = [];
     const problems: string[] = [];
     const names = fs.readdirSync(root, { withFileTypes: true })
       .filter(e => e.isDirectory() && !e.name.startsWith('.'))
       .map(e => e.name)
       .sort();
+    if (!names.length) {
+      throw new Error(`${call}: ${where} holds no function folders: add one folder per Function (${example}), or do not call discover()`);
+    }
     for (const name of names) {
       try {
         folders.push(FunctionFolder.load(path.join(root, name)));
@@ -413,7 +450,8 @@ export class FunctionFolder {
    * Loads one function folder.
    *
    * @param directory the folder
-   * @throws one error listing every problem of its `function.yaml`, each naming the file and the key
+   * @throws one error listing every problem of its `function.yaml`, each naming the file and the key;
+   * or naming a file whose name is a misspelt `function.yaml` (`function.yml`, `function.json`...)
    */
   public static load(directory: string): FunctionFolder {
     const name = path.basename(path.resolve(directory));
@@ -421,6 +459,14 @@ export class FunctionFolder {
     const fail = (where: string, problems: string[]): never => {
       throw new Error(problems.map(p => `${displayPath(where)}: ${p}`).join('\n  '));
     };
+    const isFolder = fs.existsSync(directory) && fs.statSync(directory).isDirectory();
+    const misnamed = (isFolder ? fs.readdirSync(directory) : []).filter(isMisnamedFunctionFile).sort();
+    if (misnamed.length) {
+      const fix = (m: string) => (m.toLowerCase() === FUNCTION_FILE ? `rename it to ${FUNCTION_FILE} (the name is case-sensitive)`
+        : fs.existsSync(file) ? `move its settings into ${FUNCTION_FILE} and delete it` : `rename it to ${FUNCTION_FILE}`);
+      throw new Error(misnamed.map(m => `${displayPath(path.join(directory, m))}: not read: the settings of a function folder are read from `
+        + `${FUNCTION_FILE} only (YAML): ${fix(m)}`).join('\n  '));
+    }
     let settings: FunctionFolderSettings = {};
     if (fs.existsSync(file)) {
       let text = '';
@@ -465,7 +511,7 @@ export class FunctionFolder {
     return new FunctionFolder(name, directory, fs.existsSync(file) ? file : undefined, runtime, settings);
   }
 
-  /** The namespace `function.yaml` names, if any. */
+  /** The namespace `function.yaml` names, if any: the namespace of the chart to add the folder to. */
   public readonly namespace?: string;
 
   private constructor(
@@ -484,15 +530,24 @@ export class FunctionFolder {
   }
 
   /**
-   * Adds the Function to a scope, usually the FunctionNamespace of the folder's namespace.
-   * Problems the Function API finds are reported at synth, naming the construct path, the key
-   * (keys and props have the same names) and this folder's `function.yaml`.
+   * Adds the Function to a scope, usually the FunctionNamespace of the folder's namespace: the
+   * Function is in the namespace of the scope's chart. Problems the Function API finds are
+   * reported at synth, naming the construct path, the key (keys and props have the same names)
+   * and this folder's `function.yaml`.
    *
    * @param scope the scope
    * @returns the Function
+   * @throws when `function.yaml` names a namespace and the scope's chart has another one: nothing
+   * would create the namespace the file names, or the file would be ignored
    */
   public addTo(scope: Construct): KymaFunction {
     const s = this.settings;
+    const chart = Chart.of(scope);
+    if (s.namespace !== undefined && chart.namespace !== undefined && s.namespace !== chart.namespace) {
+      throw new Error(`${displayPath(this.file!)}: 'namespace' (${s.namespace}) is not the namespace of the chart the folder is added to `
+        + `(${chart.node.path}, namespace ${chart.namespace}): add the folder to the FunctionNamespace ${s.namespace} `
+        + `(new FunctionNamespace(app, '${s.namespace}')), or change 'namespace' to ${chart.namespace}, or remove it`);
+    }
     const fn = new KymaFunction(scope, this.name, {
       runtime: this.runtime,
       source: FunctionSource.fromDirectory(this.directory),

@@ -3,7 +3,7 @@
  */
 import { ApiObject, Chart, Lazy } from 'cdk8s';
 import { EnvValue } from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import {
   Function as FunctionResource,
   FunctionSpec,
@@ -235,6 +235,9 @@ function abbreviated(value: unknown): string {
  * });
  * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
  */
+/** The Functions of each app (by its root construct), by namespace and name: two of the same name in a namespace are an error. */
+const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
+
 export class KymaFunction extends Construct implements IExposable {
   /** Name of the Function, and of its Service. */
   public readonly name: string;
@@ -316,6 +319,12 @@ export class KymaFunction extends Construct implements IExposable {
       this.problems.push(...this.podResourceProblems(props.keda));
     }
     this.replicas = props.replicas ?? props.scale?.minReplicas ?? this.scaledObject?.minReplicas ?? 1;
+    if (this.namespace !== undefined) {
+      const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
+      FUNCTIONS_BY_NAME.set(this.node.root, byName);
+      const key = `${this.namespace}/${this.name}`;
+      byName.set(key, [...byName.get(key) ?? [], this]);
+    }
     this.node.addValidation({ validate: () => this.validateFunction() });
   }
 
@@ -469,6 +478,11 @@ export class KymaFunction extends Construct implements IExposable {
   /** Every problem of the Function, as `'prop' (field): message; how to fix it`. */
   private validateFunction(): string[] {
     const problems = [...this.problems];
+    const namesakes = (FUNCTIONS_BY_NAME.get(this.node.root)?.get(`${this.namespace}/${this.name}`) ?? []).filter(f => f !== this);
+    if (namesakes.length) {
+      problems.push(`'name' (${this.name}): ${namesakes.map(f => f.node.path).join(', ')} is a Function of the same name in namespace ${this.namespace}, `
+        + 'and the cluster keeps one: give one of them another name (its construct id, or \'name\') or namespace');
+    }
     // The Function as synth renders it, built without cdk8s's token resolution (the spec holds
     // no tokens): resolving every Function twice per synth costs seconds with thousands of them.
     // The rules read only the name and namespace of the metadata; toJson_FunctionSpec returns

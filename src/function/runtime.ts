@@ -4,8 +4,8 @@
 import { RUNTIMES, RUNTIME_FILES, RuntimeFamily, RuntimeFiles, runtimeFamily } from '../api';
 
 /**
- * The runtime of a Function (`spec.runtime`): an open set, so that a runtime a later CRD adds
- * can be used before this class names it.
+ * The runtime of a Function (`spec.runtime`). The 1.11.1 CRD this package deploys allows
+ * `NODEJS_20`, `NODEJS_22` and `PYTHON_312`; the set is open (`of()`) for the runtimes a later CRD adds.
  *
  * @see https://kyma-project.io/#/serverless-manager/user/technical-reference/07-10-sample-functions
  */
@@ -21,9 +21,15 @@ export class FunctionRuntime {
   public static readonly ALL: readonly FunctionRuntime[] = [FunctionRuntime.NODEJS_20, FunctionRuntime.NODEJS_22, FunctionRuntime.PYTHON_312];
 
   /**
-   * A runtime by its name on the wire, such as `nodejs22`. Use it for a runtime that this class
-   * does not name yet; the Function is still checked against the CRD, so the name must be one
-   * the CRD of the stack accepts.
+   * A runtime by its name on the wire (`spec.runtime`), such as `nodejs22`.
+   *
+   * The Function CRD this package deploys (upstream 1.11.1) allows three runtimes: `nodejs20`,
+   * `nodejs22` and `python312`, the ones this class names; for those names `of()` returns the
+   * same objects. Another name is only for a newer CRD and controller: `of('nodejs24')` returns a
+   * runtime of the Node.js family, but synth checks every Function against the CRD of this package
+   * and fails, naming the construct and the allowed names (`'runtime' (spec.runtime): Unsupported
+   * value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"`), until a version of
+   * this package ships a CRD that lists it.
    *
    * @param name the value of `spec.runtime`
    * @returns the named runtime when there is one, otherwise a new runtime of the family the name implies

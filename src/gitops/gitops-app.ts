@@ -128,10 +128,23 @@ export class GitOpsApp extends App {
     const errors = report.findings.filter(f => f.severity === Severity.ERROR);
     if (errors.length) {
       const lines = errors.map(f => `${f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]`);
-      throw new Error(`The output in ${this.outdir} is invalid:\n  ${lines.join('\n  ')}`);
+      throw new Error(`The output ${this.outdirForMessages()}is invalid:\n  ${lines.join('\n  ')}`);
     }
     const record = process.env[VALIDATED_FOLDERS_ENV];
     if (record) fs.appendFileSync(record, `${path.resolve(this.outdir)}\n`);
+  }
+
+  /**
+   * The output folder as messages name it, with a trailing space: under `kyma-serverless synth`,
+   * which writes into a scratch folder (`CDK8S_OUTDIR`) and names the output folder itself when it
+   * fails, the folder of an environment within it, or nothing; else the folder.
+   */
+  private outdirForMessages(): string {
+    const scratch = process.env.CDK8S_OUTDIR;
+    if (!process.env[VALIDATED_FOLDERS_ENV] || !scratch) return `in ${this.outdir} `;
+    const within = path.relative(path.resolve(scratch), path.resolve(this.outdir));
+    if (within.startsWith('..') || path.isAbsolute(within)) return `in ${this.outdir} `;
+    return within ? `of environment folder ${within}/ ` : '';
   }
 
   /**

@@ -16,7 +16,7 @@ import { WEBHOOK_PATHS } from '../webhook/config';
 import { RequestResult } from '../webhook/metrics';
 import { matchers, matchesOneOf, promDuration } from './_promql';
 
-/** The alerts of the stack, by the name Alertmanager shows; each has a runbook in the README (`#<name in lower case>`). */
+/** The alerts of the stack, by the name Alertmanager shows; each has a runbook in `docs/monitoring.md`, a section named after it. */
 export enum ServerlessAlert {
   /** No controller Pod can be scraped. */
   CONTROLLER_DOWN = 'KymaServerlessControllerDown',
@@ -172,9 +172,17 @@ export function byFunction(expression: string): string {
   return `max by (namespace, function) (label_replace(${expression}, "function", "$1", "owner_name", "(.+)"))`;
 }
 
-/** The runbook of an alert: its README section. */
+/** The file of this package that holds the runbooks, one `####` section per alert, named after it. */
+export const RUNBOOKS_FILE = 'docs/monitoring.md';
+
+/** The runbook of an alert where the runbooks are published: the anchor of its section. */
 export function runbookUrl(baseUrl: string, alert: ServerlessAlert): string {
   return `${baseUrl}#${alert.toLowerCase()}`;
+}
+
+/** Where an alert without a runbook URL says its runbook is. */
+export function runbookReference(alert: ServerlessAlert): string {
+  return `Runbook: ${alert} in ${RUNBOOKS_FILE} of cdk8s-kyma-serverless`;
 }
 
 /**

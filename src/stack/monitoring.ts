@@ -8,14 +8,11 @@ import { Construct } from 'constructs';
 import type * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api';
 import { dashboardFileName, dashboardJson } from './_monitoring-dashboard';
-import { AlertThresholds, MonitoringScope, alertGroups, runbookUrl } from './_monitoring-rules';
+import { AlertThresholds, MonitoringScope, ServerlessAlert, alertGroups, runbookReference, runbookUrl } from './_monitoring-rules';
 import { promDuration } from './_promql';
 import { requireInteger } from './_util';
 
 export { AlertSeverity, ServerlessAlert } from './_monitoring-rules';
-
-/** Where the runbooks of the alerts are unless `alerts.runbookBaseUrl` says otherwise: this package's README. */
-export const DEFAULT_RUNBOOK_BASE_URL = 'https://www.npmjs.com/package/cdk8s-kyma-serverless';
 
 /** The label (and value) Grafana's dashboard sidecar finds dashboards by, in kube-prometheus-stack's default configuration. */
 export const GRAFANA_DASHBOARD_LABEL = { key: 'grafana_dashboard', value: '1' } as const;
@@ -41,10 +38,13 @@ export interface MonitoringAlertOptions {
   readonly labels?: { readonly [name: string]: string };
 
   /**
-   * Where the alerts' runbooks are: each alert's `runbook_url` is this URL with `#<alert name in
-   * lower case>`, the anchor of the alert's section under "Monitoring" in this package's README.
+   * Where the alerts' runbooks are published: each alert's `runbook_url` is this URL with
+   * `#<alert name in lower case>`. The runbooks are `docs/monitoring.md` of this package, one
+   * section per alert, named after it (`node_modules/cdk8s-kyma-serverless/docs/monitoring.md` in
+   * every install); give the URL where your wiki or Git server shows that file, or a copy of it.
    *
-   * @default 'https://www.npmjs.com/package/cdk8s-kyma-serverless'
+   * @default - no `runbook_url`: each alert's description ends with where its runbook is
+   * ("Runbook: <alert> in docs/monitoring.md of cdk8s-kyma-serverless")
    */
   readonly runbookBaseUrl?: string;
 
@@ -230,7 +230,8 @@ function wholeSeconds(prop: string, duration: Duration, min: number): number {
  * What Prometheus needs to watch the stack, in the stack's namespace:
  * - a ServiceMonitor each for the controller and the webhook (Service port `http-metrics`, 8080),
  *   and a PodMonitor for the internal registry (its debug listener, 5001);
- * - a PrometheusRule with the alerts, each linking its runbook (see "Monitoring" in the README);
+ * - a PrometheusRule with the alerts, each naming its runbook (a section of `docs/monitoring.md`), or
+ *   linking it with `alerts.runbookBaseUrl`;
  * - a ConfigMap with a Grafana dashboard for Grafana's sidecar.
  *
  * The alerts about Functions and builds read kube-state-metrics (2.18 or later), and the registry's
@@ -239,8 +240,8 @@ function wholeSeconds(prop: string, duration: Duration, min: number): number {
 export class ServerlessMonitoring extends Construct {
   /** The resolved thresholds of the alerts. */
   public readonly thresholds: AlertThresholds;
-  /** The base URL of the alerts' runbooks. */
-  public readonly runbookBaseUrl: string;
+  /** The base URL of the alerts' runbooks, when they link one. */
+  public readonly runbookBaseUrl?: string;
   /** The PrometheusRule; undefined when the alerts are off. */
   public readonly rules?: ApiObject;
   /** The dashboard's ConfigMap; undefined when the dashboard is off. */
@@ -250,7 +251,7 @@ export class ServerlessMonitoring extends Construct {
     super(scope, id);
     const alerts = props.alerts ?? {};
     const dashboards = props.dashboards ?? {};
-    this.runbookBaseUrl = alerts.runbookBaseUrl ?? DEFAULT_RUNBOOK_BASE_URL;
+    this.runbookBaseUrl = alerts.runbookBaseUrl;
     this.thresholds = {
       functionNotReadyFor: alerts.functionNotReadyFor ?? Duration.minutes(30),
       buildFailurePercent: alerts.buildFailurePercent ?? 50,
@@ -326,7 +327,7 @@ export class ServerlessMonitoring extends Construct {
               expr: r.expr,
               for: r.for,
               labels: { ...alerts.labels, severity: r.severity, ...r.labels },
-              annotations: { summary: r.summary, description: r.description, runbook_url: runbookUrl(this.runbookBaseUrl, r.alert) },
+              annotations: this.annotationsOf(r),
             })),
           })),
         },
@@ -344,6 +345,12 @@ export class ServerlessMonitoring extends Construct {
         data: { [dashboardFileName(props.namespace)]: dashboardJson(scopeOf) },
       });
     }
+  }
+
+  /** The annotations of an alert: what it says, and its runbook's URL, or where its runbook is. */
+  private annotationsOf(rule: { readonly alert: ServerlessAlert; readonly summary: string; readonly description: string }): { [name: string]: string } {
+    if (this.runbookBaseUrl === undefined) return { summary: rule.summary, description: `${rule.description} ${runbookReference(rule.alert)}` };
+    return { summary: rule.summary, description: rule.description, runbook_url: runbookUrl(this.runbookBaseUrl, rule.alert) };
   }
 
   /** Throws, naming every prop, when the options contradict themselves or the stack. */
@@ -369,11 +376,11 @@ export class ServerlessMonitoring extends Construct {
     }
     let url: URL | undefined;
     try {
-      url = new URL(this.runbookBaseUrl);
+      url = this.runbookBaseUrl === undefined ? undefined : new URL(this.runbookBaseUrl);
     } catch {
       url = undefined;
     }
-    if (!url || !['http:', 'https:'].includes(url.protocol) || url.hash) {
+    if (this.runbookBaseUrl !== undefined && (!url || !['http:', 'https:'].includes(url.protocol) || url.hash)) {
       problems.push(`'monitoring.alerts.runbookBaseUrl' (${this.runbookBaseUrl}) must be an http or https URL without '#': `
         + 'each alert adds \'#<its name>\'');
     }

@@ -135,7 +135,7 @@ export interface ServerlessStackProps {
 
   /**
    * Monitoring with the Prometheus Operator: ServiceMonitors and a PodMonitor for the controller,
-   * the webhook and the internal registry, a PrometheusRule with alerts that link their runbooks,
+   * the webhook and the internal registry, a PrometheusRule with alerts that name their runbooks,
    * and a Grafana dashboard. Needs the Prometheus Operator's CRDs (kube-prometheus-stack installs
    * them), and kube-state-metrics 2.18 or later for the alerts about Functions and builds.
    *

@@ -16,6 +16,11 @@ describe('serverDefaultedFields', () => {
     ]);
   });
 
+  test('shows a name that is no string as JSON, even one without a string form', () => {
+    const name = Object.create(null);
+    expect(serverDefaultedFields([{ name, valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } }]).map(f => f.env)).toEqual(['{}']);
+  });
+
   test('finds nothing in env that gives every field, or in no env at all', () => {
     expect(serverDefaultedFields([fieldRef({ apiVersion: 'v1' }), resourceRef({ divisor: '1Mi' })])).toEqual([]);
     for (const env of [undefined, null, 'env', {}, [null, 1, { name: 'A', valueFrom: 'x' }]]) expect(serverDefaultedFields(env)).toEqual([]);

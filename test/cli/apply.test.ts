@@ -460,8 +460,14 @@ describe('runApply', () => {
       expect(at('ready CustomResourceDefinition widgets.example.com')).toBeLessThan(at('ADDED ConfigMap settings'));
       expect(at('ready Deployment web')).toBeLessThan(at('ADDED Widget w1'));
       expect(at('ready Job migrate')).toBeLessThan(at('ADDED Widget w1'));
-      // Every wave -1 object was sent before any was waited for.
-      expect(at('ADDED Job migrate')).toBeLessThan(at('ready Deployment web'));
+      // Every wave -1 object was sent before any was waited for: in the order of apply's own
+      // requests, not against the fake controllers' timing, which a loaded machine stretches.
+      const requests = slow.requests.map(r => `${r.method} ${r.path}`);
+      const sent = (plural: string, name: string) => requests.indexOf(`PATCH /apis/${plural === 'jobs' ? 'batch' : 'apps'}/v1/namespaces/shop/${plural}/${name}`);
+      const firstWaitRead = requests.indexOf('GET /apis/apps/v1/namespaces/shop/deployments/web', sent('deployments', 'web'));
+      expect(sent('deployments', 'web')).toBeGreaterThanOrEqual(0);
+      expect(firstWaitRead).toBeGreaterThan(sent('jobs', 'migrate'));
+      expect(sent('jobs', 'migrate')).toBeGreaterThan(sent('deployments', 'web'));
     } finally {
       slowControllers.stop();
       await slow.close();

@@ -4,6 +4,7 @@
  * Node.js program that writes given manifests, so that only the command's own work is measured
  * (test/e2e/day2.e2e.ts runs a user's cdk8s app).
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -85,5 +86,45 @@ describe('kyma-serverless synth against the previous output', () => {
     // A first synth has nothing to compare with.
     fs.rmSync(path.join(project, 'dist'), { recursive: true });
     expect(synthOf({ 'a.k8s.yaml': [claim('1Gi')] }).files).toEqual(['a.k8s.yaml']);
+  });
+});
+
+describe('kyma-serverless synth when the app throws', () => {
+  /** Runs the command in the project, with an app that runs this JavaScript. */
+  function synthCommand(code: string, ...args: string[]) {
+    fs.writeFileSync(path.join(project, 'failing.js'), code);
+    const bin = path.join(__dirname, '..', '..', 'bin', 'kyma-serverless.js');
+    const result = spawnSync(process.execPath, [bin, 'synth', '--app', `${JSON.stringify(process.execPath)} failing.js`, ...args],
+      { cwd: project, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    return { status: result.status, stderr: result.stderr };
+  }
+  const VALIDATION = `const { App, Chart } = require('cdk8s');
+const app = new App();
+new Chart(app, 'team-a').node.addValidation({ validate: () => ["'scale' (spec.scaleConfig): minReplicas should be less than or equal maxReplicas"] });
+app.synth();`;
+
+  test('prints the message of an error the app does not catch, without the source line and the stack', () => {
+    const { status, stderr } = synthCommand(VALIDATION);
+    expect(status).toBe(1);
+    expect(stderr).toBe([
+      'Validation failed with the following errors:',
+      "  [team-a] 'scale' (spec.scaleConfig): minReplicas should be less than or equal maxReplicas",
+      'kyma-serverless: synth failed: dist/ was left unchanged',
+      '',
+    ].join('\n'));
+    expect(fs.readdirSync(project).filter(f => f.includes('.synth-'))).toEqual([]);
+  });
+
+  test('names an error that is no plain Error, and says that --verbose shows where it was thrown', () => {
+    const { stderr } = synthCommand('const settings = undefined;\nsettings.replicas;');
+    expect(stderr).toBe('TypeError: Cannot read properties of undefined (reading \'replicas\')\n'
+      + '(kyma-serverless synth --verbose shows where it was thrown)\nkyma-serverless: synth failed: dist/ was left unchanged\n');
+  });
+
+  test('with --verbose, prints the error as Node.js does, with the stack', () => {
+    const { status, stderr } = synthCommand(VALIDATION, '--verbose');
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/^Error: Validation failed with the following errors:\n {2}\[team-a\] 'scale'/m);
+    expect(stderr).toMatch(/^ {4}at .*failing\.js:4/m);
   });
 });

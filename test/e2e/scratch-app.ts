@@ -10,6 +10,7 @@ import { SpawnSyncReturns, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { CDK8S_INIT_TSCONFIG } from '../../src/cli/init/_templates';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -60,34 +61,8 @@ export function packPackage(): string {
   return path.join(into, filename);
 }
 
-/** The tsconfig.json of `cdk8s init typescript-app` (cdk8s-cli 2.x), as a user's app has it. */
-export const INIT_TSCONFIG = {
-  compilerOptions: {
-    alwaysStrict: true,
-    declaration: true,
-    experimentalDecorators: true,
-    inlineSourceMap: true,
-    inlineSources: true,
-    lib: ['es2016'],
-    module: 'CommonJS',
-    noEmit: false,
-    noEmitOnError: true,
-    noFallthroughCasesInSwitch: true,
-    noImplicitAny: true,
-    noImplicitReturns: true,
-    noImplicitThis: true,
-    noUnusedLocals: true,
-    noUnusedParameters: true,
-    resolveJsonModule: true,
-    strict: true,
-    strictNullChecks: true,
-    strictPropertyInitialization: true,
-    stripInternal: true,
-    target: 'ES2017',
-  },
-  include: ['**/*.ts'],
-  exclude: ['node_modules'],
-};
+/** The tsconfig.json of `cdk8s init typescript-app` (cdk8s-cli 2.x), as a user's app has it; `kyma-serverless init` writes it too. */
+export const INIT_TSCONFIG = CDK8S_INIT_TSCONFIG;
 
 /** A scratch cdk8s app with the package installed. */
 export class ScratchApp {

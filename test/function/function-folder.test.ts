@@ -44,8 +44,31 @@ describe('FunctionFolder', () => {
     expect(FunctionFolder.discover(root).map(f => f.name)).toEqual(['alpha', 'zeta']);
   });
 
-  test('a missing root holds no folders', () => {
-    expect(FunctionFolder.discover(path.join(os.tmpdir(), 'no-such-functions-root'))).toEqual([]);
+  test('throws when the root does not exist, is a file or holds no function folders, naming its path', () => {
+    const missing = path.join(os.tmpdir(), 'no-such-functions-root');
+    expect(() => FunctionFolder.discover(missing)).toThrow(`FunctionFolder.discover("${missing}"): ${missing} does not exist: `
+      + `create it with one folder per Function (such as ${path.join(missing, 'hello', 'handler.js')}), or give the folder that holds them`);
+    const root = functionsRoot({ '.git': {} });
+    fs.writeFileSync(path.join(root, 'README.md'), '# functions');
+    expect(() => FunctionFolder.discover(root)).toThrow(`${root} holds no function folders: add one folder per Function`);
+    expect(() => FunctionFolder.discover(path.join(root, 'README.md'))).toThrow(`${path.join(root, 'README.md')} is a file, not a folder`);
+  });
+
+  test.each(['function.yml', 'function.json', 'Function.yaml', 'functions.yaml', 'funtion.yaml', 'FUNCTION.YML'])(
+    'fails when the folder holds %s, naming it and function.yaml', name => {
+      const file = path.join('fn', name);
+      const rename = name.toLowerCase() === 'function.yaml' ? 'rename it to function.yaml (the name is case-sensitive)' : 'rename it to function.yaml';
+      expect(loadError({ 'handler.js': 'x', [name]: 'replicas: 2' }))
+        .toContain(`${file}: not read: the settings of a function folder are read from function.yaml only (YAML): ${rename}`);
+      expect(loadError({ 'handler.js': 'x', [name]: 'replicas: 2', 'function.yaml': 'runtime: nodejs22' }))
+        .toContain(`${file}: not read: the settings of a function folder are read from function.yaml only (YAML): `
+          + (name.toLowerCase() === 'function.yaml' ? rename : 'move its settings into function.yaml and delete it'));
+    },
+  );
+
+  test('takes files whose names are not function.yaml misspelt', () => {
+    const root = functionsRoot({ fn: { 'handler.js': 'x', 'function.yaml.orig': 'x', 'config.json': '{}', 'fixtures.yaml': 'a: 1', 'function.md': '#' } });
+    expect(FunctionFolder.discover(root).map(f => f.name)).toEqual(['fn']);
   });
 
   test('without function.yaml, the runtime follows the handler', () => {
@@ -103,9 +126,21 @@ describe('FunctionFolder', () => {
     expect(validateFunction(fn)).toEqual([]);
   });
 
-  test('keeps the namespace function.yaml names', () => {
+  test('keeps the namespace function.yaml names, and adds the Function to a chart of that namespace or of none', () => {
     const [folder] = FunctionFolder.discover(functionsRoot({ fn: { 'handler.js': 'x', 'function.yaml': 'namespace: team-b' } }));
     expect(folder.namespace).toBe('team-b');
+    const app = Testing.app();
+    expect(folder.addTo(new FunctionNamespace(app, 'team-b')).namespace).toBe('team-b');
+    expect(folder.addTo(new Chart(app, 'plain')).namespace).toBe('team-b');
+  });
+
+  test('throws when function.yaml names another namespace than the chart it is added to, naming the file, the key and both', () => {
+    const [folder] = FunctionFolder.discover(functionsRoot({ fn: { 'handler.js': 'x', 'function.yaml': 'namespace: team-b' } }));
+    const team = new FunctionNamespace(Testing.app(), 'team-a');
+    expect(() => folder.addTo(team)).toThrow(`${path.join('fn', 'function.yaml')}: 'namespace' (team-b) is not the namespace of the chart the folder is added to `
+      + '(team-a, namespace team-a): add the folder to the FunctionNamespace team-b (new FunctionNamespace(app, \'team-b\')), '
+      + 'or change \'namespace\' to team-a, or remove it');
+    expect(team.node.tryFindChild('fn')).toBeUndefined();
   });
 
   test('fails with every problem of function.yaml, naming the file and the key', () => {
@@ -118,9 +153,26 @@ describe('FunctionFolder', () => {
     for (const expected of [
       `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, python312`,
       `${file}: 'scale.minReplicas' ("two"): must be integer`,
-      `${file}: 'timeout': unknown key`,
+      `${file}: 'timeout': unknown key; the keys here are runtime, namespace, env, secretMounts, replicas, scale, keda, resources, buildResources, `
+        + 'labels, annotations, runtimeImageOverride, expose, subscribe',
       `${file}: 'resources.profile' ("XXL"): must be one of XS, S, M, L, XL`,
       `${file}: 'env.A.secretKeyRef.key': required`,
+    ]) {
+      expect(message).toContain(expected);
+    }
+  });
+
+  test('fails on an unknown key, offering the closest key of the mapping it is in', () => {
+    const message = loadError({
+      'handler.js': 'x',
+      'function.yaml': 'replica: 2\nRuntime: nodejs22\nenv: { A: { secretKeyref: { name: s, key: k } } }\nexpose: { hots: a.example.com, auth: none }\n',
+    });
+    const file = path.join('fn', 'function.yaml');
+    for (const expected of [
+      `${file}: 'replica': unknown key; did you mean 'replicas'?`,
+      `${file}: 'Runtime': unknown key; did you mean 'runtime'?`,
+      `${file}: 'env.A.secretKeyref': unknown key; did you mean 'secretKeyRef'?`,
+      `${file}: 'expose.hots': unknown key; did you mean 'host'?`,
     ]) {
       expect(message).toContain(expected);
     }

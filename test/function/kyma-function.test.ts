@@ -208,6 +208,29 @@ describe('KymaFunction validation at synth', () => {
     expect(synthError({ replicas: 1.5 })).toMatch(/'replicas' \(spec\.replicas\): Invalid value: 1\.5: must be of type integer/);
   });
 
+  test('fails when two Functions of an app have the same name in a namespace, naming both construct paths', () => {
+    const app = Testing.app();
+    const team = new FunctionNamespace(app, 'team-a');
+    const other = new Chart(app, 'other', { namespace: 'team-a' });
+    const props = { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO) };
+    new KymaFunction(team, 'hello', props);
+    new KymaFunction(other, 'greeter', { ...props, name: 'hello' });
+    new KymaFunction(other, 'hello', { ...props, namespace: 'team-b' });
+    const fix = 'and the cluster keeps one: give one of them another name (its construct id, or \'name\') or namespace';
+    let message = '';
+    try {
+      app.synth();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    // other/hello is in team-b: no namesake.
+    expect(message).toBe([
+      'Validation failed with the following errors:',
+      `  [team-a/hello] 'name' (hello): other/greeter is a Function of the same name in namespace team-a, ${fix}`,
+      `  [other/greeter] 'name' (hello): team-a/hello is a Function of the same name in namespace team-a, ${fix}`,
+    ].join('\n'));
+  });
+
   test('fails when the Function has no namespace', () => {
     expect(synthError({}, new Chart(Testing.app(), 'test'))).toMatch(/\[test\/hello\] 'namespace' is not set/);
   });

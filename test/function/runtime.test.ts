@@ -1,4 +1,5 @@
-import { FunctionRuntime, RUNTIMES, RuntimeFamily } from '../../src';
+import { Testing } from 'cdk8s';
+import { FunctionNamespace, FunctionRuntime, FunctionSource, KymaFunction, RUNTIMES, RuntimeFamily } from '../../src';
 
 describe('FunctionRuntime', () => {
   test('names every runtime of the CRD, in its order', () => {
@@ -21,6 +22,13 @@ describe('FunctionRuntime', () => {
     expect(node24.name).toBe('nodejs24');
     expect(node24.family).toBe(RuntimeFamily.NODEJS);
     expect(FunctionRuntime.of('python313').files.handler).toBe('handler.py');
+  });
+
+  test('fails at synth for a runtime the 1.11.1 CRD does not allow, naming the construct and the allowed runtimes', () => {
+    const team = new FunctionNamespace(Testing.app(), 'team-a');
+    new KymaFunction(team, 'hello', { runtime: FunctionRuntime.of('nodejs24'), source: FunctionSource.fromInline('exports.main = () => "hi"') });
+    expect(() => Testing.synth(team))
+      .toThrow('[team-a/hello] \'runtime\' (spec.runtime): Unsupported value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"');
   });
 
   test('of() throws for a name without a family', () => {

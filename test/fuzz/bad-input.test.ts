@@ -588,8 +588,10 @@ function checkLoadError(e: unknown, directory: string, text: string | undefined,
   check(!isCrash(e), `load crashed with ${describeError(e)}`, text);
   const file = `${displayPath(path.join(directory, FUNCTION_FILE))}: `;
   const folder = `${displayPath(directory)}: `;
-  for (const line of problemLines((e as Error).message, [file, folder])) {
-    const prefix = [file, folder].find(p => line.startsWith(p));
+  // A misspelt function.yaml (function.yml, Function.yaml...) is named by its own path.
+  const misnamed = fs.readdirSync(directory).filter(n => n !== FUNCTION_FILE).map(n => `${displayPath(path.join(directory, n))}: `);
+  for (const line of problemLines((e as Error).message, [file, folder, ...misnamed])) {
+    const prefix = [file, folder, ...misnamed].find(p => line.startsWith(p));
     check(prefix !== undefined, `an error line names neither ${FUNCTION_FILE} nor the folder: ${JSON.stringify(line.slice(0, 200))}`, text);
     const problem = line.slice(prefix.length);
     check(problem.trim() !== '', 'an error line names no problem', text);
@@ -714,8 +716,13 @@ describe('the function.yaml loader', () => {
         check(isDeepStrictEqual(loaded.map(l => l.name), visible), 'discover did not load every folder, sorted', folders);
       } catch (e) {
         check(!isCrash(e), `discover crashed with ${describeError(e)}`, folders);
-        const header = 'Invalid function folders:\n  ';
         const message = (e as Error).message;
+        if (!visible.length) {
+          check(message.includes(`${discoverRoot} holds no function folders`), 'a root without function folders is not named', message);
+          fs.rmSync(discoverRoot, { recursive: true });
+          return;
+        }
+        const header = 'Invalid function folders:\n  ';
         check(message.startsWith(header), 'the error does not start with its summary', message);
         for (const line of problemLines(message.slice(header.length), [displayPath(discoverRoot) + path.sep])) {
           const names = visible.some(n => [': ', `${path.sep}${FUNCTION_FILE}: `].some(end => line.startsWith(`${displayPath(path.join(discoverRoot, n))}${end}`)));

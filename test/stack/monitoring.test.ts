@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Duration, Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import {
-  AlertSeverity, DEFAULT_RUNBOOK_BASE_URL, Registry, ServerlessAlert, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
+  AlertSeverity, Registry, ServerlessAlert, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
 } from '../../src';
 import { KNOWN_METRICS, MetricSource, seriesNames } from '../../src/stack/_monitoring-metrics';
 import { WebhookMetrics } from '../../src/webhook/metrics';
@@ -292,13 +292,14 @@ describe('alerts', () => {
     for (const known of KNOWN_METRICS.filter(m => m.source === MetricSource.WEBHOOK)) expect([known.name, types[known.name]]).toEqual([known.name, known.type]);
   });
 
-  test('each alert links its runbook: a section of docs/monitoring.md named after it', () => {
-    const anchors = [...MONITORING_DOC.matchAll(/^#### (.+)$/gm)].map(m => anchorOf(m[1]));
+  test('each alert names its runbook, a section of docs/monitoring.md named after it, and links none by default', () => {
+    const file = 'docs/monitoring.md';
+    const anchors = [...MONITORING_DOC.matchAll(/^#{3,4} (.+)$/gm)].map(m => anchorOf(m[1]));
     for (const alert of alerts) {
-      expect(alert.annotations.runbook_url).toBe(`${DEFAULT_RUNBOOK_BASE_URL}#${alert.alert.toLowerCase()}`);
-      expect(anchors).toContain(alert.alert.toLowerCase());
+      expect(alert.annotations.runbook_url).toBeUndefined();
+      expect(alert.annotations.description).toMatch(new RegExp(`\\S \\bRunbook: ${alert.alert} in docs/monitoring\\.md of cdk8s-kyma-serverless$`));
+      expect(`${file}: ${anchors.includes(alert.alert.toLowerCase())}`).toBe(`${file}: true`);
       expect(alert.annotations.summary).toBeTruthy();
-      expect(alert.annotations.description).toBeTruthy();
     }
   });
 
@@ -318,6 +319,8 @@ describe('alerts', () => {
     }));
     const rule = (name: string) => tuned.find(a => a.alert === name);
     expect(tuned.every(a => a.labels.team === 'platform' && a.annotations.runbook_url === `https://wiki.example.com/serverless#${a.alert.toLowerCase()}`)).toBe(true);
+    // The link says where the runbook is: the description does not say it again.
+    expect(tuned.filter(a => a.annotations.description.includes('Runbook:'))).toEqual([]);
     expect(tuned.filter(a => a.alert === 'KymaServerlessFunctionNotReady').map(a => a.for)).toEqual(['1h', '1h']);
     expect(rule('KymaServerlessBuildJobsFailing').expr).toMatch(/ > 30 and on \(\) /);
     expect(rule('KymaServerlessWebhookLatencyHigh').expr).toMatch(/\) > 0\.5$/);

@@ -17,7 +17,7 @@ import { STACK_REPLACEMENT_OPT_INS } from '../../stack/serverless-stack';
 import { APPLYSET_PART_OF_LABEL, ApplySet, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, applySetParentOf, parentLabel } from '../_applyset';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody } from '../_objects';
-import { OutputFormat } from '../_output';
+import { OutputFormat, isStructured, printDocument } from '../_output';
 import { ApplyPlan, DEFAULT_FIELD_MANAGER, planApply } from '../_plan';
 import { APPLY_PATCH, Discovery, RestClient, resourcePath } from '../_rest';
 import { DiffOutcome, ObjectDiff, changeMeaning, changedFields, comparable, createMeaning, orphanMeaning } from './model';
@@ -287,9 +287,9 @@ Examples:
       const options = command.optsWithGlobals<DiffOptions>();
       const report = await runDiff(dir, options);
       const text = formatDiffReport(report);
-      if (options.output === OutputFormat.JSON) {
+      if (isStructured(options.output)) {
         process.stderr.write(text);
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        printDocument(report, options.output!);
       } else {
         process.stdout.write(text);
       }

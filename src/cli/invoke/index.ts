@@ -9,7 +9,7 @@ import { FunctionRequest, FunctionResponse, invokeFunction } from '../../runtime
 import { LocalFunction } from '../../runtime/local-function';
 import { parseDuration } from '../status';
 import { CliError } from '../_kube';
-import { OutputFormat, print, printJson } from '../_output';
+import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { findRun } from '../_runs';
 
 /** Options of {@link invokeCommand}. */
@@ -194,7 +194,7 @@ Examples:
     .action(async (target: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<InvokeOptions>();
       const { response, url, started } = await invokeTarget(target, options);
-      if (options.output === OutputFormat.JSON) {
+      if (isStructured(options.output)) {
         let json: unknown;
         try {
           json = JSON.parse(response.text());
@@ -202,7 +202,7 @@ Examples:
           json = undefined;
         }
         const { status, statusText, headers } = response;
-        printJson({ url, started, status, statusText, headers, body: response.text(), ...(json !== undefined ? { json } : {}) });
+        printDocument({ url, started, status, statusText, headers, body: response.text(), ...(json !== undefined ? { json } : {}) }, options.output!);
       } else {
         if (started) process.stderr.write(`kyma-serverless: ${target} is not running here (kyma-serverless run): started it for this call\n`);
         print(formatResponse(response));

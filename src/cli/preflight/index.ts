@@ -25,7 +25,7 @@ import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/
 import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
-import { OutputFormat, print, printJson, table } from '../_output';
+import { OutputFormat, isStructured, print, printDocument, table } from '../_output';
 import { CustomKind, GATEWAY_API_GATEWAY, ISTIO_GATEWAY, crdNameOf } from '../_reach-kinds';
 import {
   DeclaredReach, GatewayObject, ManifestObject, PublisherProxyFacts, ReachFacts, declaredReach, declaresReach, publisherProxyAddressOf, reachChecks,
@@ -807,7 +807,7 @@ Examples:
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<PreflightCommandOptions>();
       const report = await runPreflight(options);
-      if (options.output === OutputFormat.JSON) printJson(report);
+      if (isStructured(options.output)) printDocument(report, options.output);
       else print(formatReport(report));
       if (!report.ok) process.exitCode = 1;
     });

@@ -11,7 +11,7 @@ import { FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_PORT } from '../../api';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
 import { CliError, ClusterOptions, connect } from '../_kube';
-import { OutputFormat, print, printJson } from '../_output';
+import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { registerRun } from '../_runs';
 import { synth } from '../synth';
 import { clusterValues } from './_cluster';
@@ -168,7 +168,7 @@ function appSource(app: string, name: string, cwd: string): FunctionObjectSource
 
 /** Prints a line of the log: the Function's output as it is, the runtime's on standard error. */
 function printLine(line: LogLine, format: OutputFormat): void {
-  if (format === OutputFormat.JSON) printJson(line);
+  if (isStructured(format)) printDocument(line, format, true);
   else if (line.source === LogSource.STDOUT) process.stdout.write(`${line.text}\n`);
   else if (line.source === LogSource.STDERR) process.stderr.write(`${line.text}\n`);
   else process.stderr.write(`kyma-serverless: ${line.text}\n`);
@@ -212,7 +212,7 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     ? await LocalFunction.startFolder(folder, local)
     : await LocalFunction.startFrom(appSource(options.app!, options.function!, process.cwd()), local);
   const unregister = folder ? registerRun(folder, fn.url) : () => undefined;
-  if (format === OutputFormat.JSON) printJson({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name });
+  if (isStructured(format)) printDocument({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name }, format);
   return {
     fn,
     async stop() {
@@ -266,7 +266,7 @@ Examples:
     .action(async (folder: string | undefined, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<RunOptions>();
       const run = await startRun(folder, options);
-      if (options.output !== OutputFormat.JSON) {
+      if (!isStructured(options.output)) {
         print(run.fn.failure
           ? `${run.fn.name || folder} does not load (see above); watching for changes, it will answer at ${run.fn.url}; Ctrl-C stops it`
           : `${run.fn.name} answers at ${run.fn.url}${options.watch ? ' (watching for changes)' : ''}; Ctrl-C stops it`);

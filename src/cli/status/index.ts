@@ -14,7 +14,7 @@ import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FUNCTION_LABEL } from '../../api/labels';
 import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
-import { OutputFormat } from '../_output';
+import { OutputFormat, formatDocument, isStructured } from '../_output';
 import { Kind, kindsOf } from './_kinds';
 import { FunctionStore } from './_store';
 import { StoreWatch } from './_watch';
@@ -134,18 +134,18 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
   const kinds = await kindsOf(cluster.kubeConfig);
   const store = new FunctionStore(cluster, kinds, namespace, options.name, message => io.stderr.write(`kyma-serverless: ${message}\n`));
   await store.listAll();
-  const json = options.output === OutputFormat.JSON;
+  const structured = isStructured(options.output);
   const out = (text: string) => io.stdout.write(`${text}\n`);
 
   const reports = store.reports();
   if (!reports.length) {
     if (options.name !== undefined) throw new CliError(`Function ${options.name} not found in namespace ${namespace}`);
-    if (json) out('[]');
+    if (structured) out(formatDocument([], options.output!));
     io.stderr.write(`No Functions found ${namespace === undefined ? 'in any namespace' : `in namespace ${namespace}`}.\n`);
     return;
   }
   if (!options.watch) {
-    out(json ? JSON.stringify(reports, null, 2) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
+    out(structured ? formatDocument(reports, options.output!) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
     const failed = reports.filter(r => r.state === ProgressState.FAILED);
     if (failed.length) {
       throw new CliError(`${failed.length} of ${reports.length} Function${reports.length === 1 ? '' : 's'} failed: ${failed.map(label).join(', ')}`);
@@ -164,8 +164,10 @@ const done = (r: FunctionStatusReport) => r.state === ProgressState.READY || r.s
 async function follow(
   cluster: Cluster, kinds: readonly Kind[], store: FunctionStore, namespace: string | undefined, options: StatusOptions, io: StatusIo,
 ): Promise<void> {
-  const json = options.output === OutputFormat.JSON;
-  const live = io.stdout.isTTY === true && !json;
+  const structured = isStructured(options.output);
+  // One document per change: a JSON object per line, or a YAML document after '---'.
+  const document = (value: object) => (options.output === OutputFormat.YAML ? formatDocument(value, OutputFormat.YAML, true) : JSON.stringify(value));
+  const live = io.stdout.isTTY === true && !structured;
   const startedAt = io.now();
   const printed = new Map<string, string>();
   let drawnLines = 0;
@@ -184,9 +186,9 @@ async function follow(
     const seen = new Set<string>();
     for (const report of reports) {
       seen.add(label(report));
-      const text = json ? JSON.stringify({ time: isoSeconds(now), ...report }) : changeLine(report, now);
+      const text = structured ? document({ time: isoSeconds(now), ...report }) : changeLine(report, now);
       // A change is a change of what the line says, not of the time on it.
-      const key = json ? JSON.stringify(report) : changeLine(report, 0);
+      const key = structured ? JSON.stringify(report) : changeLine(report, 0);
       if (printed.get(label(report)) === key) continue;
       printed.set(label(report), key);
       io.stdout.write(`${text}\n`);
@@ -194,7 +196,7 @@ async function follow(
     for (const gone of [...printed.keys()].filter(k => !seen.has(k))) {
       printed.delete(gone);
       const [ns, name] = gone.split('/');
-      const text = json ? JSON.stringify({ time: isoSeconds(now), namespace: ns, name, deleted: true }) : `${isoSeconds(now)} ${gone} deleted`;
+      const text = structured ? document({ time: isoSeconds(now), namespace: ns, name, deleted: true }) : `${isoSeconds(now)} ${gone} deleted`;
       io.stdout.write(`${text}\n`);
     }
   };
@@ -297,7 +299,7 @@ Examples:
   kyma-serverless status -A -o json
 
   # In CI, after applying the manifests: one line per change, fails when a build fails
-  kubectl apply -f dist/ && kyma-serverless status -n shop --watch --timeout 15m
+  kyma-serverless apply dist/ --wait && kyma-serverless status -n shop --watch --timeout 15m
 `)
     .action(async (name: string | undefined, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<Omit<StatusOptions, 'name'>>();

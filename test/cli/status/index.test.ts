@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { Command } from 'commander';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { program } from '../../../src/cli';
 import { CliError } from '../../../src/cli/_kube';
@@ -221,6 +222,14 @@ describe('kyma-serverless status', () => {
     expect(json[0]).toMatchObject({ name: 'looping', stage: 'deployment', state: 'failed', reason: 'DeploymentUpdateLoop' });
   });
 
+  test('shows the same data as YAML with -o yaml', async () => {
+    for (const name of FIXTURES.slice(0, 9)) seed(api, name);
+    const json = JSON.parse((await status({ output: OutputFormat.JSON })).stdout);
+    const { stdout } = await status({ output: OutputFormat.YAML });
+    expect(stdout).toMatch(/^- namespace: default\n  name: broken\n/);
+    expect(parseYaml(stdout)).toEqual(json);
+  });
+
   test('shows a Function at each stage as JSON', async () => {
     for (const name of FIXTURES.slice(0, 9)) seed(api, name);
     const { stdout } = await status({ output: OutputFormat.JSON });
@@ -412,6 +421,21 @@ describe('kyma-serverless status', () => {
         ['2026-03-20T09:05:00Z', 'scaling', 'ready', 'ready', 'DeploymentReady'],
       ]);
       expect(lines[1].steps.every((s: { state: string }) => s.state === 'done')).toBe(true);
+    });
+
+    test('prints a YAML document per change with -o yaml, each after ---', async () => {
+      seed(api, '08-hpa-created');
+      const { stdout, done } = watch({ output: OutputFormat.YAML });
+      await api.waitForWatches(6);
+      setConditions('scaling', [condition('Running', 'True', 'DeploymentReady', 'Deployment scaling-c2v5n is ready'), ...documents('08-hpa-created')[0].status.conditions.slice(1)]);
+      expect(await done).toBeUndefined();
+      const text = stdout.text();
+      expect(text).toMatch(/^---\ntime: 2026-03-20T09:05:00Z\n/);
+      const changes = parseAllDocuments(text).map(d => d.toJS());
+      expect(changes.map(c => [c.time, c.name, c.state, c.reason])).toEqual([
+        ['2026-03-20T09:05:00Z', 'scaling', 'progressing', 'HorizontalPodAutoscalerCreated'],
+        ['2026-03-20T09:05:00Z', 'scaling', 'ready', 'DeploymentReady'],
+      ]);
     });
 
     test('gives up after --timeout with exit code 1, saying which Functions are not ready', async () => {

@@ -1,0 +1,150 @@
+/**
+ * `kyma-serverless init [dir]`: a new cdk8s TypeScript app with the stack and two function
+ * folders, which installs and synthesizes offline (nothing but npm packages is downloaded; no
+ * `cdk8s import`), and whose `.gitignore` keeps `dist/`, which the GitOps flow commits.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Argument, Command } from 'commander';
+import { packageRoot, packageVersion } from '../../_package-root';
+import { CliError } from '../_kube';
+import { OutputFormat, isStructured, print, printDocument } from '../_output';
+import { NEXT_COMMANDS, PACKAGE_NAME, appFiles } from './_templates';
+
+/** Options of {@link init}. */
+export interface InitOptions {
+  /**
+   * Write into a folder that is not empty, replacing the files the app has.
+   *
+   * @default false
+   */
+  readonly force?: boolean;
+  /**
+   * How the app's package.json names cdk8s-kyma-serverless: a version range, or the path of a
+   * tarball `npm pack` made (written as `file:` and the path from the app).
+   *
+   * @default - the tarball this command was installed from, when it was; else `^` and this package's version
+   */
+  readonly package?: string;
+}
+
+/** What {@link init} wrote. */
+export interface InitResult {
+  /** The app's folder. */
+  readonly dir: string;
+  /** The files written, relative to it, with `/`. */
+  readonly files: string[];
+  /** The files that were there and were replaced (with `force`). */
+  readonly replaced: string[];
+  /** How package.json names cdk8s-kyma-serverless. */
+  readonly packageSpec: string;
+  /** The commands that install, synthesize and deploy the app, run in its folder. */
+  readonly next: string[];
+}
+
+/** An npm package name from a folder's name: lower case, and only the characters npm allows. */
+export function appPackageName(dir: string): string {
+  const name = path.basename(path.resolve(dir)).toLowerCase().replace(/[^a-z0-9._~-]+/g, '-').replace(/^[._-]+|[._-]+$/g, '').slice(0, 214);
+  return name || 'cdk8s-app';
+}
+
+/**
+ * The tarball the running command was installed from: the `file:` spec under which the project
+ * around `node_modules/cdk8s-kyma-serverless` (`npx --package <tarball>`'s too) depends on it.
+ *
+ * @returns its absolute path, or undefined when it was not installed from a tarball that is still there
+ */
+function installedFromTarball(): string | undefined {
+  const root = packageRoot();
+  if (path.basename(path.dirname(root)) !== 'node_modules') return undefined;
+  const project = path.dirname(path.dirname(root));
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8')) as { [key: string]: { [name: string]: string } | undefined };
+    const spec = manifest.dependencies?.[PACKAGE_NAME] ?? manifest.devDependencies?.[PACKAGE_NAME];
+    if (!spec?.startsWith('file:') || !/\.tgz$/.test(spec)) return undefined;
+    const tarball = path.resolve(project, spec.slice('file:'.length));
+    return fs.existsSync(tarball) ? tarball : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spec package.json gives: a range as it is; a tarball (or `file:` spec) as `file:` and its path from the app. */
+function packageSpec(dir: string, given: string | undefined): string {
+  const tarball = given === undefined ? installedFromTarball()
+    : /\.tgz$/.test(given) ? path.resolve(given.replace(/^file:/, '')) : undefined;
+  if (given !== undefined && tarball === undefined) return given;
+  if (tarball === undefined) return `^${packageVersion()}`;
+  if (!fs.existsSync(tarball)) throw new CliError(`--package ${given}: no such file ${tarball}: give the tarball npm pack wrote, or a version range such as ^${packageVersion()}`);
+  return `file:${path.relative(dir, tarball).split(path.sep).join('/')}`;
+}
+
+/**
+ * Writes a new app into a folder, creating it.
+ *
+ * @param dir the app's folder
+ * @returns what was written
+ * @throws CliError when the folder holds anything (a `.git` folder aside) and `force` is not given,
+ * naming the files that would be replaced; or when it is a file
+ */
+export function init(dir: string, options: InitOptions = {}): InitResult {
+  const target = path.resolve(dir);
+  if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) throw new CliError(`${dir} is a file: give a new folder for the app`);
+  const spec = packageSpec(target, options.package);
+  const files = appFiles({ name: appPackageName(target), packageSpec: spec });
+  const names = Object.keys(files);
+  const replaced = names.filter(f => fs.existsSync(path.join(target, f)));
+  const present = fs.existsSync(target) ? fs.readdirSync(target).filter(f => f !== '.git').sort() : [];
+  if (present.length && !options.force) {
+    const shown = dir === '.' ? 'The current folder' : dir;
+    throw new CliError(replaced.length
+      ? `${shown} is not empty, and init would replace ${replaced.join(', ')}: give a new folder, or --force to replace them`
+      : `${shown} is not empty (it holds ${present.slice(0, 5).join(', ')}${present.length > 5 ? ', ...' : ''}): `
+        + 'give a new folder, or --force to write the app beside what is there');
+  }
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
+    fs.writeFileSync(path.join(target, file), text);
+  }
+  return { dir: target, files: names, replaced, packageSpec: spec, next: [...NEXT_COMMANDS] };
+}
+
+/** Adds `init` to a program. */
+export function addInitCommand(program: Command): void {
+  program.command('init')
+    .description('Write a new cdk8s app with the Kyma Serverless stack and a Function per runtime family; it installs and synthesizes '
+      + 'without downloading anything but npm packages')
+    .addArgument(new Argument('[dir]', 'folder of the new app, created if needed').default('.', 'the current folder'))
+    .option('--force', 'write into a folder that is not empty, replacing the files the app has')
+    .option('--package <spec>', 'how package.json names cdk8s-kyma-serverless: a version range, or the path of the tarball npm pack '
+      + `wrote (default: the tarball this command was installed from, else ^${packageVersion()})`)
+    .addHelpText('after', `
+It writes package.json (cdk8s, cdk8s-plus-27 and constructs at the versions this package is tested
+with; "synth": "kyma-serverless synth"), cdk8s.yaml (output dist, no imports), tsconfig.json (as
+cdk8s init writes it), main.ts (the stack, the Function namespace "functions", and a Function per
+folder of functions/), functions/hello-node/ and functions/hello-python/, a .gitignore that keeps
+dist/, and a README. A folder that holds anything but .git is refused unless --force is given.
+
+Then, in the app's folder:
+  ${NEXT_COMMANDS.join('\n  ')}
+
+Examples:
+  npx --package ./${PACKAGE_NAME}-${packageVersion()}.tgz kyma-serverless init my-app
+  kyma-serverless init my-app -o json         # the files written, for scripts
+`)
+    .action((dir: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<InitOptions & { output: OutputFormat }>();
+      const result = init(dir, options);
+      if (isStructured(options.output)) {
+        printDocument(result, options.output);
+        return;
+      }
+      const relative = path.relative(process.cwd(), result.dir);
+      const where = !relative ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? result.dir : relative;
+      print(`Wrote a cdk8s app to ${where}/ (${PACKAGE_NAME} ${result.packageSpec}):`);
+      for (const file of result.files) print(`  ${file}${result.replaced.includes(file) ? '  (replaced)' : ''}`);
+      print('\nNext:');
+      if (where !== '.') print(`  cd ${where}`);
+      for (const next of result.next) print(`  ${next}`);
+    });
+}

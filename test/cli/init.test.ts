@@ -1,0 +1,132 @@
+/**
+ * `kyma-serverless init`: the files of a new app. test/e2e/init.e2e.ts installs and synthesizes
+ * one from the packed package, offline.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { FunctionFolder, FunctionNamespace, GitOpsApp, ServerlessStack, validateManifests } from '../../src';
+import { program } from '../../src/cli/index';
+import { appPackageName, init } from '../../src/cli/init';
+import { APP_DEPENDENCIES, APP_DEV_DEPENDENCIES } from '../../src/cli/init/_versions';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'init-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const read = (file: string) => fs.readFileSync(path.join(dir, 'my-app', file), 'utf8');
+
+/** Runs the real command in-process; returns what it printed. */
+async function command(...args: string[]): Promise<string> {
+  let stdout = '';
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += chunk.toString();
+    return true;
+  });
+  try {
+    await program().exitOverride().parseAsync(['node', 'kyma-serverless', ...args]);
+  } finally {
+    write.mockRestore();
+  }
+  return stdout;
+}
+
+describe('kyma-serverless init', () => {
+  test('writes a cdk8s app: package.json with the pinned versions and the synth script, cdk8s.yaml without imports, a function folder per runtime family', () => {
+    const result = init(path.join(dir, 'my-app'));
+    expect(result.files).toEqual([
+      'package.json', 'cdk8s.yaml', 'tsconfig.json', 'main.ts', '.gitignore', 'README.md',
+      'functions/hello-node/handler.js', 'functions/hello-node/package.json', 'functions/hello-node/function.yaml',
+      'functions/hello-python/handler.py', 'functions/hello-python/requirements.txt', 'functions/hello-python/function.yaml',
+    ]);
+    const manifest = JSON.parse(read('package.json'));
+    expect(manifest).toEqual({
+      name: 'my-app', version: '0.1.0', private: true,
+      scripts: { synth: 'kyma-serverless synth' },
+      dependencies: { 'cdk8s-kyma-serverless': `^${VERSION}`, ...APP_DEPENDENCIES },
+      devDependencies: APP_DEV_DEPENDENCIES,
+    });
+    expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });
+    expect(read('main.ts')).toContain("for (const folder of FunctionFolder.discover('functions')) folder.addTo(functions);");
+    expect(read('.gitignore').split('\n').filter(l => /dist/.test(l) && !l.startsWith('#'))).toEqual(['/.dist.synth-*']);
+    expect(/```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1]).toBe('npm install\nnpm run synth\nnpx kyma-serverless apply dist/ --wait\n');
+    expect(read('functions/hello-node/handler.js')).toMatch(/^exports\.main = /m);
+  });
+
+  test('pins cdk8s, cdk8s-plus-27, constructs and the tools at the versions of the lock file, within the peer dependencies', () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const locked = (name: string) => lock.packages[`node_modules/${name}`].version;
+    expect(Object.keys(APP_DEPENDENCIES).sort()).toEqual(Object.keys(pkg.peerDependencies).sort());
+    for (const [name, version] of Object.entries(APP_DEPENDENCIES)) expect(`${name}@${version}`).toBe(`${name}@${locked(name)}`);
+    for (const [name, version] of Object.entries(APP_DEV_DEPENDENCIES)) expect(`${name}@${version}`).toBe(`${name}@${name === 'typescript' ? '~' : ''}${locked(name)}`);
+    expect(pkg.devDependencies.typescript).toBe('~5.9');
+  });
+
+  test('its function folders load, and the app main.ts describes synthesizes valid manifests with both Functions', () => {
+    init(path.join(dir, 'my-app'));
+    const app = new GitOpsApp({ outdir: path.join(dir, 'dist') });
+    const stack = new ServerlessStack(app, 'serverless');
+    const functions = new FunctionNamespace(app, 'functions', { stack });
+    for (const folder of FunctionFolder.discover(path.join(dir, 'my-app', 'functions'))) folder.addTo(functions);
+    app.synth();
+    expect(fs.readdirSync(path.join(dir, 'dist')).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-functions.k8s.yaml', 'kustomization.yaml']);
+    const objects = fs.readFileSync(path.join(dir, 'dist', '0001-functions.k8s.yaml'), 'utf8').split(/^---$/m).map(d => parse(d));
+    expect(objects.filter(o => o.kind === 'Function').map(o => `${o.metadata.namespace}/${o.metadata.name} ${o.spec.runtime}`))
+      .toEqual(['functions/hello-node nodejs22', 'functions/hello-python python312']);
+    expect(validateManifests(path.join(dir, 'dist')).findings).toEqual([]);
+  });
+
+  test('refuses a folder that is not empty, naming the files it would replace, unless --force', () => {
+    const app = path.join(dir, 'my-app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'main.ts'), 'mine');
+    fs.writeFileSync(path.join(app, 'notes.txt'), 'mine');
+    expect(() => init(app)).toThrow(`${app} is not empty, and init would replace main.ts: give a new folder, or --force to replace them`);
+    fs.rmSync(path.join(app, 'main.ts'));
+    expect(() => init(app)).toThrow(`${app} is not empty (it holds notes.txt): give a new folder, or --force to write the app beside what is there`);
+    fs.writeFileSync(path.join(app, 'main.ts'), 'mine');
+    expect(init(app, { force: true }).replaced).toEqual(['main.ts']);
+    expect(read('main.ts')).toContain('new GitOpsApp()');
+    expect(read('notes.txt')).toBe('mine');
+  });
+
+  test('takes a folder that holds only .git', () => {
+    fs.mkdirSync(path.join(dir, 'my-app', '.git'), { recursive: true });
+    expect(init(path.join(dir, 'my-app')).replaced).toEqual([]);
+  });
+
+  test('--package names a tarball by its path from the app, and refuses one that does not exist', () => {
+    const tarball = path.join(dir, 'cdk8s-kyma-serverless-9.9.9.tgz');
+    fs.writeFileSync(tarball, '');
+    init(path.join(dir, 'my-app'), { package: tarball });
+    expect(JSON.parse(read('package.json')).dependencies['cdk8s-kyma-serverless']).toBe('file:../cdk8s-kyma-serverless-9.9.9.tgz');
+    expect(() => init(path.join(dir, 'other'), { package: path.join(dir, 'missing.tgz') }))
+      .toThrow(`--package ${path.join(dir, 'missing.tgz')}: no such file ${path.join(dir, 'missing.tgz')}: give the tarball npm pack wrote`);
+    init(path.join(dir, 'ranged'), { package: '~9.9.0' });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'ranged', 'package.json'), 'utf8')).dependencies['cdk8s-kyma-serverless']).toBe('~9.9.0');
+  });
+
+  test('names the app after its folder, as npm allows', () => {
+    expect(appPackageName('/work/My App!')).toBe('my-app');
+    expect(appPackageName('/work/_private')).toBe('private');
+    expect(appPackageName('/')).toBe('cdk8s-app');
+  });
+
+  test('prints the files and the next commands, or with -o json and -o yaml the same data', async () => {
+    const table = await command('init', path.join(dir, 'my-app'));
+    expect(table).toContain(`Wrote a cdk8s app to ${path.join(dir, 'my-app')}/ (cdk8s-kyma-serverless ^${VERSION}):\n  package.json\n`);
+    expect(table).toContain(`\nNext:\n  cd ${path.join(dir, 'my-app')}\n  npm install\n  npm run synth\n  npx kyma-serverless apply dist/ --wait\n`);
+    const json = JSON.parse(await command('init', path.join(dir, 'json'), '-o', 'json'));
+    const yaml = parse(await command('init', path.join(dir, 'yaml'), '-o', 'yaml'));
+    expect(json.files).toHaveLength(12);
+    expect({ ...yaml, dir: undefined }).toEqual({ ...json, dir: undefined });
+    expect(yaml.dir).toBe(path.join(dir, 'yaml'));
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * A platform engineer's first commands, from the packed package: `kyma-serverless init` through
+ * `npx --package <tarball>` into a new folder outside the repository, then the three commands of
+ * the README it writes. `npm install` takes npm packages only (from npm's cache when it has them:
+ * `--prefer-offline`); nothing runs `cdk8s import`. Then a failed synth there shows messages, not
+ * stack frames.
+ *
+ * Slow (packing and installing), so it runs apart from `npm test`: `npm run test:e2e`.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { Run, check, packPackage, run } from './scratch-app';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+/** Standard error without npm's own warnings about the machine's npm configuration. */
+const errors = (stderr: string) => stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
+
+let tarball: string;
+let work: string;
+let app: string;
+
+/** Runs a command of the app's node_modules/.bin in the app. */
+const bin = (name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Run => run(path.join(app, 'node_modules', '.bin', name), args, app, env);
+const read = (file: string) => fs.readFileSync(path.join(app, file), 'utf8');
+
+beforeAll(() => {
+  tarball = packPackage();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-init-'));
+  app = path.join(work, 'my-app');
+}, 15 * 60 * 1000);
+
+afterAll(() => {
+  // KEEP_E2E_APP=1 keeps the app for a look after a failure.
+  if (process.env.KEEP_E2E_APP) process.stdout.write(`kept the app in ${app}\n`);
+  else if (work) fs.rmSync(work, { recursive: true, force: true });
+  if (tarball) fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
+});
+
+describe('kyma-serverless init, from the packed package', () => {
+  test('writes an app that takes the package from the tarball it ran from, and says what to run next', () => {
+    const init = check(run('npx', ['--yes', '--prefer-offline', '--package', tarball, 'kyma-serverless', 'init', 'my-app'], work));
+    expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}):\n`);
+    expect(init.stdout).toContain('\nNext:\n  cd my-app\n  npm install\n  npm run synth\n  npx kyma-serverless apply dist/ --wait\n');
+    expect(JSON.parse(read('package.json')).dependencies['cdk8s-kyma-serverless']).toBe(`file:${path.relative(app, tarball)}`);
+    expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });
+  });
+
+  test('npm install and npm run synth succeed, offline but for npm packages, and write the stack and both Functions', () => {
+    check(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app));
+    const synth = run('npm', ['run', '--silent', 'synth'], app);
+    expect(`${synth.status}\n${errors(synth.stderr)}`).toBe('0\n');
+    expect(synth.stdout).toBe('dist/: 0000-serverless.k8s.yaml, 0001-functions.k8s.yaml, kustomization.yaml\n');
+    // Nothing imported: no cdk8s import, no generated imports/ folder.
+    expect(fs.existsSync(path.join(app, 'imports'))).toBe(false);
+    const stack = read('dist/0000-serverless.k8s.yaml');
+    expect(stack).toMatch(/^kind: CustomResourceDefinition$/m);
+    expect(stack).toMatch(/^kind: Deployment$/m);
+    const functions = read('dist/0001-functions.k8s.yaml').split(/^---$/m).map(d => parse(d)).filter(o => o?.kind === 'Function');
+    expect(functions.map(f => `${f.metadata.namespace}/${f.metadata.name} ${f.spec.runtime}`)).toEqual(['functions/hello-node nodejs22', 'functions/hello-python python312']);
+    const validate = bin('kyma-serverless', ['validate', 'dist']);
+    expect(`${validate.status}\n${validate.stdout}`).toMatch(/^0\ndist: \d+ objects in 2 files, 0 errors, 0 warnings/);
+  });
+
+  test('keeps dist/ in Git, and leaves node_modules out', () => {
+    check(run('git', ['init', '-q'], app));
+    // check-ignore exits 1 when no path is ignored.
+    expect(run('git', ['check-ignore', 'dist/0000-serverless.k8s.yaml', 'functions/hello-node/handler.js', 'main.ts'], app).status).toBe(1);
+    expect(check(run('git', ['check-ignore', 'node_modules/cdk8s/package.json', 'main.js'], app)).stdout).toBe('node_modules/cdk8s/package.json\nmain.js\n');
+  });
+
+  test('a failed synth shows the messages, without stack frames, and keeps dist/; --verbose shows the stack', () => {
+    const before = read('dist/0001-functions.k8s.yaml');
+    const settings = read('functions/hello-node/function.yaml');
+    fs.writeFileSync(path.join(app, 'functions/hello-node/function.yaml'), `${settings}scale: { minReplicas: 3, maxReplicas: 1 }\n`);
+    try {
+      const failed = run('npm', ['run', '--silent', 'synth'], app);
+      expect(failed.status).not.toBe(0);
+      expect(errors(failed.stderr).split('\n')).toEqual([
+        'Validation failed with the following errors:',
+        expect.stringMatching(/^ {2}\[functions\/hello-node\] functions\/hello-node\/function\.yaml: 'scale' \(spec\.scaleConfig\): .*minReplicas should be less than or equal maxReplicas/),
+        'kyma-serverless: synth failed: dist/ was left unchanged',
+      ]);
+      expect(read('dist/0001-functions.k8s.yaml')).toBe(before);
+      const verbose = bin('kyma-serverless', ['synth', '--verbose']);
+      expect(verbose.status).not.toBe(0);
+      expect(verbose.stderr).toMatch(/^ {4}at .*main\.ts:\d+/m);
+    } finally {
+      fs.writeFileSync(path.join(app, 'functions/hello-node/function.yaml'), settings);
+    }
+  });
+
+  test('a misspelt function.yaml fails the synth, naming the file and the name to give it', () => {
+    fs.renameSync(path.join(app, 'functions/hello-python/function.yaml'), path.join(app, 'functions/hello-python/function.yml'));
+    try {
+      const failed = run('npm', ['run', '--silent', 'synth'], app);
+      expect(failed.status).not.toBe(0);
+      expect(errors(failed.stderr)).toBe([
+        'Invalid function folders:',
+        '  functions/hello-python/function.yml: not read: the settings of a function folder are read from function.yaml only (YAML): rename it to function.yaml',
+        'kyma-serverless: synth failed: dist/ was left unchanged',
+      ].join('\n'));
+    } finally {
+      fs.renameSync(path.join(app, 'functions/hello-python/function.yml'), path.join(app, 'functions/hello-python/function.yaml'));
+    }
+  });
+
+  test('the last command of the README says what is missing without a cluster, and the command has --version', () => {
+    // A home without a kubeconfig, whatever this machine has: nothing is applied anywhere.
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-home-'));
+    try {
+      const apply = bin('kyma-serverless', ['apply', 'dist/', '--wait'], { HOME: home, KUBECONFIG: '' });
+      expect(apply.status).toBe(1);
+      expect(apply.stderr).toMatch(/^kyma-serverless: No kubeconfig found: .*--kubeconfig <file> or KUBECONFIG=<file>, or write ~\/\.kube\/config/);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+    expect(check(bin('kyma-serverless', ['--version'])).stdout).toBe(`${VERSION}\n`);
+  });
+});
