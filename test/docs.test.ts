@@ -35,3 +35,21 @@ describe('docs/performance.md', () => {
     expect(tablesOf(read('docs/performance.md'))).toEqual(tablesOf(results));
   });
 });
+
+describe('docs of the command line', () => {
+  test('name every option of every command (docs/command-line.md, or the page its section links)', () => {
+    const { program } = require('../src/cli') as typeof import('../src/cli');
+    const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter(f => f.endsWith('.md')).map(f => read(`docs/${f}`)).join('\n');
+    const undocumented: string[] = [];
+    const walk = (command: import('commander').Command, prefix: string): void => {
+      for (const option of command.options) {
+        if (option.long && option.long !== '--help' && !docs.includes(option.long)) undocumented.push(`${prefix}${command.name()} ${option.long}`.trim());
+      }
+      for (const sub of command.commands) walk(sub, prefix === '' && command.parent === null ? '' : `${prefix}${command.name()} `);
+    };
+    const cli = program();
+    expect(cli.commands.length).toBeGreaterThan(8);
+    walk(cli, '');
+    expect(undocumented).toEqual([]);
+  });
+});
