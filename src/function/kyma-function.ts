@@ -220,6 +220,9 @@ function abbreviated(value: unknown): string {
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
+/** The Functions of each app (by its root construct), by namespace and name: two of the same name in a namespace are an error. */
+const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
+
 /**
  * A Function (`serverless.kyma-project.io/v1alpha2`): a runtime and a source, which the
  * Function Controller builds into an image and runs behind a Service of the same name.
@@ -235,9 +238,6 @@ function abbreviated(value: unknown): string {
  * });
  * @see https://kyma-project.io/#/serverless-manager/user/resources/06-10-function-cr
  */
-/** The Functions of each app (by its root construct), by namespace and name: two of the same name in a namespace are an error. */
-const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
-
 export class KymaFunction extends Construct implements IExposable {
   /** Name of the Function, and of its Service. */
   public readonly name: string;

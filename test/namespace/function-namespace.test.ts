@@ -75,6 +75,13 @@ describe('FunctionNamespace', () => {
     expect(() => new FunctionNamespace(app, name, { stack })).toThrow(`'name' (${name}) is a namespace the stack's controller copies no registry credentials and Dockerfiles into`);
   });
 
+  test('follows the stack\'s own controller.excludedNamespaces, not the default list', () => {
+    const app = Testing.app();
+    const stack = new ServerlessStack(app, 'serverless', { controller: { excludedNamespaces: ['istio-system'] } });
+    expect(() => new FunctionNamespace(app, 'istio-system', { stack })).toThrow('(\'controller.excludedNamespaces\'), so its Functions could never be built');
+    expect(new FunctionNamespace(app, 'kube-public', { stack }).name).toBe('kube-public');
+  });
+
   test('matches the snapshot', () => {
     expect(objects).toMatchSnapshot();
   });
