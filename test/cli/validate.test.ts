@@ -82,8 +82,8 @@ describe('validate', () => {
       ['functions.yaml', 'Function team-a/hello', 'spec.env[0].valueFrom.fieldRef.apiVersion', 'envServerDefaults', Severity.ERROR],
       ['functions.yaml', 'Function team-a/hello', 'spec.env[1].valueFrom.resourceFieldRef.divisor', 'envServerDefaults', Severity.ERROR],
     ]);
-    expect(findings[0].message).toMatch(/^Required value: env "POD_NAME" selects a Pod field without apiVersion; .* never creates the Service; give apiVersion: "v1"; give the field/);
-    expect(findings[1].message).toMatch(/^Required value: env "MEMORY" selects a resource without divisor; .*; give divisor: "1"; give the field/);
+    expect(findings[0].message).toMatch(/^Required value: env "POD_NAME" selects a Pod field without apiVersion; .* never creates the Service; give apiVersion: "v1"; synth, the stack's webhook and its CRD add it for you$/);
+    expect(findings[1].message).toMatch(/^Required value: env "MEMORY" selects a resource without divisor; .*; give divisor: "1"; synth, the stack's webhook and its CRD add it for you$/);
   });
 
   test('names a Function whose Service name another Service of the folder takes, such as a traffic split named after it', () => {
