@@ -74,6 +74,13 @@ describe('invokeTarget', () => {
     expect([started, response.json().method]).toEqual([true, 'GET']);
   });
 
+  test('fails for a folder started for the call that needs an option of run, naming run', async () => {
+    const mounting = functionFolder({ 'handler.js': ECHO, 'function.yaml': 'secretMounts: [{ secretName: keys, mountPath: /keys }]\n' });
+    await expect(invokeTarget(mounting, {})).rejects.toThrow(`has no local folder: give one with --mount keys=<folder holding a file per key>, `
+      + `or read it from the cluster with --from-cluster\n  invoke starts a folder that no run serves with --env-file only: for the options of run `
+      + `(--env, --mount, --from-cluster, --python), serve it with kyma-serverless run ${mounting} <options>, then invoke it again`);
+  });
+
   test('fails for what is neither a folder nor a URL, and for a URL where nothing answers', async () => {
     await expect(invokeTarget('hello', {})).rejects.toThrow('\'hello\' is neither a Function folder nor a URL: give a folder such as functions/hello-node, or a URL such as http://127.0.0.1:8080');
     const stopped = await LocalFunction.startFolder(functionFolder({ 'handler.js': ECHO }));
