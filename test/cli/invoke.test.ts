@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { registerRun } from '../../src/cli/_runs';
@@ -87,6 +88,19 @@ describe('invokeTarget', () => {
     const url = stopped.url;
     await stopped.stop();
     await expect(invokeTarget(url, {})).rejects.toThrow(`Nothing answers at ${url} (connection refused): start the Function (kyma-serverless run <folder>), or check the URL`);
+  });
+
+  test('fails when the answer takes longer than --timeout, naming the option', async () => {
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      await expect(invokeTarget(url, { timeout: '200ms' })).rejects.toThrow(
+        `${url} did not answer within 0.2 s: the Function may hang, or give it more time (invoke --timeout, or the timeout of the request)`);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
 
