@@ -34,7 +34,7 @@ const SPAN_ERROR = 'Cannot read properties of undefined (reading \'setStatus\')'
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ [name: string]: unknown }>;
 
 /** Why a loaded module has no `main` the images can call, and the fix. */
-export function missingMainMessage(module: { [name: string]: unknown }, handler: string): string {
+function missingMainMessage(module: { [name: string]: unknown }, handler: string): string {
   const exported = module.default as { main?: unknown } | undefined;
   if (exported && typeof exported === 'object' && typeof exported.main === 'function') {
     return `${handler} sets main on module.exports, but the runtime loads the handler with import(), which sees only the exports Node.js finds `
@@ -48,7 +48,7 @@ export function missingMainMessage(module: { [name: string]: unknown }, handler:
 }
 
 /** Why a handler failed to load, and the fix. */
-export function loadErrorMessage(error: Error, handler: string): string {
+function loadErrorMessage(error: Error, handler: string): string {
   const missing = /Cannot find (?:module|package) '([^']+)'/.exec(error.message);
   if (missing && !missing[1].startsWith('.') && !path.isAbsolute(missing[1])) {
     return `${handler} requires '${missing[1]}', which is not installed: `
