@@ -14,7 +14,7 @@ import { NODE_SERVER_BUNDLE, NODE_SERVER_SOURCES, sourcesHash } from '../src/run
 const root = path.resolve(__dirname, '..');
 
 /** The Python runtime program, and where the package holds it. */
-export const PYTHON_SERVER = {
+const PYTHON_SERVER = {
   source: path.join('src', 'runtime', 'python', 'server.py'),
   target: path.join('lib', 'src', 'runtime', 'python', 'server.py'),
 };

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  ContainerEnvVar, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_POD_LABEL, FunctionProfile, cpuMillis, parseQuantity, sizeBytes,
+  ContainerEnvVar, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, cpuMillis,
+  parseQuantity, sizeBytes,
 } from '../api';
 import { CONTROLLER_NAMES } from '../stack/controller';
 
@@ -150,8 +151,8 @@ function podResources(spec: FunctionEnvSpec): { [resource: string]: number } {
 function fieldValue(spec: FunctionEnvSpec, fieldPath: string): string | undefined {
   const labels: { [key: string]: string } = {
     ...spec.labels,
-    [FUNCTION_POD_LABEL]: spec.name,
-    'serverless.kyma-project.io/managed-by': 'function-controller',
+    [FunctionChildLabel.FUNCTION_NAME]: spec.name,
+    [FunctionChildLabel.MANAGED_BY]: FUNCTION_CONTROLLER,
     'serverless.kyma-project.io/resource': 'deployment',
   };
   const keyed = /^metadata\.(labels|annotations)\['([^']+)'\]$/.exec(fieldPath);

@@ -162,7 +162,8 @@ export function invokeFunction(url: string, request: FunctionRequest = {}): Prom
         case 'EAI_AGAIN':
           return reject(new InvokeError(`Cannot find the host ${target.hostname}: check the URL (kyma-serverless status shows each Function's)`));
         case 'TIMEOUT':
-          return reject(new InvokeError(`${target.origin} did not answer within ${timeout / 1000} s: the Function may hang, or give it more time`));
+          return reject(new InvokeError(`${target.origin} did not answer within ${timeout / 1000} s: the Function may hang, `
+            + 'or give it more time (invoke --timeout, or the timeout of the request)'));
         default:
           return reject(new InvokeError(`Cannot reach ${target.origin}: ${e.code ? `${e.code} ` : ''}${e.message}`));
       }

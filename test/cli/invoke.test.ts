@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { registerRun } from '../../src/cli/_runs';
@@ -74,12 +75,32 @@ describe('invokeTarget', () => {
     expect([started, response.json().method]).toEqual([true, 'GET']);
   });
 
+  test('fails for a folder started for the call that needs an option of run, naming run', async () => {
+    const mounting = functionFolder({ 'handler.js': ECHO, 'function.yaml': 'secretMounts: [{ secretName: keys, mountPath: /keys }]\n' });
+    await expect(invokeTarget(mounting, {})).rejects.toThrow(`has no local folder: give one with --mount keys=<folder holding a file per key>, `
+      + `or read it from the cluster with --from-cluster\n  invoke starts a folder that no run serves with --env-file only: for the options of run `
+      + `(--env, --mount, --from-cluster, --python), serve it with kyma-serverless run ${mounting} <options>, then invoke it again`);
+  });
+
   test('fails for what is neither a folder nor a URL, and for a URL where nothing answers', async () => {
     await expect(invokeTarget('hello', {})).rejects.toThrow('\'hello\' is neither a Function folder nor a URL: give a folder such as functions/hello-node, or a URL such as http://127.0.0.1:8080');
     const stopped = await LocalFunction.startFolder(functionFolder({ 'handler.js': ECHO }));
     const url = stopped.url;
     await stopped.stop();
     await expect(invokeTarget(url, {})).rejects.toThrow(`Nothing answers at ${url} (connection refused): start the Function (kyma-serverless run <folder>), or check the URL`);
+  });
+
+  test('fails when the answer takes longer than --timeout, naming the option', async () => {
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      await expect(invokeTarget(url, { timeout: '200ms' })).rejects.toThrow(
+        `${url} did not answer within 0.2 s: the Function may hang, or give it more time (invoke --timeout, or the timeout of the request)`);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
 

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HAS_UPSTREAM_REFERENCE } from '../util/fixtures';
-import { upstreamSample } from '../util/local-functions';
+import { objectSource, upstreamSample } from '../util/local-functions';
 import { ScratchApp, check, lockedVersion, packPackage, run } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -209,7 +209,7 @@ test('every command of docs/develop-locally.md runs as shown, run --watch picks 
   const sample = upstreamSample('sample-function-inline-nodejs20-full.yaml', 'my-test-function')!;
   const secret = fs.mkdtempSync(path.join(os.tmpdir(), 'secret-'));
   const options = { cacheDirectory: cache, secretMounts: { SECRET_NAME: secret } };
-  const source = { description: 'my-test-function', watched: [], read: async () => sample };
+  const source = objectSource(sample);
   for (const round of ['installs', 'reuses']) {
     const fn = await kit.LocalFunction.startFrom(source, options);
     try {

@@ -54,6 +54,7 @@ describe('resolveFunctionEnv', () => {
       { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'settings', key: 'level', optional: true } } },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'TIER', valueFrom: { fieldRef: { fieldPath: 'metadata.labels[\'tier\']' } } },
+      { name: 'MANAGED_BY', valueFrom: { fieldRef: { fieldPath: 'metadata.labels[\'serverless.kyma-project.io/managed-by\']' } } },
       { name: 'MEMORY_MB', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
       { name: 'CPUS', valueFrom: { resourceFieldRef: { resource: 'requests.cpu' } } },
     ],
@@ -62,7 +63,7 @@ describe('resolveFunctionEnv', () => {
   test('takes plain values as declared, keys from the values given, Pod fields and resources as the cluster gives them', async () => {
     const { env, notes } = await resolveFunctionEnv(spec, { values: { API_TOKEN: 'secret', EXTRA: '1' } });
     expect(Object.fromEntries(env.map(e => [e.name, e.value]))).toEqual({
-      HOST: 'db', URL: 'postgres://db', API_TOKEN: 'secret', POD_NAME: 'orders-local', TIER: 'back', MEMORY_MB: '256', CPUS: '1', EXTRA: '1',
+      HOST: 'db', URL: 'postgres://db', API_TOKEN: 'secret', POD_NAME: 'orders-local', TIER: 'back', MANAGED_BY: 'function-controller', MEMORY_MB: '256', CPUS: '1', EXTRA: '1',
     });
     expect(notes).toEqual([
       'env LEVEL: key level of ConfigMap settings is optional and has no value here (no --env-file gives it): the variable is not set',

@@ -52,13 +52,12 @@ secretMounts: [{ secretName: creds, mountPath: ${MOUNT_PATH} }]
 describe('a Node.js Function', () => {
   let fn: LocalFunction;
   let secrets: string;
-  const waiter = logWaiter();
 
   beforeAll(async () => {
     const folder = functionFolder({ 'handler.js': CONTRACT_HANDLER, 'function.yaml': CONTRACT_YAML, 'package.json': '{ "name": "contract" }' }, 'contract');
     secrets = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
     fs.writeFileSync(path.join(secrets, 'token'), 's3cret');
-    fn = await LocalFunction.startFolder(folder, { env: { API_TOKEN: 'from-env-option' }, secretMounts: { creds: secrets }, log: waiter.log });
+    fn = await LocalFunction.startFolder(folder, { env: { API_TOKEN: 'from-env-option' }, secretMounts: { creds: secrets } });
   });
   afterAll(async () => {
     await fn?.stop();

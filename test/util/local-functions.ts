@@ -31,15 +31,12 @@ export function objectSource(object: FunctionObject) {
 
 /**
  * A log receiver, and a way to wait for a line: the promise settles when a line matching the
- * pattern arrives (or has arrived).
+ * pattern arrives.
  */
-export function logWaiter(): { readonly log: (line: LogLine) => void; readonly lines: LogLine[]; next(pattern: RegExp): Promise<LogLine> } {
-  const lines: LogLine[] = [];
+export function logWaiter(): { readonly log: (line: LogLine) => void; next(pattern: RegExp): Promise<LogLine> } {
   const waiting: Array<{ pattern: RegExp; resolve: (line: LogLine) => void }> = [];
   return {
-    lines,
     log: line => {
-      lines.push(line);
       for (const w of waiting.filter(x => x.pattern.test(line.text))) {
         waiting.splice(waiting.indexOf(w), 1);
         w.resolve(line);

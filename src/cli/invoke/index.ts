@@ -151,7 +151,14 @@ export async function invokeTarget(target: string, options: InvokeOptions): Prom
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     const run = findRun(target);
     if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false };
-    const fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, log: () => undefined });
+    let fn: LocalFunction;
+    try {
+      fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, log: () => undefined });
+    } catch (e) {
+      // The fix may name an option of run (--env, --mount, --from-cluster, --python), which invoke has not.
+      throw new CliError(`${(e as Error).message}\n  invoke starts a folder that no run serves with --env-file only: for the options of run `
+        + `(--env, --mount, --from-cluster, --python), serve it with kyma-serverless run ${target} <options>, then invoke it again`);
+    }
     try {
       return { response: await fn.request(request), url: fn.url, started: true };
     } finally {

@@ -118,7 +118,7 @@ export function appCommand(app: string, cwd: string): string {
 }
 
 /** The Functions of a folder of manifests, with the file each is in, shallowest files first. */
-export function functionsOfManifests(dir: string): { readonly object: FunctionObject; readonly file: string }[] {
+function functionsOfManifests(dir: string): { readonly object: FunctionObject; readonly file: string }[] {
   return manifestFiles(dir, true)
     .sort((a, b) => a.split(path.sep).length - b.split(path.sep).length)
     .flatMap(file => parseManifests(fs.readFileSync(file, 'utf8'))

@@ -87,7 +87,7 @@ function etag(body: Buffer): string {
  * `a=1&b[c]=2&d[]=3` as the qs package reads it for `urlencoded({ extended: true })`: brackets
  * nest objects, `[]` and numbers make arrays.
  */
-export function parseNestedForm(text: string): { [key: string]: unknown } {
+function parseNestedForm(text: string): { [key: string]: unknown } {
   const result: { [key: string]: unknown } = {};
   for (const [rawKey, value] of new URLSearchParams(text)) {
     const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);

@@ -23,7 +23,7 @@ const PROMISE_READERS = ['access', 'lstat', 'open', 'opendir', 'readdir', 'readF
  * @param mounts local folders by mount path
  * @param target a path, or a `file:` URL
  */
-export function mountedPath(mounts: { readonly [mountPath: string]: string }, target: unknown): unknown {
+function mountedPath(mounts: { readonly [mountPath: string]: string }, target: unknown): unknown {
   const file = typeof target === 'string' ? target : target instanceof URL && target.protocol === 'file:' ? fileURLToPath(target) : undefined;
   if (file === undefined || !path.isAbsolute(file)) return target;
   const normalized = path.normalize(file);

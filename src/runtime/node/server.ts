@@ -11,6 +11,8 @@ import * as http from 'node:http';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+// The module, not the api index: the bundle of this program stays small.
+import { DEFAULT_BODY_SIZE_LIMIT_MB, DEFAULT_FUNCTION_TIMEOUT_SECONDS, FUNCTION_PORT } from '../../api/runtime-contract';
 import { PRIVATE_ENV, sendControl } from '../_control';
 import { BodyError, errorPage, expressRequest, expressResponse, parseBody } from './_express';
 import { buildEvent } from './_event';
@@ -32,7 +34,7 @@ const SPAN_ERROR = 'Cannot read properties of undefined (reading \'setStatus\')'
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ [name: string]: unknown }>;
 
 /** Why a loaded module has no `main` the images can call, and the fix. */
-export function missingMainMessage(module: { [name: string]: unknown }, handler: string): string {
+function missingMainMessage(module: { [name: string]: unknown }, handler: string): string {
   const exported = module.default as { main?: unknown } | undefined;
   if (exported && typeof exported === 'object' && typeof exported.main === 'function') {
     return `${handler} sets main on module.exports, but the runtime loads the handler with import(), which sees only the exports Node.js finds `
@@ -46,7 +48,7 @@ export function missingMainMessage(module: { [name: string]: unknown }, handler:
 }
 
 /** Why a handler failed to load, and the fix. */
-export function loadErrorMessage(error: Error, handler: string): string {
+function loadErrorMessage(error: Error, handler: string): string {
   const missing = /Cannot find (?:module|package) '([^']+)'/.exec(error.message);
   if (missing && !missing[1].startsWith('.') && !path.isAbsolute(missing[1])) {
     return `${handler} requires '${missing[1]}', which is not installed: `
@@ -78,11 +80,11 @@ function resolveFromDependencies(nodeModules: string | undefined): void {
 function readEnvironment() {
   const mounts = JSON.parse(process.env[PRIVATE_ENV.MOUNTS] ?? '{}') as { [mountPath: string]: string };
   const host = process.env[PRIVATE_ENV.HOST] ?? '127.0.0.1';
-  const port = Number(process.env[PRIVATE_ENV.PORT] ?? process.env.FUNC_PORT ?? '8080');
+  const port = Number(process.env[PRIVATE_ENV.PORT] ?? process.env.FUNC_PORT ?? FUNCTION_PORT);
   // What only this process needs (and ts-node's settings in a checkout) is not the handler's business.
   for (const name of [...Object.values(PRIVATE_ENV), 'TS_NODE_PROJECT', 'TS_NODE_SWC', 'TS_NODE_TRANSPILE_ONLY']) delete process.env[name];
-  const timeout = Number(process.env.FUNC_TIMEOUT || '180');
-  const bodySizeLimit = Number(process.env.REQ_MB_LIMIT || '1');
+  const timeout = Number(process.env.FUNC_TIMEOUT || DEFAULT_FUNCTION_TIMEOUT_SECONDS);
+  const bodySizeLimit = Number(process.env.REQ_MB_LIMIT || DEFAULT_BODY_SIZE_LIMIT_MB);
   return {
     mounts, host, timeout, bodySizeLimit,
     handlerPath: path.resolve(process.env.HANDLER_PATH || './handler.js'),
