@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { isDns1123Subdomain } from '../api';
+import { FUNCTION_CONTROLLER, FunctionChildLabel, isDns1123Subdomain } from '../api';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
@@ -217,7 +217,7 @@ export const INTERNAL_REGISTRY_PORT = 5000;
 export const INTERNAL_REGISTRY_METRICS_PORT = 5001;
 
 /** The label the controller puts on its build Jobs: deleting them makes it build each Function again. */
-const CONTROLLER_MANAGED_JOBS = 'serverless.kyma-project.io/managed-by=function-controller';
+const CONTROLLER_MANAGED_JOBS = `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER}`;
 
 /**
  * How the internal registry's storage opts in to replacement, for the synth check and `diff`:
