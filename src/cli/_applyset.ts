@@ -24,7 +24,7 @@ import { packageRoot } from '../_package-root';
 import { SYNC_WAVE_ANNOTATION, syncWaveOf } from '../gitops/sync-waves';
 import { CliError, statusOf } from './_kube';
 import { ObjectTarget } from './_objects';
-import { ApplyPhase, ApplyPlan, Manifest, phaseOf } from './_plan';
+import { ApplyPhase, ApplyPlan, Manifest, objectLabel, phaseOf } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 
 /** The label that makes an object a member of an ApplySet, with the set's id. */
@@ -161,8 +161,7 @@ export interface Orphan extends ApplySetMember {
 
 /** `Function default-functions/hello`. */
 export function memberLabel(member: ApplySetMember): string {
-  const namespace = member.object?.metadata?.namespace;
-  return `${member.resource.kind} ${namespace ? `${namespace}/` : ''}${member.object?.metadata?.name}`;
+  return objectLabel(member.resource.kind, member.object?.metadata?.name, member.object?.metadata?.namespace);
 }
 
 /** `kubectl delete -n x function/y`. */

@@ -28,10 +28,6 @@ import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, Plan
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
 
-export { ApplyPhase, BUILT_IN_GROUPS, DEFAULT_FIELD_MANAGER, phaseOf, planApply, stepTitle } from './_plan';
-export type { ApplyPlan, ApplyStep, Manifest, PlannedObject } from './_plan';
-
-
 // ---------------------------------------------------------------------------------------------
 // Readiness
 
@@ -502,7 +498,7 @@ class ApplyRun {
       return labels[APPLYSET_PART_OF_LABEL] !== undefined || labels[APPLYSET_ID_LABEL] !== undefined;
     });
     if (labelled.length) {
-      throw new Stop(`Nothing was applied: ${labelled.map(s => this.where(s)).join(', ')} carr${labelled.length === 1 ? 'ies' : 'y'} `
+      throw new Stop(`Nothing was applied: ${labelled.map(targetWhere).join(', ')} carr${labelled.length === 1 ? 'ies' : 'y'} `
         + `the label ${APPLYSET_PART_OF_LABEL} or ${APPLYSET_ID_LABEL}: remove it from the manifests; apply adds it itself`);
     }
     const { parent } = this.applySet;
@@ -679,7 +675,7 @@ class ApplyRun {
     const failures = states.filter(s => s.outcome === ApplyOutcome.FAILED);
     if (failures.length) {
       throw new Stop(`${failures.length} of ${states.length} object${states.length === 1 ? '' : 's'} of ${stepTitle(step)} failed:\n`
-        + failures.map(s => `  ${this.where(s)}: ${s.message}`).join('\n'));
+        + failures.map(s => `  ${targetWhere(s)}: ${s.message}`).join('\n'));
     }
   }
 
@@ -722,7 +718,7 @@ class ApplyRun {
           : !known ? ApplyOutcome.APPLIED
             : before === undefined ? ApplyOutcome.CREATED
               : content(before) === content(response.body) ? ApplyOutcome.UNCHANGED : ApplyOutcome.CONFIGURED;
-        this.line(state.outcome, `${this.label(state)}${this.dryRun ? ' (dry run)' : ''}`);
+        this.line(state.outcome, `${targetLabel(state)}${this.dryRun ? ' (dry run)' : ''}`);
         return undefined;
       } catch (e) {
         this.rethrowTimeout(e);
@@ -753,10 +749,10 @@ class ApplyRun {
     state.message = `${refusal.refusal}: deleted and created again (it opted in to replacement); ${refusal.cost}`;
     if (this.dryRun) {
       state.outcome = ApplyOutcome.REPLACED;
-      this.line(state.outcome, `${this.label(state)} (dry run): would be deleted and created again: ${refusal.refusal}`);
+      this.line(state.outcome, `${targetLabel(state)} (dry run): would be deleted and created again: ${refusal.refusal}`);
       return;
     }
-    this.line('replacing', `${this.label(state)}: ${refusal.refusal}: deleting it to create it again (${refusal.cost})`);
+    this.line('replacing', `${targetLabel(state)}: ${refusal.refusal}: deleting it to create it again (${refusal.cost})`);
     try {
       const { body: live } = await this.client.request({ method: 'GET', path, signal: this.signal() });
       await this.client.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' }, signal: this.signal() });
@@ -770,20 +766,20 @@ class ApplyRun {
       return this.fail(state, `replacing it failed: ${this.applyError(e, state, 'applying')}`);
     }
     state.outcome = ApplyOutcome.REPLACED;
-    this.line(state.outcome, this.label(state));
+    this.line(state.outcome, targetLabel(state));
     return undefined;
   }
 
   private skip(state: ObjectState, message: string): void {
     state.outcome = ApplyOutcome.SKIPPED;
     state.message = message;
-    this.line(state.outcome, `${this.label(state)}: ${message}`);
+    this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 
   private fail(state: ObjectState, message: string): void {
     state.outcome = ApplyOutcome.FAILED;
     state.message = message;
-    this.line(state.outcome, `${this.label(state)}: ${message}`);
+    this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 
   /** A 404 because the object's namespace (one the folder creates) does not exist. */
@@ -810,10 +806,10 @@ class ApplyRun {
       state.readiness = readinessOf(state.live)!;
       if (state.readiness.state === ReadinessState.READY) {
         const ms = this.io.now() - since;
-        this.line('ready', `${this.label(state)}: ${state.readiness.message}${ms >= 1000 ? ` (${took(ms)})` : ''}`);
+        this.line('ready', `${targetLabel(state)}: ${state.readiness.message}${ms >= 1000 ? ` (${took(ms)})` : ''}`);
       } else if (said.get(state) !== state.readiness.message) {
         said.set(state, state.readiness.message);
-        this.line(state.readiness.state, `${this.label(state)}: ${state.readiness.message}`);
+        this.line(state.readiness.state, `${targetLabel(state)}: ${state.readiness.message}`);
       }
     };
     let pending = [...watched];
@@ -821,7 +817,7 @@ class ApplyRun {
     for (;;) {
       const failures = pending.filter(s => s.readiness?.state === ReadinessState.FAILED);
       if (failures.length) {
-        throw new Stop(`${failures.map(s => `${this.where(s)} failed: ${s.readiness!.message}`).join('\n')}`
+        throw new Stop(`${failures.map(s => `${targetWhere(s)} failed: ${s.readiness!.message}`).join('\n')}`
           + `${more ? `\n${this.notApplied()}` : ''}`);
       }
       pending = pending.filter(s => s.readiness?.state !== ReadinessState.READY);
@@ -837,15 +833,15 @@ class ApplyRun {
           this.rethrowTimeout(e);
           if (statusOf(e) === 404) {
             state.readiness = failed('it was deleted while apply waited for it');
-            this.line('failed', `${this.label(state)}: ${state.readiness.message}`);
+            this.line('failed', `${targetLabel(state)}: ${state.readiness.message}`);
             continue;
           }
           if (statusOf(e) === 403) {
-            throw new Stop(`Cannot read ${this.where(state)} to wait for it: ${statusBody(e).message}. `
+            throw new Stop(`Cannot read ${targetWhere(state)} to wait for it: ${statusBody(e).message}. `
               + 'Waiting needs the verb get on what apply waits for; or pass --no-wait');
           }
           if (transient(e) || statusOf(e) === undefined) continue;
-          throw new Stop(this.requestError(e, `reading ${this.label(state)}`).message);
+          throw new Stop(this.requestError(e, `reading ${targetLabel(state)}`).message);
         }
         judge(state);
       }
@@ -882,7 +878,7 @@ class ApplyRun {
     const ms = this.timeout.toMilliseconds();
     const notReady = this.states.filter(s => s.readiness && s.readiness.state !== ReadinessState.READY);
     const parts: string[] = [];
-    if (notReady.length) parts.push(`not ready:\n${notReady.map(s => `  ${this.label(s)}: ${s.readiness!.message}`).join('\n')}`);
+    if (notReady.length) parts.push(`not ready:\n${notReady.map(s => `  ${targetLabel(s)}: ${s.readiness!.message}`).join('\n')}`);
     if (this.unserved) parts.push(`still waiting for ${this.unserved}`);
     const rest = this.notApplied();
     if (rest) parts.push(rest);
@@ -906,15 +902,6 @@ class ApplyRun {
   }
 
   // ----- Output
-
-  private label(state: ObjectState): string {
-    return targetLabel(state);
-  }
-
-  /** An object and its file, for errors. */
-  private where(state: ObjectState): string {
-    return targetWhere(state);
-  }
 
   private requestError(e: unknown, what: string): Error {
     if ((e as { name?: string }).name === 'AbortError' || this.remaining() <= 0) return new TimedOut();

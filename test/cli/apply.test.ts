@@ -8,10 +8,9 @@ import * as path from 'node:path';
 import { Duration } from 'cdk8s';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
-import {
-  ApplyIo, ApplyOptions, ApplyPhase, ApplyReport, BUILT_IN_GROUPS, ReadinessState, addApplyCommand, phaseOf, planApply, readinessOf, runApply,
-} from '../../src/cli/apply';
+import { ApplyIo, ApplyOptions, ApplyReport, ReadinessState, addApplyCommand, readinessOf, runApply } from '../../src/cli/apply';
 import { APPLYSET_PART_OF_LABEL, ApplySet } from '../../src/cli/_applyset';
+import { ApplyPhase, BUILT_IN_GROUPS, phaseOf, planApply } from '../../src/cli/_plan';
 import { program } from '../../src/cli/index';
 import { BUILT_IN_RESOURCES } from '../util/fake-cluster';
 import { fixture } from '../util/fixtures';

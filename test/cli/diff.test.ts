@@ -13,7 +13,7 @@ import { APPLYSET_PART_OF_LABEL, ApplySet, applySetId } from '../../src/cli/_app
 import { ApplyOptions, runApply } from '../../src/cli/apply';
 import { DiffOptions, DiffOutcome, DiffReport, addDiffCommand, formatDiffReport, runDiff } from '../../src/cli/diff';
 import { renderMarkdown, yamlFieldDiff } from '../../src/cli/diff/render';
-import { program } from '../../src/cli/index';
+import { main, program } from '../../src/cli/index';
 import { BUILT_IN_RESOURCES, NAMESPACES } from '../util/fake-cluster';
 import { API_RULES, FakeKubeApi, KubeObject, ResourceType, SUBSCRIPTIONS, writeKubeconfig } from '../util/fake-kube-api';
 
@@ -377,6 +377,28 @@ describe('kyma-serverless diff', () => {
     expect(process.exitCode).toBe(1);
     expect(fs.readFileSync(markdown, 'utf8'))
       .toMatch(/^### kyma-serverless diff: .* against http:\/\/127\.0\.0\.1:\d+\n\n\*\*1 create\*\*\n\n\| \| object \| what it means \|\n/);
+  });
+
+  test('the command exits 2, never 1 (which CI takes for "something changes"), when the diff cannot run or a dry run fails', async () => {
+    const exitOf = async (...args: string[]) => {
+      let stderr = '';
+      const err = jest.spyOn(process.stderr, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; });
+      const out = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        process.exitCode = undefined;
+        await main(['node', 'kyma-serverless', '--kubeconfig', kubeconfig, 'diff', ...args]);
+      } finally {
+        err.mockRestore();
+        out.mockRestore();
+      }
+      return `${process.exitCode} ${stderr.trimEnd().split('\n').pop()}`;
+    };
+    expect(await exitOf(path.join(scratch, 'missing'))).toMatch(/^2 kyma-serverless: No folder .*missing: give the folder synth writes to/);
+    expect(await exitOf(folder({ 'a.yaml': [settings({})] }), '--applyset', 'deployments/x'))
+      .toMatch(/^2 kyma-serverless: --applyset deployments\/x: /);
+    api.failNext('PATCH', /\/namespaces\/default\/configmaps\/settings$/, 403);
+    expect(await exitOf(folder({ 'a.yaml': [settings({})] }))).toBe('2 kyma-serverless: 1 object could not be dry-run: see above');
   });
 
   test('--help shows what each change means and the exit codes', async () => {

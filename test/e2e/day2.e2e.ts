@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { BUILT_IN_RESOURCES } from '../util/fake-cluster';
 import { FakeKubeApi, writeKubeconfig } from '../util/fake-kube-api';
-import { Run, ScratchApp, check, packPackage, run } from './scratch-app';
+import { Run, ScratchApp, check, packPackage, run, withoutNpmWarnings } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DOC = fs.readFileSync(path.join(ROOT, 'docs', 'changing-a-running-system.md'), 'utf8');
@@ -26,9 +26,6 @@ const DOC = fs.readFileSync(path.join(ROOT, 'docs', 'changing-a-running-system.m
 /** Every ```ts block of the doc, with the line of its fence. */
 const EXAMPLES = [...DOC.matchAll(/^```ts\n([\s\S]*?)^```$/gm)]
   .map((m, i) => ({ index: i + 1, line: DOC.slice(0, m.index).split('\n').length, code: m[1] }));
-
-/** Standard error without npm's own warnings about the machine's npm configuration. */
-const errors = (stderr: string) => stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
 
 let tarball: string;
 let app: ScratchApp;
@@ -84,7 +81,7 @@ describe('kyma-serverless synth in a user\'s app whose registry shrinks', () => 
   test('fails naming the prop and the way through, keeps dist/, and passes with the opt-in, which writes the Argo CD and Flux annotations', () => {
     app.write('main.ts', main('Registry.internal()', fn('hello', 'hi')));
     const first = run('npm', ['run', '--silent', 'synth'], app.dir);
-    expect(`${first.status}\n${errors(first.stderr)}`).toBe('0\n');
+    expect(`${first.status}\n${withoutNpmWarnings(first.stderr)}`).toBe('0\n');
     const before = app.read('dist/0000-serverless.k8s.yaml');
 
     app.write('main.ts', main('Registry.internal({ storageSize: Size.gibibytes(5) })', fn('hello', 'hi')));
@@ -101,9 +98,10 @@ describe('kyma-serverless synth in a user\'s app whose registry shrinks', () => 
 
     app.write('main.ts', main('Registry.internal({ storageSize: Size.gibibytes(5), replaceStorage: true })', fn('hello', 'hi')));
     const optedIn = run('npm', ['run', '--silent', 'synth'], app.dir);
-    expect(`${optedIn.status}\n${errors(optedIn.stderr)}`).toMatch(new RegExp('^0\nnote: 0000-serverless\\.k8s\\.yaml: PersistentVolumeClaim '
-      + 'kyma-system/serverless-docker-registry: spec\\.resources\\.requests\\.storage changes in a way no cluster makes in place; '
-      + 'it opted in to replacement'));
+    expect(`${optedIn.status}\n${withoutNpmWarnings(optedIn.stderr)}`)
+      .toMatch(new RegExp('^0\nnote: 0000-serverless\\.k8s\\.yaml: PersistentVolumeClaim '
+        + 'kyma-system/serverless-docker-registry: spec\\.resources\\.requests\\.storage changes in a way no cluster makes in place; '
+        + 'it opted in to replacement'));
     const claim = objectsOf('dist/0000-serverless.k8s.yaml').find(o => o.kind === 'PersistentVolumeClaim');
     expect(claim.spec.resources.requests.storage).toBe('5Gi');
     expect(claim.metadata.annotations).toEqual({
@@ -169,7 +167,7 @@ describe('the TypeScript examples of docs/changing-a-running-system.md, in a use
   test.each(cases)('example %d (doc line %d) synthesizes objects that opt in to replacement', (_index, _line, example) => {
     const output = `out/day2-${example.index}`;
     const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node day2-examples/example-${example.index}.ts`, '--output', output]);
-    expect(`${synth.status}\n${errors(synth.stderr)}`).toBe('0\n');
+    expect(`${synth.status}\n${withoutNpmWarnings(synth.stderr)}`).toBe('0\n');
     const objects = fs.readdirSync(path.join(app.dir, output)).filter(f => f.endsWith('.yaml')).flatMap(f => objectsOf(path.join(output, f)));
     const optedIn = objects.filter(o => o?.metadata?.annotations?.['kustomize.toolkit.fluxcd.io/force'] === 'enabled');
     expect(optedIn.map(o => [o.kind, o.metadata.annotations['argocd.argoproj.io/sync-options']]))

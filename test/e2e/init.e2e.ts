@@ -11,13 +11,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { Run, check, packPackage, run } from './scratch-app';
+import { Run, check, packPackage, run, withoutNpmWarnings } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
-
-/** Standard error without npm's own warnings about the machine's npm configuration. */
-const errors = (stderr: string) => stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
 
 let tarball: string;
 let work: string;
@@ -52,7 +49,7 @@ describe('kyma-serverless init, from the packed package', () => {
   test('npm install and npm run synth succeed, offline but for npm packages, and write the stack and both Functions', () => {
     check(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app));
     const synth = run('npm', ['run', '--silent', 'synth'], app);
-    expect(`${synth.status}\n${errors(synth.stderr)}`).toBe('0\n');
+    expect(`${synth.status}\n${withoutNpmWarnings(synth.stderr)}`).toBe('0\n');
     expect(synth.stdout).toBe('dist/: 0000-serverless.k8s.yaml, 0001-functions.k8s.yaml, kustomization.yaml\n');
     // Nothing imported: no cdk8s import, no generated imports/ folder.
     expect(fs.existsSync(path.join(app, 'imports'))).toBe(false);
@@ -79,7 +76,7 @@ describe('kyma-serverless init, from the packed package', () => {
     try {
       const failed = run('npm', ['run', '--silent', 'synth'], app);
       expect(failed.status).not.toBe(0);
-      expect(errors(failed.stderr).split('\n')).toEqual([
+      expect(withoutNpmWarnings(failed.stderr).split('\n')).toEqual([
         'Validation failed with the following errors:',
         expect.stringMatching(/^ {2}\[functions\/hello-node\] functions\/hello-node\/function\.yaml: 'scale' \(spec\.scaleConfig\): .*minReplicas should be less than or equal maxReplicas/),
         'kyma-serverless: synth failed: dist/ was left unchanged',
@@ -98,7 +95,7 @@ describe('kyma-serverless init, from the packed package', () => {
     try {
       const failed = run('npm', ['run', '--silent', 'synth'], app);
       expect(failed.status).not.toBe(0);
-      expect(errors(failed.stderr)).toBe([
+      expect(withoutNpmWarnings(failed.stderr)).toBe([
         'Invalid function folders:',
         '  functions/hello-python/function.yml: not read: the settings of a function folder are read from function.yaml only (YAML): rename it to function.yaml',
         'kyma-serverless: synth failed: dist/ was left unchanged',

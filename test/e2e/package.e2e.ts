@@ -14,7 +14,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ScratchApp, check, packPackage, run } from './scratch-app';
+import { ScratchApp, check, packPackage, run, withoutNpmWarnings } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -58,9 +58,6 @@ function examplesOf(file: string): Example[] {
 }
 
 const EXAMPLES = DOCUMENTS.filter(d => !OWN_SUITES[d]).flatMap(examplesOf);
-
-/** Standard error without npm's own warnings about the machine's npm configuration. */
-const errors = (stderr: string) => stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
 
 let tarball: string;
 let app: ScratchApp;
@@ -135,7 +132,7 @@ describe('the examples of the README and docs/, in a user\'s cdk8s app', () => {
     const output = `out/${path.basename(example.appFile, '.ts')}`;
     fs.rmSync(path.join(app.dir, 'bootstrap'), { recursive: true, force: true });
     const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node ${example.appFile}`, '--output', output]);
-    expect(`${synth.status}\n${errors(synth.stderr)}`).toBe('0\n');
+    expect(`${synth.status}\n${withoutNpmWarnings(synth.stderr)}`).toBe('0\n');
     const folders = [output, ...(fs.existsSync(path.join(app.dir, 'bootstrap')) ? ['bootstrap'] : [])];
     for (const folder of folders) {
       const validate = app.bin('kyma-serverless', ['validate', folder]);
@@ -161,7 +158,7 @@ app.synth();
   test('writes dist/ when the app is good, and keeps it when a Function is bad, naming the prop', () => {
     app.write('main.ts', good.replace('MIN', '1'));
     const first = run('npm', ['run', '--silent', 'synth'], app.dir);
-    expect(`${first.status}\n${errors(first.stderr)}`).toBe('0\n');
+    expect(`${first.status}\n${withoutNpmWarnings(first.stderr)}`).toBe('0\n');
     expect(first.stdout).toMatch(/^dist\/: 0000-serverless\.k8s\.yaml, 0001-team-a\.k8s\.yaml, kustomization\.yaml$/m);
     const before = fs.readFileSync(path.join(app.dir, 'dist', '0001-team-a.k8s.yaml'), 'utf8');
 

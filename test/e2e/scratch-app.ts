@@ -41,6 +41,11 @@ export function check(result: Run): Run {
   return result;
 }
 
+/** Standard error without npm's own warnings about the machine's npm configuration: what a command itself complained of. */
+export function withoutNpmWarnings(stderr: string): string {
+  return stderr.split('\n').filter(line => line.trim() && !/^npm warn /.test(line)).join('\n');
+}
+
 /** The version of a package in this repository's lock file. */
 export function lockedVersion(name: string): string {
   const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: { [path: string]: { version?: string } } };

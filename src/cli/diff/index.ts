@@ -285,7 +285,13 @@ Examples:
 `)
     .action(async (dir: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<DiffOptions>();
-      const report = await runDiff(dir, options);
+      let report: DiffReport;
+      try {
+        report = await runDiff(dir, options);
+      } catch (e) {
+        // As kubectl diff: 1 means something changes, so a diff that could not run (no folder, no kubeconfig) exits 2.
+        throw new CliError((e as Error).message, 2);
+      }
       const text = formatDiffReport(report);
       if (isStructured(options.output)) {
         process.stderr.write(text);

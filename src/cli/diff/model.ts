@@ -3,7 +3,7 @@
  * meaning is the Function API's rule ({@link functionChangeOf}); workloads say whether their Pods
  * restart, Services, webhooks and RBAC what changes in access; orphans what their deletion takes.
  */
-import { FUNCTION_API_VERSION, FUNCTION_KIND, FunctionChangeKind, functionChangeOf, functionChangeTitle } from '../../api';
+import { FUNCTION_GROUP, FUNCTION_KIND, FunctionChangeKind, functionChangeOf, functionChangeTitle } from '../../api';
 import { changedPaths, isObject } from '../../api/_json';
 import { RefusedChange } from '../../policy/replacement';
 import { APPLYSET_PART_OF_LABEL } from '../_applyset';
@@ -82,6 +82,8 @@ export function changedFields(before: unknown, after: unknown): string[] {
   return changedPaths(before, after).map(path => path.join('.'));
 }
 
+/** A Function's `group/Kind`, as {@link groupKind} gives it. */
+const FUNCTION_GROUP_KIND = `${FUNCTION_GROUP}/${FUNCTION_KIND}`;
 const groupKind = (object: Json) => `${parseApiVersion(String(object.apiVersion ?? '')).group}/${object.kind}`;
 const under = (fields: readonly string[], ...prefixes: string[]) => fields.filter(f => prefixes.some(p => f === p || f.startsWith(`${p}.`)));
 
@@ -125,7 +127,7 @@ export function changeMeaning(live: Json, after: Json, fields: readonly string[]
   const listed = (list: readonly string[]) => list.slice(0, 4).join(', ') + (list.length > 4 ? `, and ${list.length - 4} more` : '');
   const generic = { title: 'changed', meaning: `${listed(fields)} change` };
   switch (groupKind(after)) {
-    case `${parseApiVersion(FUNCTION_API_VERSION).group}/${FUNCTION_KIND}`: {
+    case FUNCTION_GROUP_KIND: {
       const change = functionChangeOf(live, after);
       return { title: functionChangeTitle(change.kind), meaning: change.summary, functionChange: change.kind };
     }
@@ -175,7 +177,7 @@ export function changeMeaning(live: Json, after: Json, fields: readonly string[]
 
 /** What creating an object means. */
 export function createMeaning(object: Json): Meaning {
-  if (groupKind(object) === `${parseApiVersion(FUNCTION_API_VERSION).group}/${FUNCTION_KIND}`) {
+  if (groupKind(object) === FUNCTION_GROUP_KIND) {
     return {
       title: 'create', meaning: 'a new Function: the controller builds its image, then runs it', functionChange: FunctionChangeKind.NEW_BUILD,
     };
@@ -186,7 +188,7 @@ export function createMeaning(object: Json): Meaning {
 /** What deleting an orphan takes with it. */
 export function orphanMeaning(object: Json): string {
   switch (groupKind(object)) {
-    case `${parseApiVersion(FUNCTION_API_VERSION).group}/${FUNCTION_KIND}`:
+    case FUNCTION_GROUP_KIND:
       return 'the Function stops: its Deployment, Service, HorizontalPodAutoscaler, build Jobs and source ConfigMap are deleted with it';
     case 'gateway.kyma-project.io/APIRule':
     case 'networking.istio.io/VirtualService':

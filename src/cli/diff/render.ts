@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'yaml';
 import { isObject } from '../../api/_json';
+import { objectLabel } from '../_plan';
 import { DiffOutcome, ObjectDiff } from './model';
 
 type Json = { readonly [key: string]: unknown };
@@ -86,9 +87,7 @@ export function yamlFieldDiff(before: unknown, after: unknown): string {
 }
 
 /** `Function default-functions/hello`. */
-export function diffLabel(object: Pick<ObjectDiff, 'kind' | 'namespace' | 'name'>): string {
-  return `${object.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
-}
+const diffLabel = (object: ObjectDiff) => objectLabel(object.kind, object.name, object.namespace);
 
 /** What the report counts. */
 export interface DiffCounts {
