@@ -14,4 +14,4 @@ export const TRAFFIC_LABEL = 'cdk8s-kyma-serverless/traffic';
 export const URL_ANNOTATION = 'cdk8s-kyma-serverless/url';
 
 /** The label the Function Controller puts on a Function's Pods (and its other objects), with the Function's name. */
-export const FUNCTION_POD_LABEL: string = FunctionChildLabel.FUNCTION_NAME;
+export const FUNCTION_POD_LABEL = FunctionChildLabel.FUNCTION_NAME;
