@@ -193,6 +193,8 @@ export function synth(options: SynthOptions = {}): SynthResult {
 
   cleanUp();
   try {
+    // The output folder's parent may not exist yet (--outdir build/new/dist): the preload is written there first.
+    fs.mkdirSync(path.dirname(output), { recursive: true });
     if (preload) fs.writeFileSync(preload, QUIET_ERRORS_PRELOAD);
     const status = runApp(cwd, app, scratch, config, record, preload);
     if (status !== 0) throw new CliError(`synth failed: ${unchanged}`, status);
@@ -213,7 +215,6 @@ export function synth(options: SynthOptions = {}): SynthResult {
     const blocking = refused.filter(c => !c.replacementAllowed);
     if (blocking.length) throw new CliError(formatRefusedChanges(blocking, unchanged));
 
-    fs.mkdirSync(path.dirname(output), { recursive: true });
     if (fs.existsSync(output)) fs.renameSync(output, previous);
     fs.renameSync(scratch, output);
     fs.rmSync(previous, { recursive: true, force: true });

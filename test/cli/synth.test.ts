@@ -89,6 +89,16 @@ describe('kyma-serverless synth against the previous output', () => {
   });
 });
 
+describe('kyma-serverless synth into a new folder', () => {
+  test('makes the output folder\'s parents, and leaves nothing of its own beside the output', () => {
+    process.env.APP_MANIFESTS = JSON.stringify({ 'a.k8s.yaml': [claim('1Gi')] });
+    const result = synth({ cwd: project, app: `${JSON.stringify(process.execPath)} app.js`, output: 'build/new/dist' });
+    expect(result.files).toEqual(['a.k8s.yaml']);
+    expect(fs.readFileSync(path.join(project, 'build', 'new', 'dist', 'a.k8s.yaml'), 'utf8')).toBe(stringify(claim('1Gi')));
+    expect(fs.readdirSync(path.join(project, 'build', 'new'))).toEqual(['dist']);
+  });
+});
+
 describe('kyma-serverless synth when the app throws', () => {
   /** Runs the command in the project, with an app that runs this JavaScript. */
   function synthCommand(code: string, ...args: string[]) {
