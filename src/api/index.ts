@@ -14,6 +14,7 @@ export * from './node-handler';
 export * from './presets';
 export * from './profiles';
 export * from './quantity';
+export * from './release';
 export * from './rule-info';
 export * from './runtime-contract';
 export * from './runtimes';
