@@ -22,6 +22,7 @@ import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profi
 import { nodeHandlerProblem } from './node-handler';
 import { parseQuantity } from './quantity';
 import { RuleInfo, UpstreamEnforcement } from './rule-info';
+import { ServerlessRelease } from './release';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
 import { Violation } from './validator';
 
@@ -48,6 +49,12 @@ export interface FunctionRuleOptions {
    * @default BUILD_MIN_REQUEST (200m CPU, 200Mi memory)
    */
   readonly buildMinRequest?: MinimumRequest;
+  /**
+   * The release of the stack the Function runs under: its CRD and controller decide what is valid.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
 }
 
 /** What a rule of the Function API requires, for docs and for tests that must cover them all. */

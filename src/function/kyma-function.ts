@@ -18,9 +18,10 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withValueFromDefaults,
+  DEFAULT_RELEASE, FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
+import { releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { EndpointTarget } from './exposure';
@@ -494,8 +495,9 @@ export class KymaFunction extends Construct implements IExposable {
       metadata: { name: this.name, namespace: this.namespace },
       spec: toJson_FunctionSpec(this._toKube()),
     };
-    const violations = validateFunction(object);
-    if (!violations.length) _rememberValidFunction(object);
+    const release = releaseOf(this);
+    const violations = validateFunction(object, { release });
+    if (!violations.length && release === DEFAULT_RELEASE) _rememberValidFunction(object);
     for (const violation of violations) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;

@@ -5,9 +5,11 @@ import { Chart, JsonPatch, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FunctionProfile, ResourcePreset, cpuMillis, isDns1123Label, maxCpu, maxSize, sizeBytes,
+  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FunctionProfile, ResourcePreset, ServerlessRelease, cpuMillis,
+  isDns1123Label, maxCpu, maxSize, sizeBytes,
 } from '../api';
 import type { IAppliedAfter } from '../gitops/gitops-app';
+import { _markRelease } from '../stack/release-scope';
 import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
 
 /**
@@ -68,6 +70,14 @@ export interface FunctionNamespaceProps {
   readonly stack?: ServerlessStack;
 
   /**
+   * The release of the stack that runs the namespace's Functions: they are checked against its
+   * rules. Give it only without `stack`; with one, it is the stack's.
+   *
+   * @default - the stack's release, or ServerlessRelease.V1_11_1 without a stack
+   */
+  readonly release?: ServerlessRelease;
+
+  /**
    * A ResourceQuota for the namespace. It must leave room for at least one build Job of the
    * largest build preset.
    *
@@ -118,6 +128,8 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
   public readonly name: string;
   /** The stack whose presets and exposure defaults the namespace follows, when given. */
   public readonly stack?: ServerlessStack;
+  /** The release of the stack that runs the namespace's Functions. */
+  public readonly release: ServerlessRelease;
   /** The charts a GitOpsApp writes before this one: the stack, when given. */
   public readonly appliedAfter: readonly Chart[];
   /** The per-container maximum of the LimitRange. */
@@ -137,8 +149,14 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
         + `(${name === props.stack.namespace ? 'the stack\'s own' : '\'controller.excludedNamespaces\''}), so its Functions could never be built: `
         + 'use another namespace');
     }
+    if (props.stack && props.release && props.release !== props.stack.release) {
+      throw new Error(`'release' (${props.release}) differs from the release of 'stack' (${props.stack.release}): `
+        + 'the namespace\'s Functions run under the stack\'s controller; remove \'release\'');
+    }
     this.name = name;
     this.stack = props.stack;
+    this.release = props.stack?.release ?? props.release ?? DEFAULT_RELEASE;
+    _markRelease(this, this.release, false);
     this.appliedAfter = props.stack ? [props.stack] : [];
     Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 

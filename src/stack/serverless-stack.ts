@@ -5,17 +5,18 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
-  FunctionProfile, ResourcePreset, functionCrdSpec, isDns1123Label, presetProblems,
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
+  FunctionProfile, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems,
 } from '../api';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
-import { ResolvedImages, SERVERLESS_VERSION, ServerlessImages, resolveImages } from './images';
+import { ResolvedImages, ServerlessImages, resolveImages } from './images';
 import { MonitoringOptions, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
+import { _markRelease } from './release-scope';
 import { FunctionRuntimes } from './runtimes';
 import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
 
@@ -28,6 +29,12 @@ export const PRIORITY_CLASS_NAME = 'serverless-priority';
 /** Its value (upstream's); a PriorityClass's value cannot change once created. */
 export const PRIORITY_CLASS_VALUE = 2000000;
 
+/**
+ * The annotation on the Function CRD that names the release of the stack that wrote it: the command
+ * line and the webhook read a cluster's or a folder's release from it.
+ */
+export const RELEASE_ANNOTATION = 'cdk8s-kyma-serverless/release';
+
 /** The label on every object this package synthesizes. */
 export const MANAGED_BY_LABEL = { key: 'app.kubernetes.io/managed-by', value: 'cdk8s-kyma-serverless' } as const;
 
@@ -39,6 +46,17 @@ export const STACK_REPLACEMENT_OPT_INS: readonly ReplacementOptIn[] = [REGISTRY_
 
 /** Props of {@link ServerlessStack}. */
 export interface ServerlessStackProps {
+  /**
+   * The upstream release to deploy: its controller, images, configuration, RBAC and Function CRD,
+   * and the rules Functions are checked against. `V1_11_1` is the build-based pipeline (a Job
+   * builds each Function's image into a registry); `V1_13_0` is upstream's current, buildless
+   * release (the runtime image installs dependencies at Pod start). Changing it moves a running
+   * system: see docs/moving-to-1.13.0.md.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
+
   /**
    * The namespace the stack runs in. The chart creates it.
    *
@@ -184,6 +202,8 @@ export interface ServerlessStackProps {
  * new ServerlessStack(app, 'serverless');
  */
 export class ServerlessStack extends Chart {
+  /** The upstream release the stack deploys. */
+  public readonly release: ServerlessRelease;
   /** The namespace the stack runs in. */
   public readonly namespace: string;
   /** The upstream release the stack deploys. */
@@ -215,7 +235,8 @@ export class ServerlessStack extends Chart {
 
   constructor(scope: Construct, id: string, props: ServerlessStackProps = {}) {
     const namespace = props.namespace ?? DEFAULT_SYSTEM_NAMESPACE;
-    const version = props.version ?? SERVERLESS_VERSION;
+    const release = props.release ?? DEFAULT_RELEASE;
+    const version = props.version ?? release;
     super(scope, id, {
       namespace,
       labels: {
@@ -235,6 +256,8 @@ export class ServerlessStack extends Chart {
     requireInteger('maxSimultaneousBuilds', maxBuilds, 1);
     requireInteger('controller.replicas', props.controller?.replicas ?? 1, 1);
 
+    this.release = release;
+    _markRelease(this, this.release, true);
     this.namespace = namespace;
     this.version = version;
     this.images = resolveImages(version, props.images);
@@ -269,7 +292,11 @@ export class ServerlessStack extends Chart {
     this.crd = clusterScoped(new ApiObject(this, 'FunctionCrd', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
-      metadata: { name: FUNCTION_CRD_NAME, labels: { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'crd' } },
+      metadata: {
+        name: FUNCTION_CRD_NAME,
+        labels: { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'crd' },
+        annotations: { [RELEASE_ANNOTATION]: release },
+      },
       spec: functionCrdSpec(),
     }));
 

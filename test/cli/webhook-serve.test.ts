@@ -195,5 +195,5 @@ describe('kyma-serverless webhook serve', () => {
       if (server) expect(await server.exited).toBe(0);
       await api.close();
     }
-  });
+  }, 60_000); // synthesizes the stack, makes an RSA key and certificate, serves TLS: seconds on a busy machine
 });

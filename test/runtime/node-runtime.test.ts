@@ -216,7 +216,7 @@ describe('a Node.js Function with dependencies', () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // runs npm install twice and starts two Node.js processes: seconds on a busy machine
 });
 
 describe('a Node.js Function that cannot start', () => {

@@ -1,0 +1,53 @@
+/**
+ * How constructs find the release of the stack they belong to, without holding the stack.
+ *
+ * A `ServerlessStack` and a `FunctionNamespace` mark themselves with their release. A Function
+ * takes the release of its FunctionNamespace; outside one, the release of the app's stacks when
+ * they agree on one; otherwise the default. Functions are checked and rendered by it.
+ */
+import { IConstruct } from 'constructs';
+import { DEFAULT_RELEASE, ServerlessRelease } from '../api';
+
+const RELEASE_SYMBOL = Symbol.for('cdk8s-kyma-serverless.release');
+
+/** The releases of the stacks of each app, by its root construct. */
+const STACK_RELEASES = new WeakMap<IConstruct, Set<ServerlessRelease>>();
+
+/**
+ * Marks a construct as deciding the release of what it holds.
+ *
+ * @param construct a ServerlessStack or FunctionNamespace
+ * @param release its release
+ * @param stack whether the construct is a stack (the app's stacks decide for Functions outside any namespace)
+ * @internal
+ */
+export function _markRelease(construct: IConstruct, release: ServerlessRelease, stack: boolean): void {
+  Object.defineProperty(construct, RELEASE_SYMBOL, { value: release });
+  if (!stack) return;
+  const root = construct.node.root;
+  STACK_RELEASES.set(root, (STACK_RELEASES.get(root) ?? new Set()).add(release));
+}
+
+function markedRelease(construct: IConstruct): ServerlessRelease | undefined {
+  return (construct as unknown as { [RELEASE_SYMBOL]?: ServerlessRelease })[RELEASE_SYMBOL];
+}
+
+/**
+ * The release a construct runs under: that of the nearest enclosing construct marked with one
+ * (a FunctionNamespace, a ServerlessStack); else that of the app's stacks, when they all deploy
+ * the same release; else {@link DEFAULT_RELEASE}.
+ *
+ * Call it once construction is done (in a validation or a renderer): a stack created after a
+ * Function still counts.
+ *
+ * @param construct any construct of the app
+ * @returns the release
+ */
+export function releaseOf(construct: IConstruct): ServerlessRelease {
+  for (const scope of [...construct.node.scopes].reverse()) {
+    const release = markedRelease(scope);
+    if (release) return release;
+  }
+  const stacks = STACK_RELEASES.get(construct.node.root);
+  return stacks?.size === 1 ? [...stacks][0] : DEFAULT_RELEASE;
+}
