@@ -1,7 +1,12 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
+import { stringify } from 'yaml';
 import {
   FunctionProfile, BuildProfile, ServerlessStack, DEFAULT_FUNCTION_PRESETS, DEFAULT_BUILD_PRESETS, functionCrdSpec, Registry, ServerlessRelease,
+  validateManifests,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { envOf, find, synthStack } from '../util/synth';
@@ -10,6 +15,18 @@ const CLUSTER_SCOPED = new Set([
   'Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass',
   'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
 ]);
+
+/**
+ * The output with the webhook's bundle as a placeholder: it is 200 KiB of base64 that changes with
+ * every change of src/webhook/; test/stack/webhook.test.ts and webhook-program.test.ts check it.
+ */
+function withoutWebhookBundle(objects: any[]): any[] {
+  const program = objects.find(o => o.kind === 'ConfigMap' && o.metadata.name === 'serverless-webhook-server');
+  const placeholder = { ...program, binaryData: { 'server.js.gz': '<bundle>' }, metadata: { ...program.metadata, annotations: { 'cdk8s-kyma-serverless/program-sha256': '<sha256>' } } };
+  return objects.map(o => (o === program ? placeholder : o)).map(o => (o.kind === 'Deployment' && o.metadata.name === 'serverless-webhook'
+    ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, metadata: { ...o.spec.template.metadata, annotations: { ...o.spec.template.metadata.annotations, 'checksum/program': '<sha256>' } } } } }
+    : o));
+}
 
 describe('ServerlessStack with defaults', () => {
   const objects = synthStack();
@@ -107,14 +124,7 @@ describe('ServerlessStack with defaults', () => {
   });
 
   test('matches the snapshot', () => {
-    // The webhook's bundle is 200 KiB of base64 that changes with every change of src/webhook/:
-    // test/stack/webhook.test.ts and webhook-program.test.ts check it; here it is a placeholder.
-    const program = objects.find(o => o.kind === 'ConfigMap' && o.metadata.name === 'serverless-webhook-server');
-    const placeholder = { ...program, binaryData: { 'server.js.gz': '<bundle>' }, metadata: { ...program.metadata, annotations: { 'cdk8s-kyma-serverless/program-sha256': '<sha256>' } } };
-    const stable = objects.map(o => (o === program ? placeholder : o)).map(o => (o.kind === 'Deployment' && o.metadata.name === 'serverless-webhook'
-      ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, metadata: { ...o.spec.template.metadata, annotations: { ...o.spec.template.metadata.annotations, 'checksum/program': '<sha256>' } } } } }
-      : o));
-    expect(stable).toMatchSnapshot();
+    expect(withoutWebhookBundle(objects)).toMatchSnapshot();
   });
 
   test('exposes its resolved settings', () => {
@@ -255,8 +265,20 @@ describe('ServerlessStack of release 1.13.0 (buildless)', () => {
     expect(JSON.stringify(synthStack(V1_13_0))).toBe(JSON.stringify(objects));
   });
 
+  test('passes validateManifests: schemas and security policies, with no finding', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stack-113-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'stack.yaml'), objects.map(o => stringify(o)).join('---\n'));
+      const report = validateManifests(dir);
+      expect(report.objects).toBe(objects.length);
+      expect(report.findings.map(f => `${f.severity} ${f.object} ${f.rule}: ${f.message}`)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('matches the snapshot', () => {
-    expect(objects).toMatchSnapshot();
+    expect(withoutWebhookBundle(objects)).toMatchSnapshot();
   });
 
   test('exposes its release, no registry, the controller and the CPU target Functions\' autoscalers aim at', () => {
