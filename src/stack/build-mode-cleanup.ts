@@ -28,7 +28,7 @@ import {
 import { BUILD_MODE_CLEANUP_SCRIPT } from './_build-mode-cleanup-script';
 import { clusterScoped, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { CONTROLLER_NAMES } from './controller';
-import { CREDENTIALS_LABEL, DEFAULT_REGISTRY_SECRET_NAME } from './registry';
+import { CREDENTIALS_LABEL, DEFAULT_REGISTRY_SECRET_NAME, INTERNAL_REGISTRY_NAME } from './registry';
 
 /** The finalizer the 1.11.1 controller puts on each base `dockerfile-<runtime>` ConfigMap (it deletes the copies, then itself). */
 export const RUNTIME_CONFIG_MAP_FINALIZER = 'serverless.kyma-project.io/deletion-hook';
@@ -184,6 +184,48 @@ export function buildModeRules(options: BuildModeRulesOptions): BuildModeRules {
     ],
   };
 }
+
+/** An object of the 1.11.1 stack itself, in its namespace, that the 1.13.0 stack no longer has. */
+export interface BuildModeStackObject {
+  readonly what: string;
+  readonly apiVersion: string;
+  readonly plural: string;
+  readonly kind: string;
+  /** Its name; or, for objects with generated names, {@link labelSelector}. */
+  readonly name?: string;
+  readonly labelSelector?: string;
+}
+
+/** The registry credentials Job's objects (see registry.ts: `serverless-registry-credentials`). */
+const CREDENTIALS_JOB_NAME = 'serverless-registry-credentials';
+
+/**
+ * The 1.11.1 stack's own build-mode objects (the `dockerfile-<runtime>` ConfigMaps are among
+ * {@link buildModeRules}): in the 1.11.1 manifests, not in the 1.13.0 ones, so the sync's prune
+ * deletes them. `kyma-serverless diff` names those the cluster holds.
+ */
+export const BUILD_MODE_STACK_OBJECTS: readonly BuildModeStackObject[] = [
+  { what: 'the internal registry', apiVersion: 'apps/v1', plural: 'deployments', kind: 'Deployment', name: INTERNAL_REGISTRY_NAME },
+  { what: 'the internal registry\'s NodePort Service', apiVersion: 'v1', plural: 'services', kind: 'Service', name: INTERNAL_REGISTRY_NAME },
+  {
+    what: 'the internal registry\'s volume, with every image built', apiVersion: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim',
+    name: INTERNAL_REGISTRY_NAME,
+  },
+  { what: 'the internal registry\'s configuration', apiVersion: 'v1', plural: 'configmaps', kind: 'ConfigMap', name: `${INTERNAL_REGISTRY_NAME}-config` },
+  { what: 'the Function ServiceAccount', apiVersion: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', name: CONTROLLER_NAMES.functionServiceAccount },
+  { what: 'the registry credentials Job', apiVersion: 'batch/v1', plural: 'jobs', kind: 'Job', labelSelector: `app.kubernetes.io/name=${CREDENTIALS_JOB_NAME}` },
+  { what: 'the credentials Job\'s program', apiVersion: 'v1', plural: 'configmaps', kind: 'ConfigMap', name: `${CREDENTIALS_JOB_NAME}-script` },
+  { what: 'the credentials Job\'s identity', apiVersion: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', name: CREDENTIALS_JOB_NAME },
+  { what: 'the credentials Job\'s permissions', apiVersion: 'rbac.authorization.k8s.io/v1', plural: 'roles', kind: 'Role', name: CREDENTIALS_JOB_NAME },
+  {
+    what: 'the credentials Job\'s permissions', apiVersion: 'rbac.authorization.k8s.io/v1', plural: 'rolebindings', kind: 'RoleBinding',
+    name: CREDENTIALS_JOB_NAME,
+  },
+  {
+    what: 'the registry\'s NetworkPolicy', apiVersion: 'networking.k8s.io/v1', plural: 'networkpolicies', kind: 'NetworkPolicy',
+    name: 'kyma-project.io--serverless-allow-registry',
+  },
+];
 
 /** Props of {@link BuildModeCleanup}. */
 export interface BuildModeCleanupProps {

@@ -5,6 +5,14 @@
  * `kubernetes/*_service.go` copy the base objects' labels and annotations, `serverless/*.go` label a
  * Function's children), and objects that only look alike, which nothing may delete.
  */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as selfsigned from 'selfsigned';
 import { FakeKubeApi, KubeObject, ResourceType } from './fake-kube-api';
 
 /** Pods and ReplicaSets, which the clean-up reads to tell the controller's old Pods from its new ones. */
@@ -182,4 +190,59 @@ export function playController(api: FakeKubeApi, image: string, options: { rolle
 
 function put(api: FakeKubeApi, object: KubeObject): void {
   api.put(object);
+}
+
+/** The clean-up program's answer: its exit code and its JSON log lines. */
+export interface CleanupRun {
+  readonly code: number | null;
+  readonly lines: any[];
+}
+
+/**
+ * Runs the clean-up program (the ConfigMap's `cleanup.js` and `rules.json`) against the fake API
+ * server, behind an HTTPS proxy as a Job in the cluster reaches the API server, with the fake's token.
+ */
+export async function runCleanupProgram(api: FakeKubeApi, data: { readonly [file: string]: string }): Promise<CleanupRun> {
+  const pems = selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048, days: 1, algorithm: 'sha256', extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cleanup-run-'));
+  fs.writeFileSync(path.join(dir, 'ca.crt'), pems.cert);
+  fs.writeFileSync(path.join(dir, 'token'), `${api.token}\n`);
+  for (const [file, text] of Object.entries(data)) fs.writeFileSync(path.join(dir, file), text);
+  const proxy = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    const upstream = http.request(`${api.url}${req.url}`, { method: req.method, headers: req.headers }, answer => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(dir, 'cleanup.js')], {
+        env: {
+          PATH: process.env.PATH, KUBERNETES_SERVICE_HOST: 'localhost', KUBERNETES_SERVICE_PORT: String((proxy.address() as AddressInfo).port),
+          SERVICE_ACCOUNT_DIR: dir, RULES_FILE: path.join(dir, 'rules.json'), POLL_SECONDS: '0.2',
+        },
+      });
+      let stdout = '';
+      child.stdout.on('data', d => { stdout += d; });
+      child.stderr.on('data', d => { stdout += d; });
+      child.on('error', reject);
+      child.on('close', code => resolve({
+        code,
+        lines: stdout.trim().split('\n').map(line => {
+          try {
+            return JSON.parse(line);
+          } catch {
+            return line;
+          }
+        }),
+      }));
+    });
+  } finally {
+    proxy.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
