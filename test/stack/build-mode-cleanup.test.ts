@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { Chart, Duration, Testing } from 'cdk8s';
 import * as selfsigned from 'selfsigned';
 import { parseAllDocuments } from 'yaml';
+import { checkPolicies } from '../../src/policy/policy';
 import { REGISTRY_CREDENTIALS_SCRIPT } from '../../src/stack/_registry-credentials-script';
 import {
   BuildModeCleanup, BuildModeCleanupProps, GENERATED_CREDENTIALS_MANAGER, LeftoverAction, REGISTRY_SECRET_FINALIZER, RUNTIME_CONFIG_MAP_FINALIZER,
@@ -47,6 +48,12 @@ describe('the clean-up Job', () => {
     expect(job.spec.template.metadata.labels['networking.serverless.kyma-project.io/to-apiserver']).toBe('allowed');
     expect(pod.serviceAccountName).toBe('serverless-build-mode-cleanup');
     expect(pod.volumes).toEqual([{ name: 'script', configMap: { name: 'serverless-build-mode-cleanup-script' } }]);
+  });
+
+  test('passes every policy check of validate, with the stack\'s PriorityClass', () => {
+    const withPriority = synth({ priorityClassName: 'serverless-priority' });
+    expect(checkPolicies(withPriority).filter(v => !v.excepted)).toEqual([]);
+    expect(find(withPriority, 'Job').spec.template.spec.priorityClassName).toBe('serverless-priority');
   });
 
   test('is the same Job for the same spec, and a new one (a new name) when its spec or rules change; it never deletes itself', () => {
