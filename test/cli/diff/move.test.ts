@@ -11,7 +11,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Chart, Testing } from 'cdk8s';
 import { parseAllDocuments, stringify } from 'yaml';
-import { functionReleaseMoveOf, ServerlessRelease } from '../../../src/api';
 import { ApplyOptions, runApply } from '../../../src/cli/apply';
 import { DiffReport, LeftoverRemoval, formatDiffReport, runDiff } from '../../../src/cli/diff';
 import { BuildModeCleanup, BUILD_MODE_STACK_OBJECTS } from '../../../src/stack/build-mode-cleanup';
@@ -157,26 +156,4 @@ describe('the move: apply --prune of the 1.13.0 folder, then the clean-up Job', 
     const after = await runDiff(dir113, { kubeconfig });
     expect(after.move).toBeUndefined();
   }, 60_000);
-});
-
-describe('functionReleaseMoveOf', () => {
-  const fn = (spec: object) => ({ metadata: { name: 'f', namespace: 'team' }, spec });
-  test('an inline Function with dependencies installs them at every start and needs the registry or a mirror', () => {
-    const move = functionReleaseMoveOf(fn({ runtime: 'python312', source: { inline: { source: 'x', dependencies: 'requests==2.32.3\n' } } }),
-      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
-    expect(move.happens).toContain('its dependencies are installed at every Pod start, which makes each start slower');
-    expect(move.needs).toEqual(['egress from its Pods to pypi.org and files.pythonhosted.org (pip install), '
-      + 'or a mirror named in the Secret serverless-package-registry-config in team']);
-  });
-  test('a Git Function clones at every start and needs the Git server', () => {
-    const move = functionReleaseMoveOf(fn({ runtime: 'nodejs20', source: { gitRepository: { url: 'https://git.example.com/f.git', baseDir: '/', reference: 'main' } } }),
-      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
-    expect(move.needs[0]).toBe('egress from its Pods and from the controller to https://git.example.com/f.git');
-    expect(move.happens).toContain('nodejs20 is deprecated in 1.13.0 (end of life April 2026): move to a newer runtime');
-  });
-  test('going back to 1.11.1 builds every Function again, into an empty registry', () => {
-    const move = functionReleaseMoveOf(fn({ runtime: 'nodejs22', source: { inline: { source: 'x' } } }), ServerlessRelease.V1_13_0, ServerlessRelease.V1_11_1);
-    expect(move.happens[0]).toBe('a build Job builds its image into the registry (which starts empty), then new Pods replace the old ones');
-    expect(functionReleaseMoveOf(fn({}), ServerlessRelease.V1_11_1, ServerlessRelease.V1_11_1)).toMatchObject({ restarts: false, summary: 'nothing changes for it' });
-  });
 });
