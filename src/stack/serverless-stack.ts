@@ -17,6 +17,7 @@ import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from '.
 import { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
+import { BuildModeCleanup } from './build-mode-cleanup';
 import { _markRelease } from './release-scope';
 import { FunctionRuntimes } from './runtimes';
 import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
@@ -465,7 +466,7 @@ export class ServerlessStack extends Chart {
   private buildlessController(props: ServerlessStackProps): BuildlessFunctionController {
     const functionInit = this.images.functionInit;
     if (!functionInit) throw new Error(`Release ${this.release} has no image that clones Git repositories into Function Pods`);
-    return new BuildlessFunctionController(this, 'Controller', {
+    const controller = new BuildlessFunctionController(this, 'Controller', {
       ...props.controller,
       namespace: this.namespace,
       image: this.images.controller,
@@ -477,5 +478,11 @@ export class ServerlessStack extends Chart {
       logLevel: props.logLevel ?? LogLevel.INFO,
       logFormat: props.logFormat ?? LogFormat.JSON,
     });
+    // What build mode left behind when this stack replaces a 1.11.1 one: removed in the cluster,
+    // so that Argo CD and Flux users, who never run our command line, end clean too.
+    new BuildModeCleanup(this, 'BuildModeCleanup', {
+      namespace: this.namespace, image: this.images.nodejs, controllerImage: this.images.controller, priorityClassName: PRIORITY_CLASS_NAME,
+    });
+    return controller;
   }
 }

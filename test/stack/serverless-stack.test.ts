@@ -214,6 +214,14 @@ describe('ServerlessStack of release 1.13.0 (buildless)', () => {
       'ConfigMap/serverless-log-config',
       'Deployment/serverless-ctrl-mngr',
       'Service/serverless-controller-manager',
+      // The one-time clean-up of what a 1.11.1 stack left behind (src/stack/build-mode-cleanup.ts).
+      'ServiceAccount/serverless-build-mode-cleanup',
+      'ClusterRole/serverless-build-mode-cleanup',
+      'Role/serverless-build-mode-cleanup',
+      'ClusterRoleBinding/serverless-build-mode-cleanup',
+      'RoleBinding/serverless-build-mode-cleanup',
+      'ConfigMap/serverless-build-mode-cleanup-script',
+      expect.stringMatching(/^Job\/serverless-build-mode-cleanup-[0-9a-f]{8}$/),
       'ServiceAccount/serverless-webhook',
       'Role/serverless-webhook',
       'RoleBinding/serverless-webhook',
@@ -235,16 +243,20 @@ describe('ServerlessStack of release 1.13.0 (buildless)', () => {
     ]);
   });
 
-  test('nothing of the registry, the build Jobs or the runtime Dockerfiles is there, under any name', () => {
-    const text = JSON.stringify(objects);
-    expect(objects.filter(o => ['Job', 'PersistentVolumeClaim', 'Secret', 'HorizontalPodAutoscaler'].includes(o.kind))).toEqual([]);
+  test('nothing of the registry, the build Jobs or the runtime Dockerfiles is there, under any name, but the clean-up of them', () => {
+    const cleanup = (o: any) => o.metadata.name.startsWith('serverless-build-mode-cleanup');
+    const text = JSON.stringify(objects.filter(o => !cleanup(o)));
+    expect(objects.filter(o => !cleanup(o) &&  ['Job', 'PersistentVolumeClaim', 'Secret', 'HorizontalPodAutoscaler'].includes(o.kind))).toEqual([]);
     expect(text).not.toMatch(/docker-registry|registry-config-default|registry-credentials|dockerfile-|kaniko|function-build-init|serverless-function"/);
     expect(objects.some(o => o.metadata.labels?.['serverless.kyma-project.io/config'])).toBe(false);
   });
 
   test('every image is upstream\'s 1.13.0, and the Function CRD names the release', () => {
     const images = objects.flatMap(o => o.spec?.template?.spec?.containers ?? []).map((c: any) => c.image);
-    expect(images).toEqual(['europe-docker.pkg.dev/kyma-project/prod/function-buildless-controller:1.13.0', 'docker.io/library/node:22.12.0-alpine3.20']);
+    // The controller; the clean-up Job and the webhook server run on the official Node.js image.
+    expect(images).toEqual([
+      'europe-docker.pkg.dev/kyma-project/prod/function-buildless-controller:1.13.0', 'docker.io/library/node:22.12.0-alpine3.20', 'docker.io/library/node:22.12.0-alpine3.20',
+    ]);
     expect(find(objects, 'CustomResourceDefinition').metadata.annotations['cdk8s-kyma-serverless/release']).toBe('1.13.0');
     expect(find(objects, 'Deployment', 'serverless-ctrl-mngr').metadata.labels['app.kubernetes.io/version']).toBe('1.13.0');
   });
