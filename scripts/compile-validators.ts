@@ -13,7 +13,8 @@ import Ajv, { Options } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
 import { apiRuleSchema } from '../src/api/apirule-schema';
 import { functionSchema } from '../src/api/function-schema';
-import { crdAjv, toAjvSchema } from '../src/api/schema-compiler';
+import { ServerlessRelease } from '../src/api/release';
+import { crdAjv, toAjvSchema, withSharedDefinitions } from '../src/api/schema-compiler';
 import { subscriptionSchema } from '../src/api/subscription-schema';
 import { FUNCTION_YAML_SCHEMA } from '../src/function/function-folder';
 import { WEBHOOK_CONFIG_SCHEMA } from '../src/webhook/config';
@@ -41,7 +42,12 @@ const withSource = (options: Options) => new Ajv({ ...options, code: { source: t
 export const COMPILED_SCHEMAS: readonly CompiledSchema[] = [
   {
     file: 'function-schema-check', exportName: 'functionSchemaCheck', source: 'functionSchema() of src/api/function-schema.ts',
-    schema: () => toAjvSchema(functionSchema()), ajv: () => crdAjv({ source: true }),
+    schema: () => toAjvSchema(functionSchema(ServerlessRelease.V1_11_1)), ajv: () => crdAjv({ source: true }),
+  },
+  {
+    file: 'function-schema-1.13.0-check', exportName: 'functionSchemaV1_13_0Check', source: 'functionSchema(ServerlessRelease.V1_13_0) of src/api/function-schema.ts',
+    // Its security contexts, in spec and status, compiled once each: the webhook's bundle stays small enough for client-side apply.
+    schema: () => withSharedDefinitions(toAjvSchema(functionSchema(ServerlessRelease.V1_13_0)), 100), ajv: () => crdAjv({ source: true, inlineRefs: false }),
   },
   {
     file: 'apirule-schema-check', exportName: 'apiRuleSchemaCheck', source: 'apiRuleSchema() of src/api/apirule-schema.ts',

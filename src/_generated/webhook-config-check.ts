@@ -10,7 +10,7 @@ export function webhookConfigCheck(): SchemaCheck {
   const exports = module.exports;
   module.exports = validate10;
   module.exports.default = validate10;
-  const schema11 = {"type":"object","additionalProperties":false,"properties":{"defaults":{"type":"object","additionalProperties":false,"properties":{"replicas":{"type":"integer","minimum":0},"functionProfile":{"enum":["XS","S","M","L","XL"]},"buildProfile":{"enum":["local-dev","slow","normal","fast"]}}},"requestTimeoutSeconds":{"type":"integer","minimum":1,"maximum":30},"shutdownDelaySeconds":{"type":"integer","minimum":0,"maximum":60},"selfManagedTls":{"type":"object","additionalProperties":false,"required":["namespace"],"properties":{"namespace":{"type":"string","minLength":1},"secretName":{"type":"string","minLength":1},"serviceName":{"type":"string","minLength":1},"mutatingWebhookConfiguration":{"type":"string","minLength":1},"validatingWebhookConfiguration":{"type":"string","minLength":1},"renewBeforeDays":{"type":"integer","minimum":1,"maximum":364},"checkIntervalSeconds":{"type":"integer","minimum":1}}}}};
+  const schema11 = {"type":"object","additionalProperties":false,"properties":{"release":{"enum":["1.11.1","1.13.0"]},"defaults":{"type":"object","additionalProperties":false,"properties":{"replicas":{"type":"integer","minimum":0},"functionProfile":{"enum":["XS","S","M","L","XL"]},"buildProfile":{"enum":["local-dev","slow","normal","fast"]}}},"requestTimeoutSeconds":{"type":"integer","minimum":1,"maximum":30},"shutdownDelaySeconds":{"type":"integer","minimum":0,"maximum":60},"selfManagedTls":{"type":"object","additionalProperties":false,"required":["namespace"],"properties":{"namespace":{"type":"string","minLength":1},"secretName":{"type":"string","minLength":1},"serviceName":{"type":"string","minLength":1},"mutatingWebhookConfiguration":{"type":"string","minLength":1},"validatingWebhookConfiguration":{"type":"string","minLength":1},"renewBeforeDays":{"type":"integer","minimum":1,"maximum":364},"checkIntervalSeconds":{"type":"integer","minimum":1}}}}};
   const func2 = require("ajv/dist/runtime/ucs2length").default;
 
   function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -18,7 +18,7 @@ export function webhookConfigCheck(): SchemaCheck {
   let errors = 0;
   if(data && typeof data == "object" && !Array.isArray(data)){
   for(const key0 in data){
-  if(!((((key0 === "defaults") || (key0 === "requestTimeoutSeconds")) || (key0 === "shutdownDelaySeconds")) || (key0 === "selfManagedTls"))){
+  if(!(((((key0 === "release") || (key0 === "defaults")) || (key0 === "requestTimeoutSeconds")) || (key0 === "shutdownDelaySeconds")) || (key0 === "selfManagedTls"))){
   const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
   if(vErrors === null){
   vErrors = [err0];
@@ -29,12 +29,10 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.defaults !== undefined){
-  let data0 = data.defaults;
-  if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-  for(const key1 in data0){
-  if(!(((key1 === "replicas") || (key1 === "functionProfile")) || (key1 === "buildProfile"))){
-  const err1 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+  if(data.release !== undefined){
+  let data0 = data.release;
+  if(!((data0 === "1.11.1") || (data0 === "1.13.0"))){
+  const err1 = {instancePath:instancePath+"/release",schemaPath:"#/properties/release/enum",keyword:"enum",params:{allowedValues: schema11.properties.release.enum},message:"must be equal to one of the allowed values"};
   if(vErrors === null){
   vErrors = [err1];
   }
@@ -44,10 +42,12 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data0.replicas !== undefined){
-  let data1 = data0.replicas;
-  if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-  const err2 = {instancePath:instancePath+"/defaults/replicas",schemaPath:"#/properties/defaults/properties/replicas/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+  if(data.defaults !== undefined){
+  let data1 = data.defaults;
+  if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+  for(const key1 in data1){
+  if(!(((key1 === "replicas") || (key1 === "functionProfile")) || (key1 === "buildProfile"))){
+  const err2 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
   if(vErrors === null){
   vErrors = [err2];
   }
@@ -56,9 +56,11 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if((typeof data1 == "number") && (isFinite(data1))){
-  if(data1 < 0 || isNaN(data1)){
-  const err3 = {instancePath:instancePath+"/defaults/replicas",schemaPath:"#/properties/defaults/properties/replicas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+  }
+  if(data1.replicas !== undefined){
+  let data2 = data1.replicas;
+  if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+  const err3 = {instancePath:instancePath+"/defaults/replicas",schemaPath:"#/properties/defaults/properties/replicas/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
   if(vErrors === null){
   vErrors = [err3];
   }
@@ -67,12 +69,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  if(data0.functionProfile !== undefined){
-  let data2 = data0.functionProfile;
-  if(!(((((data2 === "XS") || (data2 === "S")) || (data2 === "M")) || (data2 === "L")) || (data2 === "XL"))){
-  const err4 = {instancePath:instancePath+"/defaults/functionProfile",schemaPath:"#/properties/defaults/properties/functionProfile/enum",keyword:"enum",params:{allowedValues: schema11.properties.defaults.properties.functionProfile.enum},message:"must be equal to one of the allowed values"};
+  if((typeof data2 == "number") && (isFinite(data2))){
+  if(data2 < 0 || isNaN(data2)){
+  const err4 = {instancePath:instancePath+"/defaults/replicas",schemaPath:"#/properties/defaults/properties/replicas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
   if(vErrors === null){
   vErrors = [err4];
   }
@@ -82,10 +81,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data0.buildProfile !== undefined){
-  let data3 = data0.buildProfile;
-  if(!((((data3 === "local-dev") || (data3 === "slow")) || (data3 === "normal")) || (data3 === "fast"))){
-  const err5 = {instancePath:instancePath+"/defaults/buildProfile",schemaPath:"#/properties/defaults/properties/buildProfile/enum",keyword:"enum",params:{allowedValues: schema11.properties.defaults.properties.buildProfile.enum},message:"must be equal to one of the allowed values"};
+  }
+  if(data1.functionProfile !== undefined){
+  let data3 = data1.functionProfile;
+  if(!(((((data3 === "XS") || (data3 === "S")) || (data3 === "M")) || (data3 === "L")) || (data3 === "XL"))){
+  const err5 = {instancePath:instancePath+"/defaults/functionProfile",schemaPath:"#/properties/defaults/properties/functionProfile/enum",keyword:"enum",params:{allowedValues: schema11.properties.defaults.properties.functionProfile.enum},message:"must be equal to one of the allowed values"};
   if(vErrors === null){
   vErrors = [err5];
   }
@@ -95,9 +95,10 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err6 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/type",keyword:"type",params:{type: "object"},message:"must be object"};
+  if(data1.buildProfile !== undefined){
+  let data4 = data1.buildProfile;
+  if(!((((data4 === "local-dev") || (data4 === "slow")) || (data4 === "normal")) || (data4 === "fast"))){
+  const err6 = {instancePath:instancePath+"/defaults/buildProfile",schemaPath:"#/properties/defaults/properties/buildProfile/enum",keyword:"enum",params:{allowedValues: schema11.properties.defaults.properties.buildProfile.enum},message:"must be equal to one of the allowed values"};
   if(vErrors === null){
   vErrors = [err6];
   }
@@ -107,10 +108,9 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.requestTimeoutSeconds !== undefined){
-  let data4 = data.requestTimeoutSeconds;
-  if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-  const err7 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+  }
+  else {
+  const err7 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/type",keyword:"type",params:{type: "object"},message:"must be object"};
   if(vErrors === null){
   vErrors = [err7];
   }
@@ -119,9 +119,11 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if((typeof data4 == "number") && (isFinite(data4))){
-  if(data4 > 30 || isNaN(data4)){
-  const err8 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30},message:"must be <= 30"};
+  }
+  if(data.requestTimeoutSeconds !== undefined){
+  let data5 = data.requestTimeoutSeconds;
+  if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+  const err8 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
   if(vErrors === null){
   vErrors = [err8];
   }
@@ -130,8 +132,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data4 < 1 || isNaN(data4)){
-  const err9 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+  if((typeof data5 == "number") && (isFinite(data5))){
+  if(data5 > 30 || isNaN(data5)){
+  const err9 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30},message:"must be <= 30"};
   if(vErrors === null){
   vErrors = [err9];
   }
@@ -140,12 +143,8 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  if(data.shutdownDelaySeconds !== undefined){
-  let data5 = data.shutdownDelaySeconds;
-  if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-  const err10 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+  if(data5 < 1 || isNaN(data5)){
+  const err10 = {instancePath:instancePath+"/requestTimeoutSeconds",schemaPath:"#/properties/requestTimeoutSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
   if(vErrors === null){
   vErrors = [err10];
   }
@@ -154,9 +153,12 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if((typeof data5 == "number") && (isFinite(data5))){
-  if(data5 > 60 || isNaN(data5)){
-  const err11 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"};
+  }
+  }
+  if(data.shutdownDelaySeconds !== undefined){
+  let data6 = data.shutdownDelaySeconds;
+  if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+  const err11 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
   if(vErrors === null){
   vErrors = [err11];
   }
@@ -165,8 +167,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data5 < 0 || isNaN(data5)){
-  const err12 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+  if((typeof data6 == "number") && (isFinite(data6))){
+  if(data6 > 60 || isNaN(data6)){
+  const err12 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"};
   if(vErrors === null){
   vErrors = [err12];
   }
@@ -175,13 +178,8 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  if(data.selfManagedTls !== undefined){
-  let data6 = data.selfManagedTls;
-  if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-  if(data6.namespace === undefined){
-  const err13 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/required",keyword:"required",params:{missingProperty: "namespace"},message:"must have required property '"+"namespace"+"'"};
+  if(data6 < 0 || isNaN(data6)){
+  const err13 = {instancePath:instancePath+"/shutdownDelaySeconds",schemaPath:"#/properties/shutdownDelaySeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
   if(vErrors === null){
   vErrors = [err13];
   }
@@ -190,9 +188,13 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key2 in data6){
-  if(!(((((((key2 === "namespace") || (key2 === "secretName")) || (key2 === "serviceName")) || (key2 === "mutatingWebhookConfiguration")) || (key2 === "validatingWebhookConfiguration")) || (key2 === "renewBeforeDays")) || (key2 === "checkIntervalSeconds"))){
-  const err14 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+  }
+  }
+  if(data.selfManagedTls !== undefined){
+  let data7 = data.selfManagedTls;
+  if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+  if(data7.namespace === undefined){
+  const err14 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/required",keyword:"required",params:{missingProperty: "namespace"},message:"must have required property '"+"namespace"+"'"};
   if(vErrors === null){
   vErrors = [err14];
   }
@@ -201,12 +203,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data6.namespace !== undefined){
-  let data7 = data6.namespace;
-  if(typeof data7 === "string"){
-  if(func2(data7) < 1){
-  const err15 = {instancePath:instancePath+"/selfManagedTls/namespace",schemaPath:"#/properties/selfManagedTls/properties/namespace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+  for(const key2 in data7){
+  if(!(((((((key2 === "namespace") || (key2 === "secretName")) || (key2 === "serviceName")) || (key2 === "mutatingWebhookConfiguration")) || (key2 === "validatingWebhookConfiguration")) || (key2 === "renewBeforeDays")) || (key2 === "checkIntervalSeconds"))){
+  const err15 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
   if(vErrors === null){
   vErrors = [err15];
   }
@@ -216,8 +215,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  else {
-  const err16 = {instancePath:instancePath+"/selfManagedTls/namespace",schemaPath:"#/properties/selfManagedTls/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+  if(data7.namespace !== undefined){
+  let data8 = data7.namespace;
+  if(typeof data8 === "string"){
+  if(func2(data8) < 1){
+  const err16 = {instancePath:instancePath+"/selfManagedTls/namespace",schemaPath:"#/properties/selfManagedTls/properties/namespace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
   if(vErrors === null){
   vErrors = [err16];
   }
@@ -227,11 +229,8 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data6.secretName !== undefined){
-  let data8 = data6.secretName;
-  if(typeof data8 === "string"){
-  if(func2(data8) < 1){
-  const err17 = {instancePath:instancePath+"/selfManagedTls/secretName",schemaPath:"#/properties/selfManagedTls/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+  else {
+  const err17 = {instancePath:instancePath+"/selfManagedTls/namespace",schemaPath:"#/properties/selfManagedTls/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"};
   if(vErrors === null){
   vErrors = [err17];
   }
@@ -241,8 +240,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  else {
-  const err18 = {instancePath:instancePath+"/selfManagedTls/secretName",schemaPath:"#/properties/selfManagedTls/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+  if(data7.secretName !== undefined){
+  let data9 = data7.secretName;
+  if(typeof data9 === "string"){
+  if(func2(data9) < 1){
+  const err18 = {instancePath:instancePath+"/selfManagedTls/secretName",schemaPath:"#/properties/selfManagedTls/properties/secretName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
   if(vErrors === null){
   vErrors = [err18];
   }
@@ -252,11 +254,8 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data6.serviceName !== undefined){
-  let data9 = data6.serviceName;
-  if(typeof data9 === "string"){
-  if(func2(data9) < 1){
-  const err19 = {instancePath:instancePath+"/selfManagedTls/serviceName",schemaPath:"#/properties/selfManagedTls/properties/serviceName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+  else {
+  const err19 = {instancePath:instancePath+"/selfManagedTls/secretName",schemaPath:"#/properties/selfManagedTls/properties/secretName/type",keyword:"type",params:{type: "string"},message:"must be string"};
   if(vErrors === null){
   vErrors = [err19];
   }
@@ -266,8 +265,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  else {
-  const err20 = {instancePath:instancePath+"/selfManagedTls/serviceName",schemaPath:"#/properties/selfManagedTls/properties/serviceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+  if(data7.serviceName !== undefined){
+  let data10 = data7.serviceName;
+  if(typeof data10 === "string"){
+  if(func2(data10) < 1){
+  const err20 = {instancePath:instancePath+"/selfManagedTls/serviceName",schemaPath:"#/properties/selfManagedTls/properties/serviceName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
   if(vErrors === null){
   vErrors = [err20];
   }
@@ -277,11 +279,8 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data6.mutatingWebhookConfiguration !== undefined){
-  let data10 = data6.mutatingWebhookConfiguration;
-  if(typeof data10 === "string"){
-  if(func2(data10) < 1){
-  const err21 = {instancePath:instancePath+"/selfManagedTls/mutatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/mutatingWebhookConfiguration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+  else {
+  const err21 = {instancePath:instancePath+"/selfManagedTls/serviceName",schemaPath:"#/properties/selfManagedTls/properties/serviceName/type",keyword:"type",params:{type: "string"},message:"must be string"};
   if(vErrors === null){
   vErrors = [err21];
   }
@@ -291,8 +290,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  else {
-  const err22 = {instancePath:instancePath+"/selfManagedTls/mutatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/mutatingWebhookConfiguration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+  if(data7.mutatingWebhookConfiguration !== undefined){
+  let data11 = data7.mutatingWebhookConfiguration;
+  if(typeof data11 === "string"){
+  if(func2(data11) < 1){
+  const err22 = {instancePath:instancePath+"/selfManagedTls/mutatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/mutatingWebhookConfiguration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
   if(vErrors === null){
   vErrors = [err22];
   }
@@ -302,11 +304,8 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data6.validatingWebhookConfiguration !== undefined){
-  let data11 = data6.validatingWebhookConfiguration;
-  if(typeof data11 === "string"){
-  if(func2(data11) < 1){
-  const err23 = {instancePath:instancePath+"/selfManagedTls/validatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/validatingWebhookConfiguration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+  else {
+  const err23 = {instancePath:instancePath+"/selfManagedTls/mutatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/mutatingWebhookConfiguration/type",keyword:"type",params:{type: "string"},message:"must be string"};
   if(vErrors === null){
   vErrors = [err23];
   }
@@ -316,8 +315,11 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  else {
-  const err24 = {instancePath:instancePath+"/selfManagedTls/validatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/validatingWebhookConfiguration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+  if(data7.validatingWebhookConfiguration !== undefined){
+  let data12 = data7.validatingWebhookConfiguration;
+  if(typeof data12 === "string"){
+  if(func2(data12) < 1){
+  const err24 = {instancePath:instancePath+"/selfManagedTls/validatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/validatingWebhookConfiguration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
   if(vErrors === null){
   vErrors = [err24];
   }
@@ -327,10 +329,8 @@ export function webhookConfigCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data6.renewBeforeDays !== undefined){
-  let data12 = data6.renewBeforeDays;
-  if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-  const err25 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+  else {
+  const err25 = {instancePath:instancePath+"/selfManagedTls/validatingWebhookConfiguration",schemaPath:"#/properties/selfManagedTls/properties/validatingWebhookConfiguration/type",keyword:"type",params:{type: "string"},message:"must be string"};
   if(vErrors === null){
   vErrors = [err25];
   }
@@ -339,9 +339,11 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if((typeof data12 == "number") && (isFinite(data12))){
-  if(data12 > 364 || isNaN(data12)){
-  const err26 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/maximum",keyword:"maximum",params:{comparison: "<=", limit: 364},message:"must be <= 364"};
+  }
+  if(data7.renewBeforeDays !== undefined){
+  let data13 = data7.renewBeforeDays;
+  if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+  const err26 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
   if(vErrors === null){
   vErrors = [err26];
   }
@@ -350,8 +352,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data12 < 1 || isNaN(data12)){
-  const err27 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+  if((typeof data13 == "number") && (isFinite(data13))){
+  if(data13 > 364 || isNaN(data13)){
+  const err27 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/maximum",keyword:"maximum",params:{comparison: "<=", limit: 364},message:"must be <= 364"};
   if(vErrors === null){
   vErrors = [err27];
   }
@@ -360,12 +363,8 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  if(data6.checkIntervalSeconds !== undefined){
-  let data13 = data6.checkIntervalSeconds;
-  if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-  const err28 = {instancePath:instancePath+"/selfManagedTls/checkIntervalSeconds",schemaPath:"#/properties/selfManagedTls/properties/checkIntervalSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+  if(data13 < 1 || isNaN(data13)){
+  const err28 = {instancePath:instancePath+"/selfManagedTls/renewBeforeDays",schemaPath:"#/properties/selfManagedTls/properties/renewBeforeDays/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
   if(vErrors === null){
   vErrors = [err28];
   }
@@ -374,9 +373,12 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  if((typeof data13 == "number") && (isFinite(data13))){
-  if(data13 < 1 || isNaN(data13)){
-  const err29 = {instancePath:instancePath+"/selfManagedTls/checkIntervalSeconds",schemaPath:"#/properties/selfManagedTls/properties/checkIntervalSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+  }
+  }
+  if(data7.checkIntervalSeconds !== undefined){
+  let data14 = data7.checkIntervalSeconds;
+  if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+  const err29 = {instancePath:instancePath+"/selfManagedTls/checkIntervalSeconds",schemaPath:"#/properties/selfManagedTls/properties/checkIntervalSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
   if(vErrors === null){
   vErrors = [err29];
   }
@@ -385,11 +387,9 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  }
-  else {
-  const err30 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/type",keyword:"type",params:{type: "object"},message:"must be object"};
+  if((typeof data14 == "number") && (isFinite(data14))){
+  if(data14 < 1 || isNaN(data14)){
+  const err30 = {instancePath:instancePath+"/selfManagedTls/checkIntervalSeconds",schemaPath:"#/properties/selfManagedTls/properties/checkIntervalSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
   if(vErrors === null){
   vErrors = [err30];
   }
@@ -400,13 +400,26 @@ export function webhookConfigCheck(): SchemaCheck {
   }
   }
   }
+  }
   else {
-  const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+  const err31 = {instancePath:instancePath+"/selfManagedTls",schemaPath:"#/properties/selfManagedTls/type",keyword:"type",params:{type: "object"},message:"must be object"};
   if(vErrors === null){
   vErrors = [err31];
   }
   else {
   vErrors.push(err31);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+  if(vErrors === null){
+  vErrors = [err32];
+  }
+  else {
+  vErrors.push(err32);
   }
   errors++;
   }

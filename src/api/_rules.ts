@@ -33,6 +33,17 @@ export class RuleReport {
   }
 
   /**
+   * Replaces each violation that `explanation` gives a better one for by it (another rule of the
+   * table, with its hint), in place: the same problem, said with its reason and fix.
+   */
+  public explain(explanation: (violation: Violation) => { rule: string; path: string; message: string } | undefined): void {
+    this.violations.forEach((violation, i) => {
+      const better = explanation(violation);
+      if (better) this.violations[i] = { ...better, hint: this.hints.get(better.rule) };
+    });
+  }
+
+  /**
    * Adds the violations of a schema, each named after its rule: `openapi.<keyword>`, or the key
    * of its CEL rule in `celRules`. Two CEL rules may share an expression (such as the
    * reserved-prefix rules of a Function's labels and annotations), so the message tells them apart.

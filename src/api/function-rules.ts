@@ -1,16 +1,20 @@
 /**
  * Every rule a Function must pass, written once.
  *
- * `validateFunction()` checks a Function object the way the cluster would judge it: the CRD's
- * OpenAPI schema and CEL rules (what the API server rejects at apply time), the checks the
- * 1.11.1 Function Controller runs before it builds anything (what would otherwise surface later
- * as `ConfigurationReady=False`), and the few rules nobody upstream checks but that make the
- * Function fail later (its Service name, its ConfigMap size). `KymaFunction` runs it at synth,
- * the webhook at admission and `kyma-serverless validate` on files, so all three agree.
+ * `validateFunction()` checks a Function object the way the cluster of a release would judge it:
+ * the CRD's OpenAPI schema and CEL rules (what the API server rejects at apply time), the checks
+ * the Function Controller runs before it runs anything (what would otherwise surface later as
+ * `ConfigurationReady=False`), and the few rules nobody upstream checks but that make the
+ * Function fail later or do less than it says (its Service name, the size of its inline source,
+ * fields a release ignores). `KymaFunction` runs it at synth, the webhook at admission and
+ * `kyma-serverless validate` on files, so all three agree.
+ *
+ * A rule that holds in one release only says so in `FUNCTION_RULES` (`releases`);
+ * `functionWarnings()` names what a release still accepts but will stop running (retired runtimes).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { RuleReport, text } from './_rules';
-import { FUNCTION_API_VERSION, FUNCTION_KIND, FunctionRules } from './function-schema';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, functionCelRules } from './function-schema';
 import { functionSchemaValidator } from './function-validator';
 import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
@@ -21,13 +25,43 @@ import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
 import { nodeHandlerProblem } from './node-handler';
 import { parseQuantity } from './quantity';
+import { DEFAULT_RELEASE, RELEASES, ReleaseFacts, ServerlessRelease, releaseFacts } from './release';
 import { RuleInfo, UpstreamEnforcement } from './rule-info';
-import { ServerlessRelease } from './release';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
 import { Violation } from './validator';
 
-/** The most bytes inline source and dependencies may take together: a ConfigMap holds 1 MiB, less room for its metadata. */
+/**
+ * 1.11.1: the most bytes inline source and dependencies may take together. The controller stores
+ * them in a ConfigMap for the build Job; a ConfigMap holds 1 MiB, less room for its metadata.
+ */
 export const INLINE_SOURCE_MAX_BYTES = 900 * 1024;
+
+/**
+ * The most bytes one string of a process's environment may take, `NAME=value` and its closing NUL:
+ * Linux's `MAX_ARG_STRLEN` (32 pages of 4 KiB). A container whose environment holds a longer one
+ * never starts: `execve` fails with E2BIG ("argument list too long").
+ */
+export const ENV_STRING_MAX_BYTES = 128 * 1024;
+
+/** The environment variables the 1.13.0 controller passes inline source and dependencies in. */
+export const INLINE_SOURCE_ENV = { source: 'FUNC_HANDLER_SOURCE', dependencies: 'FUNC_HANDLER_DEPENDENCIES' } as const;
+
+/** The most bytes the value of an environment variable may take: {@link ENV_STRING_MAX_BYTES} less `NAME=` and the NUL. */
+export function envValueMaxBytes(name: string): number {
+  return ENV_STRING_MAX_BYTES - Buffer.byteLength(`${name}=`, 'utf8') - 1;
+}
+
+/**
+ * 1.13.0: the most bytes of inline source. The controller puts it, as it is, into the environment
+ * variable `FUNC_HANDLER_SOURCE` of the Function's container (and the dependencies into
+ * `FUNC_HANDLER_DEPENDENCIES`), whose shell writes it into the handler file at Pod start; Linux
+ * limits each variable to 128 KiB, far below the 1.5 MiB etcd stores of the Deployment, its
+ * ReplicaSet and its Pods. 131,051 bytes.
+ */
+export const INLINE_SOURCE_ENV_MAX_BYTES = envValueMaxBytes(INLINE_SOURCE_ENV.source);
+
+/** 1.13.0: the most bytes of inline dependencies, in `FUNC_HANDLER_DEPENDENCIES` (see {@link INLINE_SOURCE_ENV_MAX_BYTES}). 131,045 bytes. */
+export const INLINE_DEPENDENCIES_ENV_MAX_BYTES = envValueMaxBytes(INLINE_SOURCE_ENV.dependencies);
 
 /** The most bytes all annotations of an object may take together (keys and values). */
 export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
@@ -50,19 +84,43 @@ export interface FunctionRuleOptions {
    */
   readonly buildMinRequest?: MinimumRequest;
   /**
-   * The release of the stack the Function runs under: its CRD and controller decide what is valid.
+   * The release of the stack that runs the Function: its CRD, its controller's checks, and what it ignores.
    *
-   * @default ServerlessRelease.V1_11_1
+   * @default ServerlessRelease.V1_11_1 (DEFAULT_RELEASE)
    */
   readonly release?: ServerlessRelease;
 }
 
 /** What a rule of the Function API requires, for docs and for tests that must cover them all. */
-export interface FunctionRuleInfo extends RuleInfo {}
+export interface FunctionRuleInfo extends RuleInfo {
+  /**
+   * The releases in which the rule holds.
+   *
+   * @default - every release
+   */
+  readonly releases?: readonly ServerlessRelease[];
+}
 
 const API = UpstreamEnforcement.API_SERVER;
 const CONTROLLER = UpstreamEnforcement.CONTROLLER;
 const NOBODY = UpstreamEnforcement.NOBODY;
+
+const V1_11_1 = ServerlessRelease.V1_11_1;
+
+/** Releases in which a fact holds, for a rule's `releases`. */
+function releasesWhere(fact: (facts: ReleaseFacts) => boolean): readonly ServerlessRelease[] {
+  return RELEASES.filter(r => fact(releaseFacts(r)));
+}
+
+/** Per release, a list of the release's facts: `1.11.1: a, b; 1.13.0: a, b, c`. */
+function perRelease(list: (facts: ReleaseFacts) => readonly string[]): string {
+  return RELEASES.map(r => `${r}: ${list(releaseFacts(r)).join(', ')}`).join('; ');
+}
+
+/** Releases that build images: a build Job, a registry, an HPA for `scaleConfig`, inline source in a ConfigMap. */
+const BUILDING = releasesWhere(f => f.buildsImages);
+/** Releases that build nothing: build resources and `scaleConfig` do nothing there. */
+const BUILDLESS = releasesWhere(f => !f.buildsImages);
 
 /**
  * Every rule of the Function API. The OpenAPI rows stand for one keyword of the schema each;
@@ -71,7 +129,7 @@ const NOBODY = UpstreamEnforcement.NOBODY;
 export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   // The CRD's OpenAPI schema.
   { id: 'openapi.required', field: 'spec.runtime, spec.source, and the required fields of each part', requires: 'required fields are present', hint: 'add the missing field', upstream: API },
-  { id: 'openapi.enum', field: 'spec.runtime, spec.source.gitRepository.auth.type', requires: 'a supported value (runtimes nodejs20, nodejs22, python312; auth type basic or key)', hint: 'use one of the supported values', upstream: API },
+  { id: 'openapi.enum', field: 'spec.runtime, spec.source.gitRepository.auth.type', requires: `a supported value (runtimes ${perRelease(f => f.runtimes)}; auth type basic or key)`, hint: 'use one of the supported values', upstream: API },
   { id: 'openapi.minimum', field: 'spec.replicas, spec.scaleConfig.minReplicas, spec.scaleConfig.maxReplicas', requires: 'replicas >= 0; minReplicas and maxReplicas >= 1', hint: 'raise the number', upstream: API },
   { id: 'openapi.minLength', field: 'spec.source.inline.source, spec.secretMounts[].secretName, spec.secretMounts[].mountPath', requires: 'not empty', hint: 'give a value', upstream: API },
   { id: 'openapi.maxLength', field: 'spec.secretMounts[].secretName', requires: 'at most 253 characters', hint: 'shorten the name', upstream: API },
@@ -85,35 +143,59 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'gitBaseDir', field: 'spec.source.gitRepository.baseDir', requires: 'not blank', hint: 'give the folder of the handler in the repository, such as "/" or "functions/orders"', upstream: API },
   { id: 'gitReference', field: 'spec.source.gitRepository.reference', requires: 'not blank', hint: 'give a branch, tag or commit, such as "main"', upstream: API },
   { id: 'gitAuthSecretName', field: 'spec.source.gitRepository.auth.secretName', requires: 'not blank', hint: 'name the Secret that holds the Git credentials', upstream: API },
-  { id: 'reservedEnvs', field: 'spec.env[].name', requires: 'none of FUNC_RUNTIME, FUNC_HANDLER, FUNC_PORT, MOD_NAME, NODE_PATH, PYTHONPATH', hint: 'rename the variable: the controller sets these itself', upstream: API },
+  { id: 'reservedEnvs', field: 'spec.env[].name', requires: `none of the names the controller sets (${perRelease(f => f.reservedEnvNames)})`, hint: 'rename the variable: the controller sets these itself', upstream: API },
   { id: 'profileOrResources', field: 'spec.resourceConfiguration.function, .build', requires: 'exactly one of profile and resources', hint: 'use either a preset or explicit resources', upstream: API },
   { id: 'functionProfile', field: 'spec.resourceConfiguration.function.profile', requires: 'one of XS, S, M, L, XL', hint: 'use one of the Function presets', upstream: API },
   { id: 'buildProfile', field: 'spec.resourceConfiguration.build.profile', requires: 'one of local-dev, slow, normal, fast', hint: 'use one of the build presets', upstream: API },
-  { id: 'minLessOrEqualMax', field: 'spec.scaleConfig', requires: 'minReplicas <= maxReplicas', hint: 'swap the bounds or raise maxReplicas', upstream: API },
+  { id: 'minLessOrEqualMax', field: 'spec.scaleConfig', requires: 'minReplicas <= maxReplicas (1.11.1 only: 1.13.0 dropped the rule with the HPA)', hint: 'swap the bounds or raise maxReplicas', upstream: API, releases: [V1_11_1] },
   { id: 'templateUnsupported', field: 'spec.template', requires: 'no labels or annotations', hint: 'move them to spec.labels and spec.annotations', upstream: API },
   { id: 'labelsPrefix', field: 'spec.labels', requires: 'no key starting with serverless.kyma-project.io/', hint: 'use another prefix: the controller owns that one', upstream: API },
   { id: 'labelsLength', field: 'spec.labels', requires: 'keys shorter than 64 characters', hint: 'shorten the key', upstream: API },
   { id: 'annotationsPrefix', field: 'spec.annotations', requires: 'no key starting with serverless.kyma-project.io/', hint: 'use another prefix: the controller owns that one', upstream: API },
+  { id: 'annotationsReservedKey', field: 'spec.annotations', requires: `none of the keys the controller writes into the Pod itself (${perRelease(f => f.reservedAnnotations).replace(/: (;|$)/g, ': none$1')})`, hint: 'remove the annotation: the controller sets the Istio proxy\'s holdApplicationUntilProxyStarts itself', upstream: API, releases: releasesWhere(f => f.reservedAnnotations.length > 0) },
   // Checks of the Function Controller (validation.go) and of the objects it creates.
   { id: 'functionName', field: 'metadata.name', requires: 'a DNS-1035 label: at most 63 lower-case letters, digits and \'-\', starting with a letter', hint: 'rename the Function: its Service takes the same name', upstream: NOBODY },
   { id: 'namespaceName', field: 'metadata.namespace', requires: 'a DNS-1123 label', hint: 'use a valid namespace name', upstream: API },
   { id: 'envName', field: 'spec.env[].name', requires: 'letters, digits, \'_\', \'-\' or \'.\', not starting with a digit', hint: 'rename the variable', upstream: CONTROLLER },
   { id: 'envValueSource', field: 'spec.env[]', requires: 'either a value or a valueFrom with exactly one source', hint: 'keep one source for the variable', upstream: NOBODY },
-  { id: 'envServerDefaults', field: 'spec.env[].valueFrom.fieldRef.apiVersion, spec.env[].valueFrom.resourceFieldRef.divisor', requires: `given (apiVersion ${FIELD_REF_API_VERSION}, divisor ${RESOURCE_FIELD_REF_DIVISOR}): the Function's Deployment holds them, and the 1.11.1 controller, which compares env as text, would update the Deployment every second and never create the Service`, hint: 'synth, the stack\'s webhook and its CRD add it for you', upstream: NOBODY },
+  { id: 'envServerDefaults', field: 'spec.env[].valueFrom.fieldRef.apiVersion, spec.env[].valueFrom.resourceFieldRef.divisor', requires: `given (apiVersion ${FIELD_REF_API_VERSION}, divisor ${RESOURCE_FIELD_REF_DIVISOR}): the Function's Deployment holds them, and the controller, which compares env with the Deployment's, would never see them equal and never create the Service (1.11.1 updates the Deployment every second; 1.13.0 stays at Running Unknown, DeploymentUpdated)`, hint: 'synth, the stack\'s webhook and its CRD add it for you', upstream: NOBODY },
   { id: 'objectName', field: 'spec.env[].valueFrom (Secret and ConfigMap names), spec.secretMounts[].secretName, spec.source.gitRepository.auth.secretName', requires: 'DNS-1123 subdomains', hint: 'use the name of an existing Secret or ConfigMap', upstream: CONTROLLER },
   { id: 'objectKey', field: 'spec.env[].valueFrom (Secret and ConfigMap keys)', requires: 'letters, digits, \'-\', \'_\' or \'.\'', hint: 'use a key the Secret or ConfigMap has', upstream: NOBODY },
   { id: 'secretMountUnique', field: 'spec.secretMounts[].secretName', requires: 'each Secret mounted once', hint: 'remove the second mount of the Secret', upstream: CONTROLLER },
   { id: 'mountPath', field: 'spec.secretMounts[].mountPath', requires: `an absolute path without ':', unique, and not ${FUNCTION_TMP_DIR}`, hint: 'mount each Secret at its own absolute path', upstream: NOBODY },
   { id: 'nodeDependencies', field: 'spec.source.inline.dependencies (Node.js)', requires: 'blank, or a package.json: a JSON object', hint: 'write the dependencies as package.json, such as {"dependencies": {"lodash": "^4.17.21"}}', upstream: CONTROLLER },
   { id: 'nodeHandlerMain', field: 'spec.source.inline.source (Node.js)', requires: 'a `main` the runtime\'s import() sees: `exports.main = ...`, `module.exports = { main }` or, in an ES module, `export function main`', hint: 'declare `function main(event, context)` and export it by name: `module.exports = { main }`, or `export function main` in an ES module', upstream: NOBODY },
-  { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB (they are stored in a 1 MiB ConfigMap; blank Node.js dependencies are stored as {})`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
+  { id: 'inlineSourceSize', field: 'spec.source.inline', requires: `1.11.1: source and dependencies within ${INLINE_SOURCE_MAX_BYTES / 1024} KiB together (they are stored in a 1 MiB ConfigMap; blank Node.js dependencies are stored as {}); 1.13.0: source within ${INLINE_SOURCE_ENV_MAX_BYTES} bytes and dependencies within ${INLINE_DEPENDENCIES_ENV_MAX_BYTES} (each travels in an environment variable of the container, ${INLINE_SOURCE_ENV.source} and ${INLINE_SOURCE_ENV.dependencies}, and Linux refuses to start a process with a variable over 128 KiB)`, hint: 'move the code to a Git repository (FunctionSource.fromGitRepository)', upstream: NOBODY },
   { id: 'gitUrl', field: 'spec.source.gitRepository.url', requires: 'an absolute URL (https://, http://, ssh://, git://) or git@host:path', hint: 'give the URL you would clone the repository with', upstream: CONTROLLER },
   { id: 'labelSyntax', field: 'spec.labels', requires: 'valid label keys and values (values at most 63 characters)', hint: 'fix the key or value', upstream: CONTROLLER },
   { id: 'annotationSyntax', field: 'spec.annotations', requires: `valid annotation keys, at most ${ANNOTATIONS_MAX_BYTES / 1024} KiB in all`, hint: 'fix the key or shorten the values', upstream: CONTROLLER },
   { id: 'requestsWithinLimits', field: 'spec.resourceConfiguration.*.resources', requires: 'requests <= limits', hint: 'raise the limit or lower the request', upstream: CONTROLLER },
   { id: 'functionMinimum', field: 'spec.resourceConfiguration.function.resources', requires: 'requests and limits of at least 10m CPU and 16Mi memory', hint: 'raise the amount, or use a preset', upstream: CONTROLLER },
-  { id: 'buildMinimum', field: 'spec.resourceConfiguration.build.resources', requires: 'requests and limits of at least 200m CPU and 200Mi memory', hint: 'raise the amount, or use a build preset', upstream: CONTROLLER },
+  { id: 'buildMinimum', field: 'spec.resourceConfiguration.build.resources', requires: 'requests and limits of at least 200m CPU and 200Mi memory (1.11.1 only: 1.13.0 refuses build resources)', hint: 'raise the amount, or use a build preset', upstream: CONTROLLER, releases: BUILDING },
   { id: 'runtimeImageOverride', field: 'spec.runtimeImageOverride', requires: 'an image reference such as registry.example.com/node:22', hint: 'give a full image reference', upstream: NOBODY },
+  // What a release ignores or lacks: refused with the reason, never dropped silently.
+  { id: 'buildResources', field: 'spec.resourceConfiguration.build', requires: 'absent under 1.13.0, which builds nothing: the controller ignores build resources', hint: 'remove buildResources (spec.resourceConfiguration.build)', upstream: NOBODY, releases: BUILDLESS },
+  { id: 'scaleConfig', field: 'spec.scaleConfig', requires: 'absent under 1.13.0: its controller creates no HorizontalPodAutoscaler and ignores scaleConfig', hint: 'KymaFunction\'s `scale` writes a HorizontalPodAutoscaler on the Function\'s scale subresource, or write one yourself', upstream: NOBODY, releases: BUILDLESS },
+  { id: 'securityContextRelease', field: 'spec.containerSecurityContext, spec.podSecurityContext', requires: 'only in a release whose CRD has them (1.13.0); 1.11.1\'s has no such fields', hint: 'set the stack\'s release to 1.13.0, or remove the field', upstream: API, releases: releasesWhere(f => !f.securityContexts) },
+];
+
+/**
+ * The rules of {@link FUNCTION_RULES} that hold in a release.
+ *
+ * @param release the release
+ * @returns the rules, in the table's order
+ */
+export function functionRulesOf(release: ServerlessRelease = DEFAULT_RELEASE): readonly FunctionRuleInfo[] {
+  return FUNCTION_RULES.filter(r => !r.releases || r.releases.includes(release));
+}
+
+/**
+ * What {@link functionWarnings} reports: what a release accepts and runs today, but will stop
+ * running. Warnings never fail synth or admission; the webhook returns them as admission warnings
+ * (which kubectl prints), and synth and `validate` can print them.
+ */
+export const FUNCTION_WARNINGS: readonly FunctionRuleInfo[] = [
+  { id: 'deprecatedRuntime', field: 'spec.runtime', requires: `a runtime upstream still maintains (retired: ${perRelease(f => Object.entries(f.deprecatedRuntimes).map(([r, when]) => `${r} since ${when}`)).replace(/: (;|$)/g, ': none$1')})`, hint: 'move to a newer runtime of the same language, such as nodejs22 or nodejs24', upstream: NOBODY, releases: releasesWhere(f => Object.keys(f.deprecatedRuntimes).length > 0) },
 ];
 
 function utf8Bytes(value: unknown): number {
@@ -159,10 +241,17 @@ function checkObjectName(path: string, name: unknown, kind: string, report: Rule
 
 const ENV_SOURCES = ['configMapKeyRef', 'fieldRef', 'fileKeyRef', 'resourceFieldRef', 'secretKeyRef'];
 
-function checkEnv(env: unknown, report: RuleReport): void {
+/** What the release's controller does with a Function whose env differs from its Deployment's for ever. */
+function endlessUpdate(facts: ReleaseFacts): string {
+  return facts.buildsImages
+    ? `the ${facts.release} controller, which compares env as text, then updates the Deployment every second and never creates the Service`
+    : `the ${facts.release} controller, which compares env with the Deployment's, then never sees them equal, keeps Running at Unknown (DeploymentUpdated) and never creates the Service`;
+}
+
+function checkEnv(env: unknown, facts: ReleaseFacts, report: RuleReport): void {
   if (!Array.isArray(env)) return;
   for (const field of serverDefaultedFields(env)) {
-    report.add('envServerDefaults', field.path, `Required value: ${field.cause}, and the 1.11.1 controller, which compares env as text, then updates the Deployment every second and never creates the Service; give ${field.path.split('.').pop()}: ${text(field.value)}`);
+    report.add('envServerDefaults', field.path, `Required value: ${field.cause}, and ${endlessUpdate(facts)}; give ${field.path.split('.').pop()}: ${text(field.value)}`);
   }
   env.forEach((variable, i) => {
     if (!isObject(variable)) return;
@@ -226,7 +315,7 @@ function checkSecretMounts(mounts: unknown, report: RuleReport): void {
   });
 }
 
-function checkSource(source: unknown, runtime: unknown, report: RuleReport): void {
+function checkSource(source: unknown, runtime: unknown, facts: ReleaseFacts, report: RuleReport): void {
   if (!isObject(source)) return;
   const { inline, gitRepository } = source;
   if (isObject(inline)) {
@@ -242,12 +331,10 @@ function checkSource(source: unknown, runtime: unknown, report: RuleReport): voi
       const problem = nodeHandlerProblem(inline.source);
       if (problem) report.add('nodeHandlerMain', 'spec.source.inline.source', `Invalid value: ${text(abbreviate(inline.source))}: ${problem}`);
     }
-    // What the controller stores: blank Node.js dependencies become `{}` (and defaulting writes that).
-    const blankNodeDependencies = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
-      && (dependencies === undefined || dependencies === null || (typeof dependencies === 'string' && dependencies.trim() === ''));
-    const bytes = utf8Bytes(inline.source) + (blankNodeDependencies ? utf8Bytes(EMPTY_NODE_DEPENDENCIES) : utf8Bytes(dependencies));
-    if (bytes > INLINE_SOURCE_MAX_BYTES) {
-      report.add('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${bytes} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`);
+    if (facts.buildsImages) {
+      checkInlineSizeInConfigMap(inline.source, dependencies, runtime, report);
+    } else {
+      checkInlineSizeInEnv(inline.source, dependencies, report);
     }
   }
   if (isObject(gitRepository)) {
@@ -256,6 +343,29 @@ function checkSource(source: unknown, runtime: unknown, report: RuleReport): voi
       report.add('gitUrl', 'spec.source.gitRepository.url', `Invalid value: ${text(url)}: must be an absolute URL (https://, http://, ssh://, git://) or an SSH address such as git@github.com:org/repo.git`);
     }
     if (isObject(auth)) checkObjectName('spec.source.gitRepository.auth.secretName', auth.secretName, 'Secret', report, true);
+  }
+}
+
+/** 1.11.1: source and dependencies share the ConfigMap the controller stores them in for the build. */
+function checkInlineSizeInConfigMap(source: unknown, dependencies: unknown, runtime: unknown, report: RuleReport): void {
+  // What the controller stores: blank Node.js dependencies become `{}` (and defaulting writes that).
+  const blankNodeDependencies = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
+    && (dependencies === undefined || dependencies === null || (typeof dependencies === 'string' && dependencies.trim() === ''));
+  const bytes = utf8Bytes(source) + (blankNodeDependencies ? utf8Bytes(EMPTY_NODE_DEPENDENCIES) : utf8Bytes(dependencies));
+  if (bytes > INLINE_SOURCE_MAX_BYTES) {
+    report.add('inlineSourceSize', 'spec.source.inline', `Too long: source and dependencies take ${bytes} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in`);
+  }
+}
+
+/** 1.13.0: source and dependencies each travel, as they are, in an environment variable of the Function's container. */
+function checkInlineSizeInEnv(source: unknown, dependencies: unknown, report: RuleReport): void {
+  for (const [field, value, variable] of [['source', source, INLINE_SOURCE_ENV.source], ['dependencies', dependencies, INLINE_SOURCE_ENV.dependencies]] as const) {
+    const bytes = utf8Bytes(value);
+    const most = envValueMaxBytes(variable);
+    if (bytes > most) {
+      const [takes, it] = field === 'source' ? ['takes', 'it'] : ['take', 'them'];
+      report.add('inlineSourceSize', `spec.source.inline.${field}`, `Too long: the ${field} ${takes} ${bytes} bytes; at most ${most} fit in the environment variable ${variable} the controller passes ${it} in (Linux refuses to start a container with a variable over 128 KiB)`);
+    }
   }
 }
 
@@ -330,36 +440,97 @@ function checkResources(block: unknown, path: string, what: 'Function' | 'build'
   }
 }
 
+/** The newest runtime of a release in the same language as a retired one, to move to. */
+function successor(runtime: string, facts: ReleaseFacts): string | undefined {
+  const family = runtimeFamily(runtime);
+  return [...facts.runtimes].reverse().find(r => runtimeFamily(r) === family && !facts.deprecatedRuntimes[r]);
+}
+
 /**
- * Checks a Function object against every rule of the Function API: the CRD's schema and CEL
- * rules, the Function Controller's checks, and the rules that keep it from failing later.
+ * Explains an unknown field that a later release's CRD has: 1.11.1 has no security contexts.
+ * Replaces the schema's `unknown field` with the reason and the fix.
+ */
+function explainLaterFields(facts: ReleaseFacts, report: RuleReport): void {
+  if (facts.securityContexts) return;
+  const later = RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ');
+  report.explain(v => {
+    const field = v.rule === 'openapi.additionalProperties' && v.path === 'spec' ? /^unknown field "((container|pod)SecurityContext)"$/.exec(v.message)?.[1] : undefined;
+    return field === undefined ? undefined : {
+      rule: 'securityContextRelease',
+      path: `spec.${field}`,
+      message: `unknown field "${field}": the Function CRD of release ${facts.release} has no such field; security contexts need release ${later}`,
+    };
+  });
+}
+
+/** Refuses what the release accepts but ignores: build resources and `scaleConfig`, where nothing is built. */
+function checkIgnoredFields(spec: { [key: string]: unknown }, facts: ReleaseFacts, report: RuleReport): void {
+  if (facts.buildsImages) return;
+  const resources = spec.resourceConfiguration;
+  if (isObject(resources) && resources.build !== undefined && resources.build !== null) {
+    report.add('buildResources', 'spec.resourceConfiguration.build', `Forbidden: ${facts.release} builds nothing; the controller ignores build resources; remove buildResources`);
+  }
+  if (spec.scaleConfig !== undefined && spec.scaleConfig !== null) {
+    report.add('scaleConfig', 'spec.scaleConfig', `Forbidden: the ${facts.release} controller creates no HPA and ignores scaleConfig; KymaFunction's \`scale\` writes a HorizontalPodAutoscaler on the Function's scale subresource, or write one yourself`);
+  }
+}
+
+/**
+ * Checks a Function object against every rule of the Function API in a release: the CRD's schema
+ * and CEL rules, the Function Controller's checks, and the rules that keep it from failing later
+ * or from doing less than it says.
  *
  * @param object a Function as JSON (`apiVersion`, `kind`, `metadata`, `spec`)
- * @param options the stack's minimum requests
+ * @param options the stack's release and minimum requests
  * @returns every violation, in a stable order (schema first, then the other rules by field);
  * empty when the cluster would accept and run the Function
  */
 export function validateFunction(object: unknown, options: FunctionRuleOptions = {}): Violation[] {
+  const release = options.release ?? DEFAULT_RELEASE;
+  const facts = releaseFacts(release);
   const report = new RuleReport(FUNCTION_RULES);
-  report.addSchemaViolations(functionSchemaValidator(), object, FunctionRules);
+  report.addSchemaViolations(functionSchemaValidator(release), object, functionCelRules(release));
+  explainLaterFields(facts, report);
   if (!isObject(object)) return report.violations;
   checkMetadata(object.metadata, report);
   const spec = object.spec;
   if (!isObject(spec)) return report.violations;
-  checkEnv(spec.env, report);
+  checkEnv(spec.env, facts, report);
   checkSecretMounts(spec.secretMounts, report);
-  checkSource(spec.source, spec.runtime, report);
+  checkSource(spec.source, spec.runtime, facts, report);
   checkLabels(spec.labels, report);
   checkAnnotations(spec.annotations, report);
   if (isObject(spec.resourceConfiguration)) {
     const { function: fn, build } = spec.resourceConfiguration;
     checkResources(fn, 'spec.resourceConfiguration.function', 'Function', options.functionMinRequest ?? FUNCTION_MIN_REQUEST, report);
-    checkResources(build, 'spec.resourceConfiguration.build', 'build', options.buildMinRequest ?? BUILD_MIN_REQUEST, report);
+    // Where nothing is built, build resources are refused as a whole (below).
+    if (facts.buildsImages) checkResources(build, 'spec.resourceConfiguration.build', 'build', options.buildMinRequest ?? BUILD_MIN_REQUEST, report);
   }
   // The controller treats an empty override as none.
   if (typeof spec.runtimeImageOverride === 'string' && spec.runtimeImageOverride !== '' && !isImageReference(spec.runtimeImageOverride)) {
     report.add('runtimeImageOverride', 'spec.runtimeImageOverride', `Invalid value: ${text(spec.runtimeImageOverride)}: must be a container image reference such as registry.example.com/team/node:22`);
   }
+  checkIgnoredFields(spec, facts, report);
+  return report.violations;
+}
+
+/**
+ * What a release accepts and runs today but upstream has retired: a Function on a runtime past its
+ * end of life. Never a reason to refuse a Function: the webhook returns these as admission warnings.
+ *
+ * @param object a Function as JSON
+ * @param options the stack's release
+ * @returns one warning per retired thing the Function uses (rule `deprecatedRuntime`); none under 1.11.1
+ */
+export function functionWarnings(object: unknown, options: Pick<FunctionRuleOptions, 'release'> = {}): Violation[] {
+  const facts = releaseFacts(options.release ?? DEFAULT_RELEASE);
+  if (!isObject(object) || !isObject(object.spec) || typeof object.spec.runtime !== 'string') return [];
+  const runtime = object.spec.runtime;
+  const endOfLife = facts.deprecatedRuntimes[runtime];
+  if (!endOfLife || !facts.runtimes.includes(runtime as never)) return [];
+  const report = new RuleReport(FUNCTION_WARNINGS);
+  const next = successor(runtime, facts);
+  report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
   return report.violations;
 }
 

@@ -1,21 +1,36 @@
 /**
- * The validator of Function objects, built once per process from the Function schema.
+ * The validator of Function objects, built once per process and release from the Function schema.
  */
 import { functionSchema } from './function-schema';
-import { SchemaValidator } from './validator';
+import { DEFAULT_RELEASE, ServerlessRelease } from './release';
+import { SchemaCheck, SchemaValidator } from './validator';
 
-let validator: SchemaValidator | undefined;
+const validators = new Map<ServerlessRelease, SchemaValidator>();
+
+/** The compiled check of each release's schema: its module in `src/_generated/`, loaded on first use. */
+function compiledCheck(release: ServerlessRelease): SchemaCheck {
+  // Required here, not imported: scripts/compile-validators.ts generates them from modules that import this one.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  switch (release) {
+    case ServerlessRelease.V1_11_1:
+      return (require('../_generated/function-schema-check') as typeof import('../_generated/function-schema-check')).functionSchemaCheck();
+    case ServerlessRelease.V1_13_0:
+      return (require('../_generated/function-schema-1.13.0-check') as typeof import('../_generated/function-schema-1.13.0-check')).functionSchemaV1_13_0Check();
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /**
- * The validator of the Function CRD's schema and CEL rules. Its OpenAPI part is compiled ahead of
- * time (`src/_generated/`), so building it costs no ajv; it is built on first use and then shared.
+ * The validator of a release's Function CRD: its schema and CEL rules. Its OpenAPI part is compiled
+ * ahead of time (`src/_generated/`), so building it costs no ajv; it is built on first use and then shared.
+ *
+ * @param release the release whose CRD to check against
  */
-export function functionSchemaValidator(): SchemaValidator {
+export function functionSchemaValidator(release: ServerlessRelease = DEFAULT_RELEASE): SchemaValidator {
+  let validator = validators.get(release);
   if (!validator) {
-    // Required here, not imported: scripts/compile-validators.ts generates it from modules that import this one.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { functionSchemaCheck } = require('../_generated/function-schema-check') as typeof import('../_generated/function-schema-check');
-    validator = new SchemaValidator(functionSchema(), functionSchemaCheck());
+    validator = new SchemaValidator(functionSchema(release), compiledCheck(release));
+    validators.set(release, validator);
   }
   return validator;
 }

@@ -56,6 +56,11 @@ export interface ReleaseFacts {
   readonly reservedEnvNames: readonly string[];
   /** Annotation keys the release's CRD refuses in `spec.annotations` (besides the reserved prefix). */
   readonly reservedAnnotations: readonly string[];
+  /**
+   * Whether the release's Function CRD has `spec.containerSecurityContext` and
+   * `spec.podSecurityContext`, which the controller merges into its own defaults for the Pod.
+   */
+  readonly securityContexts: boolean;
 }
 
 const FACTS: { readonly [R in ServerlessRelease]: ReleaseFacts } = {
@@ -66,6 +71,7 @@ const FACTS: { readonly [R in ServerlessRelease]: ReleaseFacts } = {
     deprecatedRuntimes: {},
     reservedEnvNames: ['FUNC_RUNTIME', 'FUNC_HANDLER', 'FUNC_PORT', 'MOD_NAME', 'NODE_PATH', 'PYTHONPATH'],
     reservedAnnotations: [],
+    securityContexts: false,
   },
   [ServerlessRelease.V1_13_0]: {
     release: ServerlessRelease.V1_13_0,
@@ -78,6 +84,7 @@ const FACTS: { readonly [R in ServerlessRelease]: ReleaseFacts } = {
     ],
     // The controller writes the Pod's Istio proxy configuration itself (holdApplicationUntilProxyStarts).
     reservedAnnotations: ['proxy.istio.io/config'],
+    securityContexts: true,
   },
 };
 

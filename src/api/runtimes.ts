@@ -1,11 +1,18 @@
 /**
  * The runtimes of the Function API and the environment variables the controller reserves.
+ *
+ * What each release accepts is a fact of the release: `releaseFacts(release).runtimes` and
+ * `.reservedEnvNames`. The constants here are those of 1.11.1, the default release.
  */
+import { ServerlessRelease, releaseFacts } from './release';
 
-/** The runtimes the 1.11.1 Function CRD accepts, in the CRD's order. */
+/**
+ * The runtimes the 1.11.1 Function CRD accepts, in the CRD's order (a test holds it equal to
+ * `releaseFacts(ServerlessRelease.V1_11_1).runtimes`). For another release, use `releaseFacts(release).runtimes`.
+ */
 export const RUNTIMES = ['nodejs20', 'nodejs22', 'python312'] as const;
 
-/** A runtime of the Function API, as it appears on the wire (`spec.runtime`). */
+/** A runtime of the 1.11.1 Function API, as it appears on the wire (`spec.runtime`); see `KnownRuntimeName` for every release's. */
 export type RuntimeName = typeof RUNTIMES[number];
 
 /** The language family of a runtime: it decides the handler and dependencies file names. */
@@ -38,7 +45,7 @@ export function runtimeFamily(runtime: string): RuntimeFamily | undefined {
 }
 
 /**
- * Environment variable names the Function CRD rejects in `spec.env`, because the controller sets
- * them on every Function container.
+ * Environment variable names the 1.11.1 Function CRD rejects in `spec.env`, because the controller
+ * sets them on every Function container. For another release, use `releaseFacts(release).reservedEnvNames`.
  */
-export const RESERVED_ENV_NAMES = ['FUNC_RUNTIME', 'FUNC_HANDLER', 'FUNC_PORT', 'MOD_NAME', 'NODE_PATH', 'PYTHONPATH'] as const;
+export const RESERVED_ENV_NAMES: readonly string[] = releaseFacts(ServerlessRelease.V1_11_1).reservedEnvNames;

@@ -9,8 +9,9 @@ import { compare, Operation } from 'fast-json-patch';
 import { isObject, showValue } from '../api/_json';
 // Single modules of the Function API, not its index: the server's module graph stays free of cdk8s.
 import { FunctionDefaults, defaultFunction } from '../api/function-defaults';
-import { FunctionRuleOptions, validateFunction } from '../api/function-rules';
+import { FunctionRuleOptions, functionWarnings, validateFunction } from '../api/function-rules';
 import { FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION } from '../api/function-schema';
+import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { Violation, describeViolation } from '../api/validator';
 
 /** The API version of the reviews we accept and answer. */
@@ -63,6 +64,8 @@ export interface AdmissionResponse {
   readonly patchType?: 'JSONPatch';
   /** The JSONPatch (RFC 6902), as base64 of its JSON. */
   readonly patch?: string;
+  /** Warnings the client shows (kubectl prints each as `Warning: ...`), whether allowed or not. */
+  readonly warnings?: readonly string[];
 }
 
 /** A whole AdmissionReview as we answer it. */
@@ -162,17 +165,20 @@ export interface ValidationResult {
 /**
  * Judges a Function by every rule of the Function API (see `validateFunction`).
  *
- * Deletions are allowed, and so are updates that do not change the spec (see above).
+ * Deletions are allowed, and so are updates that do not change the spec (see above). What the
+ * release still runs but upstream has retired (see `functionWarnings`) comes back as warnings.
  *
  * @param request the decoded request
- * @param options the stack's minimum requests
+ * @param options the stack's release and minimum requests
  * @returns the response: allowed, or denied with HTTP 422, a message listing every violation as
  * `field: message; fix` (the words synth uses), and one `cause` per violation
  */
 export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
   if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [] };
   const violations = validateFunction(request.object, options);
-  if (violations.length === 0) return { response: { uid: request.uid, allowed: true }, violations };
+  const warnings = functionWarnings(request.object, options).map(describeViolation);
+  const warned = warnings.length ? { warnings } : {};
+  if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations };
   const name = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
   const lines = violations.map(describeViolation);
   const message = `${FUNCTION_KIND} ${JSON.stringify(name ?? '')} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
@@ -181,6 +187,7 @@ export function reviewValidation(request: AdmissionRequest, options: FunctionRul
     response: {
       uid: request.uid,
       allowed: false,
+      ...warned,
       status: {
         code: 422,
         reason: 'Invalid',
@@ -206,20 +213,32 @@ export interface DefaultingResult {
 /**
  * Fills in a Function's defaults (see `defaultFunction`) and answers with the JSONPatch that
  * does it. Always allows: judging is the validating webhook's job, which runs after this one.
+ * What it removes (a build block 1.11.1's defaulting left, in a release that builds nothing) it
+ * says in a warning.
  *
  * @param request the decoded request
  * @param defaults the stack's default values
+ * @param release the stack's release
  * @returns the response, with `patch` only when something was filled in
  */
-export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults): DefaultingResult {
+export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults, release: ServerlessRelease = DEFAULT_RELEASE): DefaultingResult {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;
-  const patch = compare(object, defaultFunction(object, defaults, request.operation === 'UPDATE' ? request.oldObject : undefined));
+  const patch = compare(object, defaultFunction(object, defaults, request.operation === 'UPDATE' ? request.oldObject : undefined, release));
   if (patch.length === 0) return { response: allowed, patch };
+  const removedBuild = patch.some(op => op.op === 'remove' && op.path === '/spec/resourceConfiguration/build');
+  const warnings = removedBuild
+    ? [`spec.resourceConfiguration.build: removed: release ${releaseFacts(release).release} builds nothing and ignores build resources; this build profile was left by an earlier release's defaulting`]
+    : [];
   return {
     patch,
-    response: { ...allowed, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') },
+    response: {
+      ...allowed,
+      patchType: 'JSONPatch',
+      patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+      ...(warnings.length ? { warnings } : {}),
+    },
   };
 }

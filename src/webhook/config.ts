@@ -11,6 +11,7 @@ import { dump, load } from 'js-yaml';
 import { DEFAULT_FUNCTION_DEFAULTS, FunctionDefaults } from '../api/function-defaults';
 import { FUNCTION_GROUP } from '../api/function-schema';
 import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
+import { RELEASES, ServerlessRelease } from '../api/release';
 import type { SchemaCheck } from '../api/validator';
 
 /** The HTTP paths of the two admission endpoints (upstream's, which the webhook configurations point to). */
@@ -79,6 +80,14 @@ export interface SelfManagedTlsConfig {
 
 /** The whole configuration, with every default filled in. */
 export interface WebhookConfig {
+  /**
+   * The stack's release: the Function CRD, rules and defaults the webhook judges and fills in
+   * Functions by. Absent (as in every file written before releases), 1.11.1; the stack writes it
+   * only for another release, so that a 1.11.1 stack's file stays as it was.
+   *
+   * @default ServerlessRelease.V1_11_1 (DEFAULT_RELEASE)
+   */
+  readonly release?: ServerlessRelease;
   /** What defaulting writes. */
   readonly defaults: FunctionDefaults;
   /** How long one request may take, from its first byte to the response, in seconds. */
@@ -94,6 +103,7 @@ export interface WebhookConfig {
 
 /** The configuration file as written: every key optional. */
 export interface WebhookConfigFile {
+  readonly release?: ServerlessRelease;
   readonly defaults?: Partial<FunctionDefaults>;
   readonly requestTimeoutSeconds?: number;
   readonly shutdownDelaySeconds?: number;
@@ -109,6 +119,7 @@ export const WEBHOOK_CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    release: { enum: RELEASES },
     defaults: {
       type: 'object',
       additionalProperties: false,
@@ -156,6 +167,7 @@ function describe(error: ErrorObject): string {
 export function resolveWebhookConfig(file: WebhookConfigFile = {}): WebhookConfig {
   const tls = file.selfManagedTls;
   return {
+    ...(file.release !== undefined ? { release: file.release } : {}),
     defaults: { ...DEFAULT_FUNCTION_DEFAULTS, ...file.defaults },
     requestTimeoutSeconds: file.requestTimeoutSeconds ?? 9,
     shutdownDelaySeconds: file.shutdownDelaySeconds ?? 5,

@@ -5,6 +5,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
 import { FunctionRuleOptions, validateFunction } from '../api/function-rules';
+import { DEFAULT_RELEASE } from '../api/release';
 import {
   AdmissionRequest, AdmissionRequestError, AdmissionResponse, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
 } from './admission';
@@ -56,7 +57,8 @@ export interface WebhookServerProps {
    */
   readonly metrics?: WebhookMetrics;
   /**
-   * The stack's minimum requests, for validation.
+   * The stack's minimum requests, for validation. Its `release` counts only when the
+   * configuration names none.
    *
    * @default - the Function API's minimums
    */
@@ -100,6 +102,8 @@ export class WebhookServer {
   public readonly metrics: WebhookMetrics;
   private readonly https: https.Server;
   private readonly plain?: http.Server;
+  /** What validation and defaulting go by: the stack's minimum requests, and its release from the configuration. */
+  private readonly ruleOptions: FunctionRuleOptions;
   private draining = false;
   private started = false;
   private stopping?: Promise<void>;
@@ -107,6 +111,7 @@ export class WebhookServer {
   constructor(private readonly props: WebhookServerProps) {
     this.logger = props.logger ?? createLogger();
     this.metrics = props.metrics ?? new WebhookMetrics();
+    this.ruleOptions = { ...props.ruleOptions, release: props.config.release ?? props.ruleOptions?.release ?? DEFAULT_RELEASE };
     const timeoutMs = props.config.requestTimeoutSeconds * 1000;
     // Node checks the header and request timeouts only this often (30 s by default).
     const connectionsCheckingInterval = Math.min(1000, timeoutMs);
@@ -153,7 +158,7 @@ export class WebhookServer {
   /** Starts listening on both ports. */
   public async start(): Promise<void> {
     // Compiles the schema validator now, so that the first review is as fast as the others.
-    validateFunction({}, this.props.ruleOptions);
+    validateFunction({}, this.ruleOptions);
     const listen = (server: http.Server | https.Server, port: number) => new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, this.props.host, () => {
@@ -328,12 +333,12 @@ export class WebhookServer {
     const started = process.hrtime.bigint();
     const subject = { uid: request.uid, path, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun };
     if (path === WEBHOOK_PATHS.defaulting) {
-      const { response, patch } = reviewDefaulting(request, this.props.config.defaults);
+      const { response, patch } = reviewDefaulting(request, this.props.config.defaults, this.ruleOptions.release);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       this.logger.info({ ...subject, allowed: true, patched: patch.map(op => op.path), durationMs }, 'defaulted');
       return response;
     }
-    const { response, violations } = reviewValidation(request, this.props.ruleOptions);
+    const { response, violations } = reviewValidation(request, this.ruleOptions);
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     if (response.allowed) {
       this.logger.info({ ...subject, allowed: true, durationMs }, 'allowed');

@@ -8,7 +8,7 @@ import * as ts from 'typescript';
 import { COMPILED_SCHEMAS, compiledSchemaText, generatedFile } from '../../scripts/compile-validators';
 import { CRD_FILE, crdFileText } from '../../scripts/crd-file';
 import { rewriteImport } from '../../scripts/import-rewrite';
-import { functionCrdSpec } from '../../src/api';
+import { ServerlessRelease, functionCrdSpec } from '../../src/api';
 import { loadYamlDocuments } from '../util/fixtures';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
@@ -34,6 +34,11 @@ describe('the generated CRD file and imports/', () => {
     '%s holds its schema as ajv compiles it now (run `npm run validators` when this fails)', (file, compiled) => {
       expect(fs.readFileSync(path.join(root, file), 'utf8')).toBe(compiledSchemaText(compiled));
     });
+
+  test('the 1.13.0 CRD is a valid CustomResourceDefinition', () => {
+    const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'functions.serverless.kyma-project.io' }, spec: functionCrdSpec(ServerlessRelease.V1_13_0) };
+    expectValidKubernetesObjects([crd]);
+  });
 
   test('the CRD file is a valid CustomResourceDefinition', () => {
     const [crd] = loadYamlDocuments(path.join(root, CRD_FILE));

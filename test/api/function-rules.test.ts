@@ -1,7 +1,14 @@
 import {
-  ANNOTATIONS_MAX_BYTES, FUNCTION_RULES, FunctionRuleOptions, FunctionRules, INLINE_SOURCE_MAX_BYTES, Violation, validateFunction,
+  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, ENV_STRING_MAX_BYTES, FUNCTION_RULES, FUNCTION_WARNINGS, FunctionRuleOptions, INLINE_DEPENDENCIES_ENV_MAX_BYTES,
+  INLINE_SOURCE_ENV_MAX_BYTES, INLINE_SOURCE_MAX_BYTES, RELEASES, ServerlessRelease, Violation, functionCelRules, functionRulesOf, functionWarnings,
+  validateFunction,
 } from '../../src/api';
-import { EXAMPLE_KEY, NAME_63, RULE_CASES, VALID_FUNCTIONS, changed, validFunction } from '../util/function-rule-cases';
+import {
+  EXAMPLE_KEY, NAME_63, RULE_CASES, VALID_FUNCTIONS, VALID_FUNCTIONS_1_13_0, changed, validFunction,
+} from '../util/function-rule-cases';
+
+const V1_11_1 = ServerlessRelease.V1_11_1;
+const V1_13_0 = ServerlessRelease.V1_13_0;
 
 const CATALOG = new Map(FUNCTION_RULES.map(r => [r.id, r]));
 
@@ -9,7 +16,7 @@ function violation(rule: string, path: string, message: string | RegExp): object
   return expect.objectContaining({ rule, path, message: typeof message === 'string' ? message : expect.stringMatching(message) });
 }
 
-const CASES = Object.entries(RULE_CASES).map(([id, c]) => ({ id, ...c }));
+const CASES = Object.entries(RULE_CASES).map(([id, c]) => ({ id, ...c, release: c.release ?? DEFAULT_RELEASE }));
 
 describe('every rule of the Function API', () => {
   test('has one failing and one passing case here, and nothing else', () => {
@@ -18,25 +25,38 @@ describe('every rule of the Function API', () => {
     expect(Object.keys(RULE_CASES).sort()).toEqual([...ids].sort());
   });
 
-  test('catalogs every CEL rule of the CRD under its key in FunctionRules', () => {
-    expect(Object.keys(FunctionRules).filter(id => !CATALOG.has(id))).toEqual([]);
+  test.each(RELEASES)('catalogs every CEL rule of the %s CRD under its key in functionCelRules, holding in that release', release => {
+    expect(Object.keys(functionCelRules(release)).filter(id => !functionRulesOf(release).some(r => r.id === id))).toEqual([]);
   });
 
   test('starts from Functions that are valid', () => {
     for (const fn of VALID_FUNCTIONS) expect({ name: fn.metadata.name, violations: validateFunction(fn) }).toEqual({ name: fn.metadata.name, violations: [] });
+    for (const fn of VALID_FUNCTIONS_1_13_0) {
+      expect({ name: fn.metadata.name, violations: validateFunction(fn, { release: V1_13_0 }) }).toEqual({ name: fn.metadata.name, violations: [] });
+    }
   });
 
-  test.each(CASES)('fails when $failsWhen ($id)', ({ id, base, fail, path, message }) => {
-    expect(validateFunction(changed(fail, base))).toContainEqual(violation(id, path, message));
+  test('judges each case under a release its rule holds in', () => {
+    for (const { id, release } of CASES) expect({ id, holds: functionRulesOf(release).some(r => r.id === id) }).toEqual({ id, holds: true });
   });
 
-  test.each(CASES)('accepts $accepts ($id)', ({ base, pass }) => {
-    expect(validateFunction(changed(pass, base))).toEqual([]);
+  test.each(CASES)('fails when $failsWhen ($id, $release)', ({ id, base, fail, path, message, release }) => {
+    expect(validateFunction(changed(fail, base), { release })).toContainEqual(violation(id, path, message));
+  });
+
+  test.each(CASES)('accepts $accepts ($id, $release)', ({ base, pass, release }) => {
+    expect(validateFunction(changed(pass, base), { release })).toEqual([]);
+  });
+
+  // A rule of one release only must not fire in another: each failing case, judged where its rule does not hold.
+  const elsewhere = CASES.flatMap(c => RELEASES.filter(r => !functionRulesOf(r).some(rule => rule.id === c.id)).map(other => ({ ...c, other })));
+  test.each(elsewhere)('does not apply $id under $other', ({ id, base, fail, other }) => {
+    expect(validateFunction(changed(fail, base), { release: other }).map(v => v.rule)).not.toContain(id);
   });
 
   test('gives each violation of the failing cases its rule\'s hint from the catalog', () => {
-    for (const { id, base, fail } of CASES) {
-      for (const v of validateFunction(changed(fail, base))) {
+    for (const { id, base, fail, release } of CASES) {
+      for (const v of validateFunction(changed(fail, base), { release })) {
         expect({ case: id, rule: v.rule, hint: v.hint }).toEqual({ case: id, rule: v.rule, hint: CATALOG.get(v.rule ?? '')?.hint ?? 'a rule of the catalog' });
       }
     }
@@ -118,6 +138,130 @@ describe('inline source size', () => {
       .toEqual([expect.stringContaining(`take ${INLINE_SOURCE_MAX_BYTES + 1} bytes`)]);
     const python = changed(fn => { fn.spec.runtime = 'python312'; fn.spec.source.inline = { source: 'x'.repeat(INLINE_SOURCE_MAX_BYTES) }; });
     expect(validateFunction(python).filter(v => v.rule === 'inlineSourceSize')).toEqual([]);
+  });
+});
+
+describe('inline source size under 1.13.0, where source and dependencies travel in environment variables', () => {
+  const R = { release: V1_13_0 };
+  const withInline = (source: string, dependencies?: string) => changed(fn => { fn.spec.source.inline = { source, dependencies }; }, 'hello24');
+  const EXPORTS_MAIN = 'exports.main=1; //';
+  const padded = (bytes: number) => EXPORTS_MAIN + 'x'.repeat(bytes - EXPORTS_MAIN.length);
+
+  test('allows each variable 128 KiB less its name, "=" and the closing NUL: what Linux lets a process start with', () => {
+    expect(ENV_STRING_MAX_BYTES).toBe(131072);
+    expect(INLINE_SOURCE_ENV_MAX_BYTES).toBe(131072 - 'FUNC_HANDLER_SOURCE='.length - 1);
+    expect(INLINE_DEPENDENCIES_ENV_MAX_BYTES).toBe(131072 - 'FUNC_HANDLER_DEPENDENCIES='.length - 1);
+  });
+
+  test('accepts source and dependencies each exactly at its limit', () => {
+    const dependencies = `{"d":"${'x'.repeat(INLINE_DEPENDENCIES_ENV_MAX_BYTES - 8)}"}`;
+    expect(Buffer.byteLength(dependencies)).toBe(INLINE_DEPENDENCIES_ENV_MAX_BYTES);
+    expect(validateFunction(withInline(padded(INLINE_SOURCE_ENV_MAX_BYTES), dependencies), R)).toEqual([]);
+  });
+
+  test('fails when the source is one byte over, naming the variable', () => {
+    expect(validateFunction(withInline(padded(INLINE_SOURCE_ENV_MAX_BYTES + 1), '{}'), R)).toEqual([
+      violation('inlineSourceSize', 'spec.source.inline.source', `Too long: the source takes ${INLINE_SOURCE_ENV_MAX_BYTES + 1} bytes; at most ${INLINE_SOURCE_ENV_MAX_BYTES} fit in the environment variable FUNC_HANDLER_SOURCE the controller passes it in (Linux refuses to start a container with a variable over 128 KiB)`),
+    ]);
+  });
+
+  test('fails when the dependencies are one byte over, naming the variable', () => {
+    const dependencies = `{"d":"${'x'.repeat(INLINE_DEPENDENCIES_ENV_MAX_BYTES - 7)}"}`;
+    expect(validateFunction(withInline(padded(100), dependencies), R)).toEqual([
+      violation('inlineSourceSize', 'spec.source.inline.dependencies', /^Too long: the dependencies take 131046 bytes; at most 131045 fit in the environment variable FUNC_HANDLER_DEPENDENCIES /),
+    ]);
+  });
+
+  test('counts UTF-8 bytes', () => {
+    const source = `${EXPORTS_MAIN}${'é'.repeat(INLINE_SOURCE_ENV_MAX_BYTES / 2)}`;
+    expect(source.length).toBeLessThan(INLINE_SOURCE_ENV_MAX_BYTES);
+    expect(validateFunction(withInline(source), R).map(v => v.rule)).toEqual(['inlineSourceSize']);
+  });
+
+  test('1.11.1\'s limit is the ConfigMap\'s: a source 1.13.0 refuses passes there', () => {
+    const fn = changed(f => { f.spec.source.inline = { source: padded(INLINE_SOURCE_ENV_MAX_BYTES + 1), dependencies: '{}' }; });
+    expect(validateFunction(fn)).toEqual([]);
+  });
+});
+
+describe('rules that differ per release', () => {
+  test('1.13.0 accepts nodejs24 and 1.11.1 does not', () => {
+    const fn = changed(f => { f.spec.runtime = 'nodejs24'; }, 'weather');
+    fn.spec.source.inline = { source: 'exports.main = () => 1' };
+    expect(validateFunction(fn, { release: V1_13_0 })).toEqual([]);
+    expect(validateFunction(fn)).toEqual([violation('openapi.enum', 'spec.runtime', 'Unsupported value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"')]);
+  });
+
+  test('1.13.0 reserves FUNC_HANDLER_SOURCE and FUNC_HANDLER_DEPENDENCIES, which 1.11.1 leaves to the user', () => {
+    for (const name of ['FUNC_HANDLER_SOURCE', 'FUNC_HANDLER_DEPENDENCIES']) {
+      expect(validateFunction(changed(f => { f.spec.env = [{ name, value: 'x' }]; }, 'hello24'), { release: V1_13_0 }).map(v => v.rule)).toEqual(['reservedEnvs']);
+      expect(validateFunction(changed(f => { f.spec.env = [{ name, value: 'x' }]; }))).toEqual([]);
+    }
+  });
+
+  test('1.13.0 lets minReplicas exceed maxReplicas in the CRD, but refuses scaleConfig as a whole', () => {
+    const fn = changed(f => { f.spec.scaleConfig = { minReplicas: 3, maxReplicas: 1 }; }, 'hello24');
+    expect(validateFunction(fn, { release: V1_13_0 }).map(v => v.rule)).toEqual(['scaleConfig']);
+  });
+
+  test('1.13.0 refuses build resources given explicitly, and checks no build minimum there', () => {
+    const fn = changed(f => { f.spec.resourceConfiguration.build = { resources: { requests: { cpu: '1m', memory: '1Mi' } } }; }, 'hello24');
+    expect(validateFunction(fn, { release: V1_13_0 })).toEqual([
+      violation('buildResources', 'spec.resourceConfiguration.build', 'Forbidden: 1.13.0 builds nothing; the controller ignores build resources; remove buildResources'),
+    ]);
+  });
+
+  test('1.11.1 explains a Pod security context with the release that has it', () => {
+    const fn = changed(f => { f.spec.podSecurityContext = { runAsUser: 1000 }; });
+    expect(validateFunction(fn)).toEqual([
+      violation('securityContextRelease', 'spec.podSecurityContext', 'unknown field "podSecurityContext": the Function CRD of release 1.11.1 has no such field; security contexts need release 1.13.0'),
+    ]);
+    expect(validateFunction(fn)[0].hint).toBe('set the stack\'s release to 1.13.0, or remove the field');
+  });
+
+  test('1.13.0 checks the security contexts\' types', () => {
+    const fn = changed(f => { f.spec.podSecurityContext.runAsUser = 'root'; f.spec.containerSecurityContext.capabilities.drop = 'ALL'; }, 'hello24');
+    expect(validateFunction(fn, { release: V1_13_0 })).toEqual([
+      violation('openapi.type', 'spec.containerSecurityContext.capabilities.drop', 'Invalid value: "ALL": must be of type array'),
+      violation('openapi.type', 'spec.podSecurityContext.runAsUser', 'Invalid value: "root": must be of type integer'),
+    ]);
+  });
+
+  test('the env fixed point holds under 1.13.0 too, with what its controller does without it', () => {
+    const fn = changed(f => { delete f.spec.env[1].valueFrom.fieldRef.apiVersion; }, 'hello24');
+    expect(validateFunction(fn, { release: V1_13_0 })).toEqual([
+      violation('envServerDefaults', 'spec.env[1].valueFrom.fieldRef.apiVersion', /the 1\.13\.0 controller, which compares env with the Deployment's, then never sees them equal, keeps Running at Unknown \(DeploymentUpdated\) and never creates the Service; give apiVersion: "v1"$/),
+    ]);
+  });
+});
+
+describe('warnings', () => {
+  const legacy = () => validFunction('legacy20');
+
+  test('name nodejs20 under 1.13.0 as past its end of life, with the runtime to move to', () => {
+    expect(functionWarnings(legacy(), { release: V1_13_0 })).toEqual([{
+      path: 'spec.runtime',
+      rule: 'deprecatedRuntime',
+      message: 'Deprecated: "nodejs20" reached its end of life in April 2026; release 1.13.0 still runs it, move to nodejs24',
+      hint: FUNCTION_WARNINGS[0].hint,
+    }]);
+  });
+
+  test('never fail a Function: nodejs20 stays valid under both releases, and warns of nothing under 1.11.1', () => {
+    expect(validateFunction(legacy(), { release: V1_13_0 })).toEqual([]);
+    expect(validateFunction(legacy())).toEqual([]);
+    expect(functionWarnings(legacy())).toEqual([]);
+    expect(functionWarnings(legacy(), { release: V1_11_1 })).toEqual([]);
+  });
+
+  test('say nothing of supported runtimes, unknown ones or things that are no Function', () => {
+    for (const fn of VALID_FUNCTIONS_1_13_0.filter(f => f.spec.runtime !== 'nodejs20')) expect(functionWarnings(fn, { release: V1_13_0 })).toEqual([]);
+    expect(functionWarnings(changed(f => { f.spec.runtime = 'nodejs18'; }), { release: V1_13_0 })).toEqual([]);
+    expect(functionWarnings(null, { release: V1_13_0 })).toEqual([]);
+  });
+
+  test('are no rules of FUNCTION_RULES', () => {
+    expect(FUNCTION_RULES.map(r => r.id)).not.toContain('deprecatedRuntime');
   });
 });
 

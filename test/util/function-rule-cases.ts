@@ -1,20 +1,29 @@
 /**
  * The Function rules' test cases: for every rule of FUNCTION_RULES, one way to break it and one
- * way to keep it at its edge, each starting from a Function of test/fixtures/functions/valid.yaml.
+ * way to keep it at its edge, each starting from a Function of test/fixtures/functions/valid.yaml
+ * (or valid-1.13.0.yaml, for a rule of release 1.13.0 only), judged under the case's release.
  *
  * test/api/function-rules.test.ts checks both halves against validateFunction; the webhook's tests
  * use the failing halves (brokenFunction, ruleFailureCases) to see the webhook deny each rule.
  */
-import { ANNOTATIONS_MAX_BYTES, FUNCTION_RULES, FunctionRules, INLINE_SOURCE_MAX_BYTES } from '../../src/api';
+import {
+  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, FUNCTION_RULES, FunctionRules, FunctionRulesV1_13_0, INLINE_SOURCE_MAX_BYTES, ServerlessRelease, functionRulesOf,
+} from '../../src/api';
 import { fixture, loadYamlDocuments } from './fixtures';
 
 /** Our own valid Functions: greeter (inline Node.js, every field), weather, orders, private-repo, autoscaled, externally-scaled. */
 export const VALID_FUNCTIONS: readonly any[] = loadYamlDocuments(fixture('functions', 'valid.yaml'));
 
-/** A deep copy of a Function of valid.yaml, by its name: `greeter` (inline Node.js, every field), `orders` (Git), `private-repo` (Git with auth). */
+/** Our own valid Functions of release 1.13.0: hello24 (inline nodejs24, every field), snake, catalog (Git), legacy20. */
+export const VALID_FUNCTIONS_1_13_0: readonly any[] = loadYamlDocuments(fixture('functions', 'valid-1.13.0.yaml'));
+
+/**
+ * A deep copy of a Function of valid.yaml or valid-1.13.0.yaml, by its name: `greeter` (inline
+ * Node.js, every field), `orders` (Git), `private-repo` (Git with auth), `hello24` (1.13.0, every field).
+ */
 export function validFunction(name: string = 'greeter'): any {
-  const fn = VALID_FUNCTIONS.find(f => f.metadata.name === name);
-  if (!fn) throw new Error(`no Function ${name} in valid.yaml`);
+  const fn = [...VALID_FUNCTIONS, ...VALID_FUNCTIONS_1_13_0].find(f => f.metadata.name === name);
+  if (!fn) throw new Error(`no Function ${name} in valid.yaml or valid-1.13.0.yaml`);
   return structuredClone(fn);
 }
 
@@ -36,9 +45,16 @@ export function celMessage(type: 'object' | 'array', rule: keyof typeof Function
   return `Invalid value: "${type}": ${FunctionRules[rule].message}`;
 }
 
+/** The message the API server gives for a broken CEL rule of 1.13.0's CRD on an object, map or list node. */
+export function celMessageV1_13_0(type: 'object' | 'array', rule: keyof typeof FunctionRulesV1_13_0): string {
+  return `Invalid value: "${type}": ${FunctionRulesV1_13_0[rule].message}`;
+}
+
 /** One rule of the catalog, broken and kept. */
 export interface RuleCase {
-  /** Which Function of valid.yaml both cases start from. @default 'greeter' */
+  /** The release both cases are judged under: one the rule holds in. @default DEFAULT_RELEASE */
+  readonly release?: ServerlessRelease;
+  /** Which Function of valid.yaml (or valid-1.13.0.yaml) both cases start from. @default 'greeter' */
   readonly base?: string;
   /** What the failing case does, for the test name ("fails when ..."). */
   readonly failsWhen: string;
@@ -251,6 +267,16 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     accepts: 'the controller\'s prefix on the Function\'s own annotations',
     pass: fn => { fn.metadata.annotations = { 'serverless.kyma-project.io/continuousGitCheckout': 'true' }; },
   },
+  'annotationsReservedKey': {
+    release: ServerlessRelease.V1_13_0,
+    base: 'hello24',
+    failsWhen: 'a Pod annotation sets the Istio proxy configuration, which the 1.13.0 controller writes',
+    fail: fn => { fn.spec.annotations = { 'proxy.istio.io/config': '{ "holdApplicationUntilProxyStarts": false }' }; },
+    path: 'spec.annotations',
+    message: celMessageV1_13_0('object', 'annotationsReservedKey'),
+    accepts: 'another Istio annotation',
+    pass: fn => { fn.spec.annotations = { 'proxy.istio.io/overrides': '{}', 'sidecar.istio.io/nativeSidecar': 'true' }; },
+  },
 
   // Checks of the Function Controller and of the objects it creates.
   'functionName': {
@@ -399,6 +425,34 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     accepts: 'a build memory request of 200Mi',
     pass: fn => { fn.spec.resourceConfiguration.build.resources.requests.memory = '200Mi'; },
   },
+  'buildResources': {
+    release: ServerlessRelease.V1_13_0,
+    base: 'hello24',
+    failsWhen: 'a Function gives build resources to a release that builds nothing',
+    fail: fn => { fn.spec.resourceConfiguration.build = { profile: 'normal' }; },
+    path: 'spec.resourceConfiguration.build',
+    message: 'Forbidden: 1.13.0 builds nothing; the controller ignores build resources; remove buildResources',
+    accepts: 'Function resources alone',
+    pass: fn => { fn.spec.resourceConfiguration = { function: { profile: 'XL' } }; },
+  },
+  'scaleConfig': {
+    release: ServerlessRelease.V1_13_0,
+    base: 'hello24',
+    failsWhen: 'a Function asks a release that creates no HPA for scaleConfig',
+    fail: fn => { fn.spec.scaleConfig = { minReplicas: 1, maxReplicas: 5 }; },
+    path: 'spec.scaleConfig',
+    message: /^Forbidden: the 1\.13\.0 controller creates no HPA and ignores scaleConfig; KymaFunction's `scale` writes a HorizontalPodAutoscaler/,
+    accepts: 'a fixed number of replicas, which an HPA of its own may drive through the scale subresource',
+    pass: fn => { fn.spec.replicas = 5; },
+  },
+  'securityContextRelease': {
+    failsWhen: 'a 1.11.1 Function sets a container security context',
+    fail: fn => { fn.spec.containerSecurityContext = { runAsNonRoot: true }; },
+    path: 'spec.containerSecurityContext',
+    message: 'unknown field "containerSecurityContext": the Function CRD of release 1.11.1 has no such field; security contexts need release 1.13.0',
+    accepts: 'a 1.11.1 Function without security contexts',
+    pass: fn => { delete fn.spec.containerSecurityContext; delete fn.spec.podSecurityContext; },
+  },
   'runtimeImageOverride': {
     failsWhen: 'the runtime image has upper-case letters in its path',
     fail: fn => { fn.spec.runtimeImageOverride = 'europe-docker.pkg.dev/kyma-project/Node:22'; },
@@ -414,9 +468,12 @@ export function rulesWithoutFailure(): string[] {
   return FUNCTION_RULES.map(r => r.id).filter(id => !(id in RULE_CASES));
 }
 
-/** Every rule of FUNCTION_RULES, with how to break it; a rule without a case gets a placeholder, so that its test fails. */
-export function ruleFailureCases(): Array<{ id: string; failsWhen: string }> {
-  return FUNCTION_RULES.map(({ id }) => ({ id, failsWhen: RULE_CASES[id]?.failsWhen ?? `(no case for ${id}: add one to test/util/function-rule-cases.ts)` }));
+/**
+ * Every rule of FUNCTION_RULES that holds in a release, with how to break it; a rule without a
+ * case gets a placeholder, so that its test fails.
+ */
+export function ruleFailureCases(release: ServerlessRelease = DEFAULT_RELEASE): Array<{ id: string; failsWhen: string }> {
+  return functionRulesOf(release).map(({ id }) => ({ id, failsWhen: RULE_CASES[id]?.failsWhen ?? `(no case for ${id}: add one to test/util/function-rule-cases.ts)` }));
 }
 
 /** A valid Function, broken so that it fails the rule `id` (the failing half of its case in RULE_CASES). */

@@ -1,12 +1,12 @@
 /**
- * Validators built from upstream's CRDs: the Function of Serverless 1.11.1 (from recorded facts),
+ * Validators built from upstream's CRDs: the Function of Serverless 1.11.1 and 1.13.0 (from recorded facts),
  * and from ../shared/reference/upstream the APIRule of Kyma's API Gateway 3.10.0 and the
  * Subscription of Kyma's eventing manager 1.6.3, read at test time: our objects must pass the CRDs
  * the API server would check them against, CEL rules included.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SchemaValidator } from '../../src/api';
+import { DEFAULT_RELEASE, SchemaValidator, ServerlessRelease } from '../../src/api';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, fixture, loadYamlDocuments } from './fixtures';
 import { schemaFromFacts } from './schema-facts';
@@ -32,18 +32,28 @@ export function upstreamCrdValidator(crd: keyof typeof FILES): Pick<SchemaValida
   return validator;
 }
 
-let upstreamFunction: SchemaValidator | undefined;
+/** The folder of upstream 1.13.0's reference data (CRD, samples), beside 1.11.1's. */
+export const UPSTREAM_REFERENCE_1_13_0 = path.join(path.dirname(UPSTREAM_REFERENCE), 'upstream-1.13.0');
+
+/** Whether upstream 1.13.0's reference data is there. */
+export const HAS_UPSTREAM_REFERENCE_1_13_0 = fs.existsSync(UPSTREAM_REFERENCE_1_13_0);
+
+const upstreamFunction = new Map<ServerlessRelease, SchemaValidator>();
 
 /**
- * A validator of upstream's 1.11.1 Function CRD, built from the facts recorded in
- * test/fixtures/upstream-1.11.1-function-crd-facts.json: every Function we emit must pass it.
+ * A validator of upstream's Function CRD of a release, built from the facts recorded in
+ * test/fixtures/upstream-<release>-function-crd-facts.json: every Function we emit for that release must pass it.
  */
-export function upstreamFunctionValidator(): SchemaValidator {
-  upstreamFunction ??= compileSchemaValidator(schemaFromFacts(upstreamFunctionCrdFacts().schema));
-  return upstreamFunction;
+export function upstreamFunctionValidator(release: ServerlessRelease = DEFAULT_RELEASE): SchemaValidator {
+  let validator = upstreamFunction.get(release);
+  if (!validator) {
+    validator = compileSchemaValidator(schemaFromFacts(upstreamFunctionCrdFacts(release).schema));
+    upstreamFunction.set(release, validator);
+  }
+  return validator;
 }
 
-/** The recorded facts of upstream's 1.11.1 Function CRD: names, field paths, rules. */
-export function upstreamFunctionCrdFacts(): any {
-  return JSON.parse(fs.readFileSync(fixture('upstream-1.11.1-function-crd-facts.json'), 'utf8'));
+/** The recorded facts of upstream's Function CRD of a release: names, field paths, rules. */
+export function upstreamFunctionCrdFacts(release: ServerlessRelease = DEFAULT_RELEASE): any {
+  return JSON.parse(fs.readFileSync(fixture(`upstream-${release}-function-crd-facts.json`), 'utf8'));
 }

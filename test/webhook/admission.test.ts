@@ -1,12 +1,15 @@
 import { applyPatch, Operation } from 'fast-json-patch';
 import {
-  BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, defaultFunction, describeViolation, serverDefaultedFields, validateFunction,
+  BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, ServerlessRelease, defaultFunction, describeViolation,
+  serverDefaultedFields, validateFunction,
 } from '../../src/api';
 import {
   ADMISSION_API_VERSION, AdmissionRequest, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
 } from '../../src/webhook/admission';
 import { ReviewOptions, admissionReviewOf } from '../util/admission';
-import { VALID_FUNCTIONS, brokenFunction, ruleFailureCases, rulesWithoutFailure, validFunction } from '../util/function-rule-cases';
+import {
+  VALID_FUNCTIONS, VALID_FUNCTIONS_1_13_0, brokenFunction, ruleFailureCases, rulesWithoutFailure, validFunction,
+} from '../util/function-rule-cases';
 
 /** The request of an AdmissionReview about `object`, decoded as the server decodes it. */
 function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionRequest {
@@ -486,5 +489,75 @@ describe('reviewDefaulting', () => {
     expect(validateFunction(fn)).toEqual([]);
     const { patch } = reviewDefaulting(requestOf(fn), defaults);
     expect(validateFunction(patched(fn, patch))).toEqual([]);
+  });
+});
+
+describe('reviews under release 1.13.0', () => {
+  const V1_13_0 = ServerlessRelease.V1_13_0;
+  const R = { release: V1_13_0 };
+  const defaults = DEFAULT_FUNCTION_DEFAULTS;
+
+  test.each(ruleFailureCases(V1_13_0))('denies a Function when $failsWhen ($id)', ({ id }) => {
+    const fn = brokenFunction(id);
+    const violations = validateFunction(fn, R);
+    expect(violations.map(v => v.rule)).toContain(id);
+    const { response } = reviewValidation(requestOf(fn, { uid: `uid-${id}` }), R);
+    expect(response.allowed).toBe(false);
+    for (const v of violations) expect(response.status!.message).toContain(describeViolation(v));
+  });
+
+  test('allows what 1.11.1 denies: nodejs24 and security contexts', () => {
+    const fn = validFunction('hello24');
+    expect(reviewValidation(requestOf(fn), R).response.allowed).toBe(true);
+    expect(reviewValidation(requestOf(fn)).response.allowed).toBe(false);
+  });
+
+  test('warns of nodejs20 whether it allows or denies, and 1.11.1 never does', () => {
+    const fn = validFunction('legacy20');
+    expect(reviewValidation(requestOf(fn), R).response.warnings).toEqual([expect.stringContaining('"nodejs20" reached its end of life in April 2026')]);
+    const denied = reviewValidation(requestOf({ ...fn, spec: { ...fn.spec, replicas: -1 } }), R).response;
+    expect(denied.allowed).toBe(false);
+    expect(denied.warnings).toHaveLength(1);
+    expect(reviewValidation(requestOf(fn)).response).toEqual({ uid: 'e911857d-c318-11e8-bbad-025000000001', allowed: true });
+  });
+
+  test('defaults no build profile, and the rest as under 1.11.1', () => {
+    const fn = bareFunction('nodejs24', { source: NODE_SOURCE });
+    const { patch } = reviewDefaulting(requestOf(fn), defaults, V1_13_0);
+    const after = patched(fn, patch);
+    expect(after.spec).toEqual({
+      runtime: 'nodejs24',
+      replicas: 1,
+      resourceConfiguration: { function: { profile: defaults.functionProfile } },
+      source: { inline: { source: NODE_SOURCE, dependencies: '{}' } },
+    });
+    expect(validateFunction(after, R)).toEqual([]);
+    expect(defaultFunction(fn, defaults, undefined, V1_13_0)).toEqual(after);
+  });
+
+  test.each(VALID_FUNCTIONS_1_13_0.map(fn => [fn.metadata.name, fn]))('keeps %s valid and defaulting it twice changes nothing', (_name, fn) => {
+    const once = defaultFunction(fn, defaults, undefined, V1_13_0);
+    expect(validateFunction(once, R)).toEqual([]);
+    expect(defaultFunction(once, defaults, undefined, V1_13_0)).toEqual(once);
+  });
+
+  test('removes, with a warning, a build profile that 1.11.1\'s defaulting left in a stored Function', () => {
+    const stored = defaultFunction(bareFunction('nodejs22', { source: NODE_SOURCE }), defaults);
+    expect(stored.spec.resourceConfiguration.build).toEqual({ profile: defaults.buildProfile });
+    const updated = { ...stored, spec: { ...stored.spec, replicas: 3 } };
+    const { patch, response } = reviewDefaulting(requestOf(updated, { operation: 'UPDATE', oldObject: stored }), defaults, V1_13_0);
+    expect(patch).toEqual([{ op: 'remove', path: '/spec/resourceConfiguration/build' }]);
+    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.resourceConfiguration\.build: removed: release 1\.13\.0 builds nothing/)]);
+    expect(validateFunction(patched(updated, patch), R)).toEqual([]);
+  });
+
+  test('keeps build resources a change brings, so that validation refuses them with the reason', () => {
+    const stored = defaultFunction(bareFunction('nodejs22', { source: NODE_SOURCE }), defaults, undefined, V1_13_0);
+    const explicit = { ...stored, spec: { ...stored.spec, resourceConfiguration: { ...stored.spec.resourceConfiguration, build: { profile: 'fast' } } } };
+    expect(reviewDefaulting(requestOf(explicit, { operation: 'UPDATE', oldObject: stored }), defaults, V1_13_0).patch).toEqual([]);
+    expect(reviewDefaulting(requestOf(explicit), defaults, V1_13_0).patch).toEqual([]);
+    const resources = { ...explicit, spec: { ...explicit.spec, resourceConfiguration: { build: { resources: { limits: { cpu: '1' } } } } } };
+    expect(defaultFunction(resources, defaults, resources, V1_13_0).spec.resourceConfiguration.build).toEqual({ resources: { limits: { cpu: '1' } } });
+    expect(validateFunction(explicit, R).map(v => v.rule)).toEqual(['buildResources']);
   });
 });

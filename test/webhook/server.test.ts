@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { Writable } from 'node:stream';
 import * as tls from 'node:tls';
 import { applyPatch, Operation } from 'fast-json-patch';
-import { FUNCTION_RULES, describeViolation, validateFunction } from '../../src/api';
+import { DEFAULT_RELEASE, ServerlessRelease, describeViolation, functionRulesOf, validateFunction } from '../../src/api';
 import { AdmissionReviewResponse } from '../../src/webhook/admission';
 import { CertificatePair, createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { MAX_REQUEST_BYTES, WEBHOOK_PATHS, WebhookConfigFile, resolveWebhookConfig } from '../../src/webhook/config';
@@ -14,7 +14,9 @@ import { WebhookMetrics } from '../../src/webhook/metrics';
 import { OBSERVABILITY_PATHS, WebhookServer } from '../../src/webhook/server';
 import { PLACEHOLDER_SAMPLE, PLACEHOLDER_SECRET, admissionReviewOf, upstreamSamples, withRealSecretName } from '../util/admission';
 import { HAS_UPSTREAM_REFERENCE } from '../util/fixtures';
-import { VALID_FUNCTIONS, brokenFunction, ruleFailureCases, rulesWithoutFailure, validFunction } from '../util/function-rule-cases';
+import {
+  VALID_FUNCTIONS, VALID_FUNCTIONS_1_13_0, brokenFunction, ruleFailureCases, rulesWithoutFailure, validFunction,
+} from '../util/function-rule-cases';
 
 // One CA for the whole file: every client trusts it, and only it.
 const CA = createCertificateAuthority('serverless-webhook-test-ca');
@@ -268,8 +270,8 @@ describe('the webhook server over HTTPS', () => {
       expect(response.status!.details!.causes).toContainEqual({ field: broken!.path, message: broken!.message, reason: id });
     });
 
-    test('covers every rule of FUNCTION_RULES', () => {
-      expect(ruleFailureCases().map(c => c.id)).toEqual(FUNCTION_RULES.map(r => r.id));
+    test('covers every rule of FUNCTION_RULES that holds in the default release, the one a configuration without release names', () => {
+      expect(ruleFailureCases().map(c => c.id)).toEqual(functionRulesOf(DEFAULT_RELEASE).map(r => r.id));
     });
   });
 
@@ -542,6 +544,50 @@ describe('the webhook server over HTTPS', () => {
         error: 'This webhook admits only serverless.kyma-project.io Functions, got apps/v1 Deployment',
       }));
     });
+  });
+});
+
+describe('a webhook server configured for release 1.13.0', () => {
+  const R = { release: ServerlessRelease.V1_13_0 };
+  let server: WebhookServer;
+
+  beforeAll(async () => {
+    server = await startServer({ release: ServerlessRelease.V1_13_0, shutdownDelaySeconds: 0, requestTimeoutSeconds: 2 });
+  });
+
+  test.each(VALID_FUNCTIONS_1_13_0.filter(fn => fn.spec.runtime !== 'nodejs20').map(fn => [fn.metadata.name, fn]))('allows %s, without warnings', async (name, fn) => {
+    const { response } = await review(server.port, WEBHOOK_PATHS.validation, admissionReviewOf(fn, { uid: `valid-${name}` }));
+    expect(response).toEqual({ uid: `valid-${name}`, allowed: true });
+  });
+
+  test('allows a nodejs20 Function with a warning that its runtime is past its end of life', async () => {
+    const { response } = await review(server.port, WEBHOOK_PATHS.validation, admissionReviewOf(validFunction('legacy20'), { uid: 'legacy' }));
+    expect(response).toEqual({ uid: 'legacy', allowed: true, warnings: [expect.stringMatching(/^spec\.runtime: Deprecated: "nodejs20" reached its end of life in April 2026; .*move to nodejs24; /)] });
+  });
+
+  test.each(VALID_FUNCTIONS_1_13_0.map(fn => [fn.metadata.name, fn]))('defaults %s into a valid 1.13.0 Function, with no build profile', async (name, fn) => {
+    const { response } = await review(server.port, WEBHOOK_PATHS.defaulting, admissionReviewOf(fn, { uid: `defaulted-${name}` }));
+    const after = patched(fn, decodePatch(response));
+    expect(after.spec.resourceConfiguration.build).toBeUndefined();
+    expect(validateFunction(after, R)).toEqual([]);
+  });
+
+  test.each(ruleFailureCases(ServerlessRelease.V1_13_0).filter(c => ['buildResources', 'scaleConfig', 'annotationsReservedKey', 'reservedEnvs'].includes(c.id)))(
+    'denies a Function when $failsWhen ($id)', async ({ id }) => {
+      const fn = brokenFunction(id);
+      const broken = validateFunction(fn, R).find(v => v.rule === id)!;
+      expect(broken).toBeDefined();
+      const { response } = await review(server.port, WEBHOOK_PATHS.validation, admissionReviewOf(fn, { uid: `rule-${id}` }));
+      expect(response.allowed).toBe(false);
+      expect(response.status!.message).toContain(describeViolation(broken));
+    });
+
+  test('the same Function that 1.11.1 allows with build resources, 1.13.0 denies naming the fix', async () => {
+    const fn = validFunction('autoscaled');
+    const { response } = await review(server.port, WEBHOOK_PATHS.validation, admissionReviewOf(fn, { uid: 'autoscaled' }));
+    expect(response.allowed).toBe(false);
+    expect(response.status!.message).toContain('spec.resourceConfiguration.build: Forbidden: 1.13.0 builds nothing; the controller ignores build resources; remove buildResources');
+    expect(response.status!.message).toContain('spec.scaleConfig: Forbidden: the 1.13.0 controller creates no HPA');
   });
 });
 
