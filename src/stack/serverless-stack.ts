@@ -218,6 +218,8 @@ export class ServerlessStack extends Chart {
   public readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
   /** The default build preset. */
   public readonly defaultBuildPreset: BuildProfile;
+  /** The CPU utilisation the autoscalers of Functions with `scale` aim at, in percent. */
+  public readonly targetCpuUtilizationPercentage: number;
   /** Where Function images go. */
   public readonly registry: Registry;
   /** The Function CRD. */
@@ -258,6 +260,7 @@ export class ServerlessStack extends Chart {
 
     this.release = release;
     _markRelease(this, this.release, true);
+    this.targetCpuUtilizationPercentage = targetCpu;
     this.namespace = namespace;
     this.version = version;
     this.images = resolveImages(version, props.images);

@@ -151,10 +151,10 @@ describe('FunctionFolder', () => {
     expect(message).toMatch(/^Invalid function folders:/);
     const file = path.join('fn', 'function.yaml');
     for (const expected of [
-      `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, python312`,
+      `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, nodejs24, python312`,
       `${file}: 'scale.minReplicas' ("two"): must be integer`,
       `${file}: 'timeout': unknown key; the keys here are runtime, namespace, env, secretMounts, replicas, scale, keda, resources, buildResources, `
-        + 'labels, annotations, runtimeImageOverride, expose, subscribe',
+        + 'labels, annotations, runtimeImageOverride, containerSecurityContext, podSecurityContext, expose, subscribe',
       `${file}: 'resources.profile' ("XXL"): must be one of XS, S, M, L, XL`,
       `${file}: 'env.A.secretKeyRef.key': required`,
     ]) {

@@ -267,8 +267,8 @@ describe('KymaFunction validation at synth', () => {
   });
 
   test('fails when the runtime is one the stack\'s CRD does not list', () => {
-    expect(synthError({ runtime: FunctionRuntime.of('nodejs24') }))
-      .toMatch(/'runtime' \(spec\.runtime\): Unsupported value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values/);
+    expect(synthError({ runtime: FunctionRuntime.of('nodejs26') }))
+      .toMatch(/'runtime' \(spec\.runtime\): Unsupported value: "nodejs26": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values/);
   });
 
   test('fails when a folder does not fit the runtime, naming the folder', () => {
