@@ -404,7 +404,7 @@ export class KymaFunction extends Construct implements IExposable {
         + 'give \'replicas\' for a fixed number of Pods, or \'scale\' for an autoscaler');
     }
     if (props.keda && props.scale) {
-      this.problems.push(`'scale' (${abbreviated(props.scale)}) and 'keda' cannot be used together: with 'scale' the Function Controller runs an `
+      this.problems.push(`'scale' (${abbreviated(props.scale)}) and 'keda' cannot be used together: with 'scale' the Function gets an `
         + 'autoscaler of its own, and KEDA refuses to scale a Function another autoscaler scales; keep \'keda\' (KedaTrigger.cpu() scales on CPU too), or \'scale\'');
     }
     if (props.keda && props.replicas !== undefined) {

@@ -412,6 +412,8 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
 
   /** The package registry Secret, when the chart declares it with its content: credentials in Git. */
   private secretProblems(): string[] {
+    // Only the Functions of a buildless release read it (and walking a chart of thousands of Functions has a cost).
+    if (releaseFacts(this.release).buildsImages) return [];
     const secret = this.node.findAll().find(c => ApiObject.isApiObject(c) && c.kind === 'Secret' && c.apiVersion === 'v1'
       && c.name === PACKAGE_REGISTRY_SECRET_NAME) as ApiObject | undefined;
     if (!secret) return [];
