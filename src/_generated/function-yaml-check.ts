@@ -10,7 +10,7 @@ export function functionYamlCheck(): SchemaCheck {
   const exports = module.exports;
   module.exports = validate10;
   module.exports.default = validate10;
-  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"keda":{"type":"object","additionalProperties":false,"required":["maxReplicas","triggers"],"properties":{"minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":1},"cooldownPeriod":{"type":"integer","minimum":0},"pollingInterval":{"type":"integer","minimum":1},"triggers":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":[],"properties":{"prometheus":{"type":"object","additionalProperties":false,"required":["serverAddress","query","threshold"],"properties":{"serverAddress":{"type":"string"},"query":{"type":"string"},"threshold":{"type":"number","exclusiveMinimum":0}}},"cron":{"type":"object","additionalProperties":false,"required":["timezone","start","end","desiredReplicas"],"properties":{"timezone":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"desiredReplicas":{"type":"integer","minimum":1}}},"cpu":{"type":"object","additionalProperties":false,"required":["utilization"],"properties":{"utilization":{"type":"integer","minimum":1,"maximum":100}}},"type":{"type":"string","minLength":1},"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"minProperties":1,"dependencies":{"type":["metadata"],"metadata":["type"]}}}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
+  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","nodejs24","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"keda":{"type":"object","additionalProperties":false,"required":["maxReplicas","triggers"],"properties":{"minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":1},"cooldownPeriod":{"type":"integer","minimum":0},"pollingInterval":{"type":"integer","minimum":1},"triggers":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":[],"properties":{"prometheus":{"type":"object","additionalProperties":false,"required":["serverAddress","query","threshold"],"properties":{"serverAddress":{"type":"string"},"query":{"type":"string"},"threshold":{"type":"number","exclusiveMinimum":0}}},"cron":{"type":"object","additionalProperties":false,"required":["timezone","start","end","desiredReplicas"],"properties":{"timezone":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"desiredReplicas":{"type":"integer","minimum":1}}},"cpu":{"type":"object","additionalProperties":false,"required":["utilization"],"properties":{"utilization":{"type":"integer","minimum":1,"maximum":100}}},"type":{"type":"string","minLength":1},"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"minProperties":1,"dependencies":{"type":["metadata"],"metadata":["type"]}}}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"containerSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"allowPrivilegeEscalation":{"type":"boolean"},"capabilities":{"type":"object","additionalProperties":false,"required":[],"properties":{"add":{"type":"array","items":{"type":"string"}},"drop":{"type":"array","items":{"type":"string"}}}},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"podSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"fsGroup":{"type":"integer"},"fsGroupChangePolicy":{"enum":["OnRootMismatch","Always"]},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"supplementalGroups":{"type":"array","items":{"type":"integer"}},"sysctls":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
   const func2 = Object.prototype.hasOwnProperty;
   const func3 = require("ajv/dist/runtime/ucs2length").default;
   const pattern0 = new RegExp("^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$", "u");
@@ -34,7 +34,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   if(data.runtime !== undefined){
   let data0 = data.runtime;
-  if(!(((data0 === "nodejs20") || (data0 === "nodejs22")) || (data0 === "python312"))){
+  if(!((((data0 === "nodejs20") || (data0 === "nodejs22")) || (data0 === "nodejs24")) || (data0 === "python312"))){
   const err1 = {instancePath:instancePath+"/runtime",schemaPath:"#/properties/runtime/enum",keyword:"enum",params:{allowedValues: schema11.properties.runtime.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.runtime.enum,parentSchema:schema11.properties.runtime,data:data0};
   if(vErrors === null){
   vErrors = [err1];
@@ -1774,11 +1774,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.expose !== undefined){
-  let data68 = data.expose;
+  if(data.containerSecurityContext !== undefined){
+  let data68 = data.containerSecurityContext;
   if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-  if(data68.host === undefined){
-  const err140 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data68};
+  for(const key23 in data68){
+  if(!(func2.call(schema11.properties.containerSecurityContext.properties, key23))){
+  const err140 = {instancePath:instancePath+"/containerSecurityContext",schemaPath:"#/properties/containerSecurityContext/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.containerSecurityContext,data:data68};
   if(vErrors === null){
   vErrors = [err140];
   }
@@ -1787,8 +1788,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data68.auth === undefined){
-  const err141 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data68};
+  }
+  if(data68.allowPrivilegeEscalation !== undefined){
+  let data69 = data68.allowPrivilegeEscalation;
+  if(typeof data69 !== "boolean"){
+  const err141 = {instancePath:instancePath+"/containerSecurityContext/allowPrivilegeEscalation",schemaPath:"#/properties/containerSecurityContext/properties/allowPrivilegeEscalation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.containerSecurityContext.properties.allowPrivilegeEscalation.type,parentSchema:schema11.properties.containerSecurityContext.properties.allowPrivilegeEscalation,data:data69};
   if(vErrors === null){
   vErrors = [err141];
   }
@@ -1797,9 +1801,13 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key23 in data68){
-  if(!((((((key23 === "host") || (key23 === "paths")) || (key23 === "auth")) || (key23 === "cors")) || (key23 === "timeout")) || (key23 === "via"))){
-  const err142 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data68};
+  }
+  if(data68.capabilities !== undefined){
+  let data70 = data68.capabilities;
+  if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+  for(const key24 in data70){
+  if(!((key24 === "add") || (key24 === "drop"))){
+  const err142 = {instancePath:instancePath+"/containerSecurityContext/capabilities",schemaPath:"#/properties/containerSecurityContext/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities,data:data70};
   if(vErrors === null){
   vErrors = [err142];
   }
@@ -1809,10 +1817,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data68.host !== undefined){
-  let data69 = data68.host;
-  if(typeof data69 !== "string"){
-  const err143 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data69};
+  if(data70.add !== undefined){
+  let data71 = data70.add;
+  if(Array.isArray(data71)){
+  const len2 = data71.length;
+  for(let i2=0; i2<len2; i2++){
+  let data72 = data71[i2];
+  if(typeof data72 !== "string"){
+  const err143 = {instancePath:instancePath+"/containerSecurityContext/capabilities/add/" + i2,schemaPath:"#/properties/containerSecurityContext/properties/capabilities/properties/add/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.capabilities.properties.add.items.type,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities.properties.add.items,data:data72};
   if(vErrors === null){
   vErrors = [err143];
   }
@@ -1822,15 +1834,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data68.paths !== undefined){
-  let data70 = data68.paths;
-  if(Array.isArray(data70)){
-  const len2 = data70.length;
-  for(let i2=0; i2<len2; i2++){
-  let data71 = data70[i2];
-  if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-  if(data71.path === undefined){
-  const err144 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
+  }
+  else {
+  const err144 = {instancePath:instancePath+"/containerSecurityContext/capabilities/add",schemaPath:"#/properties/containerSecurityContext/properties/capabilities/properties/add/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.containerSecurityContext.properties.capabilities.properties.add.type,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities.properties.add,data:data71};
   if(vErrors === null){
   vErrors = [err144];
   }
@@ -1839,9 +1845,15 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key24 in data71){
-  if(!((key24 === "path") || (key24 === "methods"))){
-  const err145 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
+  }
+  if(data70.drop !== undefined){
+  let data73 = data70.drop;
+  if(Array.isArray(data73)){
+  const len3 = data73.length;
+  for(let i3=0; i3<len3; i3++){
+  let data74 = data73[i3];
+  if(typeof data74 !== "string"){
+  const err145 = {instancePath:instancePath+"/containerSecurityContext/capabilities/drop/" + i3,schemaPath:"#/properties/containerSecurityContext/properties/capabilities/properties/drop/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.capabilities.properties.drop.items.type,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities.properties.drop.items,data:data74};
   if(vErrors === null){
   vErrors = [err145];
   }
@@ -1851,10 +1863,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data71.path !== undefined){
-  let data72 = data71.path;
-  if(typeof data72 !== "string"){
-  const err146 = {instancePath:instancePath+"/expose/paths/" + i2+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data72};
+  }
+  else {
+  const err146 = {instancePath:instancePath+"/containerSecurityContext/capabilities/drop",schemaPath:"#/properties/containerSecurityContext/properties/capabilities/properties/drop/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.containerSecurityContext.properties.capabilities.properties.drop.type,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities.properties.drop,data:data73};
   if(vErrors === null){
   vErrors = [err146];
   }
@@ -1864,14 +1875,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data71.methods !== undefined){
-  let data73 = data71.methods;
-  if(Array.isArray(data73)){
-  const len3 = data73.length;
-  for(let i3=0; i3<len3; i3++){
-  let data74 = data73[i3];
-  if(!(((((((((data74 === "GET") || (data74 === "HEAD")) || (data74 === "POST")) || (data74 === "PUT")) || (data74 === "DELETE")) || (data74 === "CONNECT")) || (data74 === "OPTIONS")) || (data74 === "TRACE")) || (data74 === "PATCH"))){
-  const err147 = {instancePath:instancePath+"/expose/paths/" + i2+"/methods/" + i3,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data74};
+  }
+  else {
+  const err147 = {instancePath:instancePath+"/containerSecurityContext/capabilities",schemaPath:"#/properties/containerSecurityContext/properties/capabilities/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.containerSecurityContext.properties.capabilities.type,parentSchema:schema11.properties.containerSecurityContext.properties.capabilities,data:data70};
   if(vErrors === null){
   vErrors = [err147];
   }
@@ -1881,9 +1887,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err148 = {instancePath:instancePath+"/expose/paths/" + i2+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data73};
+  if(data68.privileged !== undefined){
+  let data75 = data68.privileged;
+  if(typeof data75 !== "boolean"){
+  const err148 = {instancePath:instancePath+"/containerSecurityContext/privileged",schemaPath:"#/properties/containerSecurityContext/properties/privileged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.containerSecurityContext.properties.privileged.type,parentSchema:schema11.properties.containerSecurityContext.properties.privileged,data:data75};
   if(vErrors === null){
   vErrors = [err148];
   }
@@ -1893,9 +1900,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err149 = {instancePath:instancePath+"/expose/paths/" + i2,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data71};
+  if(data68.procMount !== undefined){
+  let data76 = data68.procMount;
+  if(typeof data76 !== "string"){
+  const err149 = {instancePath:instancePath+"/containerSecurityContext/procMount",schemaPath:"#/properties/containerSecurityContext/properties/procMount/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.procMount.type,parentSchema:schema11.properties.containerSecurityContext.properties.procMount,data:data76};
   if(vErrors === null){
   vErrors = [err149];
   }
@@ -1905,9 +1913,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err150 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data70};
+  if(data68.readOnlyRootFilesystem !== undefined){
+  let data77 = data68.readOnlyRootFilesystem;
+  if(typeof data77 !== "boolean"){
+  const err150 = {instancePath:instancePath+"/containerSecurityContext/readOnlyRootFilesystem",schemaPath:"#/properties/containerSecurityContext/properties/readOnlyRootFilesystem/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.containerSecurityContext.properties.readOnlyRootFilesystem.type,parentSchema:schema11.properties.containerSecurityContext.properties.readOnlyRootFilesystem,data:data77};
   if(vErrors === null){
   vErrors = [err150];
   }
@@ -1917,10 +1926,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data68.auth !== undefined){
-  let data75 = data68.auth;
-  if((typeof data75 !== "string") && (!(data75 && typeof data75 == "object" && !Array.isArray(data75)))){
-  const err151 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data75};
+  if(data68.runAsGroup !== undefined){
+  let data78 = data68.runAsGroup;
+  if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+  const err151 = {instancePath:instancePath+"/containerSecurityContext/runAsGroup",schemaPath:"#/properties/containerSecurityContext/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.containerSecurityContext.properties.runAsGroup.type,parentSchema:schema11.properties.containerSecurityContext.properties.runAsGroup,data:data78};
   if(vErrors === null){
   vErrors = [err151];
   }
@@ -1929,9 +1938,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data75 === "string"){
-  if(!pattern9.test(data75)){
-  const err152 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data75};
+  }
+  if(data68.runAsNonRoot !== undefined){
+  let data79 = data68.runAsNonRoot;
+  if(typeof data79 !== "boolean"){
+  const err152 = {instancePath:instancePath+"/containerSecurityContext/runAsNonRoot",schemaPath:"#/properties/containerSecurityContext/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.containerSecurityContext.properties.runAsNonRoot.type,parentSchema:schema11.properties.containerSecurityContext.properties.runAsNonRoot,data:data79};
   if(vErrors === null){
   vErrors = [err152];
   }
@@ -1941,9 +1952,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-  if(data75.jwt === undefined){
-  const err153 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data75};
+  if(data68.runAsUser !== undefined){
+  let data80 = data68.runAsUser;
+  if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+  const err153 = {instancePath:instancePath+"/containerSecurityContext/runAsUser",schemaPath:"#/properties/containerSecurityContext/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.containerSecurityContext.properties.runAsUser.type,parentSchema:schema11.properties.containerSecurityContext.properties.runAsUser,data:data80};
   if(vErrors === null){
   vErrors = [err153];
   }
@@ -1952,9 +1964,13 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key25 in data75){
-  if(!(key25 === "jwt")){
-  const err154 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data75};
+  }
+  if(data68.seLinuxOptions !== undefined){
+  let data81 = data68.seLinuxOptions;
+  if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+  for(const key25 in data81){
+  if(!((((key25 === "level") || (key25 === "role")) || (key25 === "type")) || (key25 === "user"))){
+  const err154 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions,data:data81};
   if(vErrors === null){
   vErrors = [err154];
   }
@@ -1964,11 +1980,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data75.jwt !== undefined){
-  let data76 = data75.jwt;
-  if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-  if(data76.issuer === undefined){
-  const err155 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
+  if(data81.level !== undefined){
+  let data82 = data81.level;
+  if(typeof data82 !== "string"){
+  const err155 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions/level",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.level.type,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.level,data:data82};
   if(vErrors === null){
   vErrors = [err155];
   }
@@ -1977,8 +1992,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data76.jwksUri === undefined){
-  const err156 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
+  }
+  if(data81.role !== undefined){
+  let data83 = data81.role;
+  if(typeof data83 !== "string"){
+  const err156 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions/role",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.role.type,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.role,data:data83};
   if(vErrors === null){
   vErrors = [err156];
   }
@@ -1987,9 +2005,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key26 in data76){
-  if(!((((key26 === "issuer") || (key26 === "jwksUri")) || (key26 === "requiredScopes")) || (key26 === "audiences"))){
-  const err157 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
+  }
+  if(data81.type !== undefined){
+  let data84 = data81.type;
+  if(typeof data84 !== "string"){
+  const err157 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions/type",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.type.type,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.type,data:data84};
   if(vErrors === null){
   vErrors = [err157];
   }
@@ -1999,10 +2019,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data76.issuer !== undefined){
-  let data77 = data76.issuer;
-  if(typeof data77 !== "string"){
-  const err158 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data77};
+  if(data81.user !== undefined){
+  let data85 = data81.user;
+  if(typeof data85 !== "string"){
+  const err158 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions/user",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.user.type,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.properties.user,data:data85};
   if(vErrors === null){
   vErrors = [err158];
   }
@@ -2012,10 +2032,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data76.jwksUri !== undefined){
-  let data78 = data76.jwksUri;
-  if(typeof data78 !== "string"){
-  const err159 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data78};
+  }
+  else {
+  const err159 = {instancePath:instancePath+"/containerSecurityContext/seLinuxOptions",schemaPath:"#/properties/containerSecurityContext/properties/seLinuxOptions/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.containerSecurityContext.properties.seLinuxOptions.type,parentSchema:schema11.properties.containerSecurityContext.properties.seLinuxOptions,data:data81};
   if(vErrors === null){
   vErrors = [err159];
   }
@@ -2025,14 +2044,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data76.requiredScopes !== undefined){
-  let data79 = data76.requiredScopes;
-  if(Array.isArray(data79)){
-  const len4 = data79.length;
-  for(let i4=0; i4<len4; i4++){
-  let data80 = data79[i4];
-  if(typeof data80 !== "string"){
-  const err160 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i4,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data80};
+  if(data68.seccompProfile !== undefined){
+  let data86 = data68.seccompProfile;
+  if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+  if(data86.type === undefined){
+  const err160 = {instancePath:instancePath+"/containerSecurityContext/seccompProfile",schemaPath:"#/properties/containerSecurityContext/properties/seccompProfile/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.containerSecurityContext.properties.seccompProfile.required,parentSchema:schema11.properties.containerSecurityContext.properties.seccompProfile,data:data86};
   if(vErrors === null){
   vErrors = [err160];
   }
@@ -2041,10 +2057,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err161 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data79};
+  for(const key26 in data86){
+  if(!((key26 === "type") || (key26 === "localhostProfile"))){
+  const err161 = {instancePath:instancePath+"/containerSecurityContext/seccompProfile",schemaPath:"#/properties/containerSecurityContext/properties/seccompProfile/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.containerSecurityContext.properties.seccompProfile,data:data86};
   if(vErrors === null){
   vErrors = [err161];
   }
@@ -2054,14 +2069,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data76.audiences !== undefined){
-  let data81 = data76.audiences;
-  if(Array.isArray(data81)){
-  const len5 = data81.length;
-  for(let i5=0; i5<len5; i5++){
-  let data82 = data81[i5];
-  if(typeof data82 !== "string"){
-  const err162 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i5,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data82};
+  if(data86.type !== undefined){
+  let data87 = data86.type;
+  if(!(((data87 === "Localhost") || (data87 === "RuntimeDefault")) || (data87 === "Unconfined"))){
+  const err162 = {instancePath:instancePath+"/containerSecurityContext/seccompProfile/type",schemaPath:"#/properties/containerSecurityContext/properties/seccompProfile/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.containerSecurityContext.properties.seccompProfile.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.containerSecurityContext.properties.seccompProfile.properties.type.enum,parentSchema:schema11.properties.containerSecurityContext.properties.seccompProfile.properties.type,data:data87};
   if(vErrors === null){
   vErrors = [err162];
   }
@@ -2071,9 +2082,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err163 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data81};
+  if(data86.localhostProfile !== undefined){
+  let data88 = data86.localhostProfile;
+  if(typeof data88 !== "string"){
+  const err163 = {instancePath:instancePath+"/containerSecurityContext/seccompProfile/localhostProfile",schemaPath:"#/properties/containerSecurityContext/properties/seccompProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.seccompProfile.properties.localhostProfile.type,parentSchema:schema11.properties.containerSecurityContext.properties.seccompProfile.properties.localhostProfile,data:data88};
   if(vErrors === null){
   vErrors = [err163];
   }
@@ -2085,7 +2097,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err164 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data76};
+  const err164 = {instancePath:instancePath+"/containerSecurityContext/seccompProfile",schemaPath:"#/properties/containerSecurityContext/properties/seccompProfile/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.containerSecurityContext.properties.seccompProfile.type,parentSchema:schema11.properties.containerSecurityContext.properties.seccompProfile,data:data86};
   if(vErrors === null){
   vErrors = [err164];
   }
@@ -2095,13 +2107,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  if(data68.cors !== undefined){
-  let data83 = data68.cors;
-  if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-  if(data83.allowOrigins === undefined){
-  const err165 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data83};
+  if(data68.windowsOptions !== undefined){
+  let data89 = data68.windowsOptions;
+  if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+  for(const key27 in data89){
+  if(!((((key27 === "gmsaCredentialSpec") || (key27 === "gmsaCredentialSpecName")) || (key27 === "hostProcess")) || (key27 === "runAsUserName"))){
+  const err165 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions,data:data89};
   if(vErrors === null){
   vErrors = [err165];
   }
@@ -2110,9 +2121,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key27 in data83){
-  if(!((((((key27 === "allowOrigins") || (key27 === "allowMethods")) || (key27 === "allowHeaders")) || (key27 === "exposeHeaders")) || (key27 === "allowCredentials")) || (key27 === "maxAge"))){
-  const err166 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data83};
+  }
+  if(data89.gmsaCredentialSpec !== undefined){
+  let data90 = data89.gmsaCredentialSpec;
+  if(typeof data90 !== "string"){
+  const err166 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions/gmsaCredentialSpec",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/properties/gmsaCredentialSpec/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpec.type,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpec,data:data90};
   if(vErrors === null){
   vErrors = [err166];
   }
@@ -2122,14 +2135,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.allowOrigins !== undefined){
-  let data84 = data83.allowOrigins;
-  if(Array.isArray(data84)){
-  const len6 = data84.length;
-  for(let i6=0; i6<len6; i6++){
-  let data85 = data84[i6];
-  if(typeof data85 !== "string"){
-  const err167 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i6,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data85};
+  if(data89.gmsaCredentialSpecName !== undefined){
+  let data91 = data89.gmsaCredentialSpecName;
+  if(typeof data91 !== "string"){
+  const err167 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions/gmsaCredentialSpecName",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/properties/gmsaCredentialSpecName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpecName.type,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpecName,data:data91};
   if(vErrors === null){
   vErrors = [err167];
   }
@@ -2139,9 +2148,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err168 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data84};
+  if(data89.hostProcess !== undefined){
+  let data92 = data89.hostProcess;
+  if(typeof data92 !== "boolean"){
+  const err168 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions/hostProcess",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/properties/hostProcess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.hostProcess.type,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.hostProcess,data:data92};
   if(vErrors === null){
   vErrors = [err168];
   }
@@ -2151,14 +2161,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.allowMethods !== undefined){
-  let data86 = data83.allowMethods;
-  if(Array.isArray(data86)){
-  const len7 = data86.length;
-  for(let i7=0; i7<len7; i7++){
-  let data87 = data86[i7];
-  if(!(((((((((data87 === "GET") || (data87 === "HEAD")) || (data87 === "POST")) || (data87 === "PUT")) || (data87 === "DELETE")) || (data87 === "CONNECT")) || (data87 === "OPTIONS")) || (data87 === "TRACE")) || (data87 === "PATCH"))){
-  const err169 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i7,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data87};
+  if(data89.runAsUserName !== undefined){
+  let data93 = data89.runAsUserName;
+  if(typeof data93 !== "string"){
+  const err169 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions/runAsUserName",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/properties/runAsUserName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.runAsUserName.type,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions.properties.runAsUserName,data:data93};
   if(vErrors === null){
   vErrors = [err169];
   }
@@ -2170,7 +2176,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err170 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data86};
+  const err170 = {instancePath:instancePath+"/containerSecurityContext/windowsOptions",schemaPath:"#/properties/containerSecurityContext/properties/windowsOptions/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.containerSecurityContext.properties.windowsOptions.type,parentSchema:schema11.properties.containerSecurityContext.properties.windowsOptions,data:data89};
   if(vErrors === null){
   vErrors = [err170];
   }
@@ -2180,14 +2186,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.allowHeaders !== undefined){
-  let data88 = data83.allowHeaders;
-  if(Array.isArray(data88)){
-  const len8 = data88.length;
-  for(let i8=0; i8<len8; i8++){
-  let data89 = data88[i8];
-  if(typeof data89 !== "string"){
-  const err171 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i8,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data89};
+  }
+  else {
+  const err171 = {instancePath:instancePath+"/containerSecurityContext",schemaPath:"#/properties/containerSecurityContext/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.containerSecurityContext.type,parentSchema:schema11.properties.containerSecurityContext,data:data68};
   if(vErrors === null){
   vErrors = [err171];
   }
@@ -2197,9 +2198,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err172 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data88};
+  if(data.podSecurityContext !== undefined){
+  let data94 = data.podSecurityContext;
+  if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+  for(const key28 in data94){
+  if(!(func2.call(schema11.properties.podSecurityContext.properties, key28))){
+  const err172 = {instancePath:instancePath+"/podSecurityContext",schemaPath:"#/properties/podSecurityContext/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.podSecurityContext,data:data94};
   if(vErrors === null){
   vErrors = [err172];
   }
@@ -2209,14 +2213,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.exposeHeaders !== undefined){
-  let data90 = data83.exposeHeaders;
-  if(Array.isArray(data90)){
-  const len9 = data90.length;
-  for(let i9=0; i9<len9; i9++){
-  let data91 = data90[i9];
-  if(typeof data91 !== "string"){
-  const err173 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i9,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data91};
+  if(data94.fsGroup !== undefined){
+  let data95 = data94.fsGroup;
+  if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+  const err173 = {instancePath:instancePath+"/podSecurityContext/fsGroup",schemaPath:"#/properties/podSecurityContext/properties/fsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.podSecurityContext.properties.fsGroup.type,parentSchema:schema11.properties.podSecurityContext.properties.fsGroup,data:data95};
   if(vErrors === null){
   vErrors = [err173];
   }
@@ -2226,9 +2226,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err174 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data90};
+  if(data94.fsGroupChangePolicy !== undefined){
+  let data96 = data94.fsGroupChangePolicy;
+  if(!((data96 === "OnRootMismatch") || (data96 === "Always"))){
+  const err174 = {instancePath:instancePath+"/podSecurityContext/fsGroupChangePolicy",schemaPath:"#/properties/podSecurityContext/properties/fsGroupChangePolicy/enum",keyword:"enum",params:{allowedValues: schema11.properties.podSecurityContext.properties.fsGroupChangePolicy.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.podSecurityContext.properties.fsGroupChangePolicy.enum,parentSchema:schema11.properties.podSecurityContext.properties.fsGroupChangePolicy,data:data96};
   if(vErrors === null){
   vErrors = [err174];
   }
@@ -2238,10 +2239,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.allowCredentials !== undefined){
-  let data92 = data83.allowCredentials;
-  if(typeof data92 !== "boolean"){
-  const err175 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data92};
+  if(data94.runAsGroup !== undefined){
+  let data97 = data94.runAsGroup;
+  if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+  const err175 = {instancePath:instancePath+"/podSecurityContext/runAsGroup",schemaPath:"#/properties/podSecurityContext/properties/runAsGroup/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.podSecurityContext.properties.runAsGroup.type,parentSchema:schema11.properties.podSecurityContext.properties.runAsGroup,data:data97};
   if(vErrors === null){
   vErrors = [err175];
   }
@@ -2251,10 +2252,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data83.maxAge !== undefined){
-  let data93 = data83.maxAge;
-  if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-  const err176 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data93};
+  if(data94.runAsNonRoot !== undefined){
+  let data98 = data94.runAsNonRoot;
+  if(typeof data98 !== "boolean"){
+  const err176 = {instancePath:instancePath+"/podSecurityContext/runAsNonRoot",schemaPath:"#/properties/podSecurityContext/properties/runAsNonRoot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.podSecurityContext.properties.runAsNonRoot.type,parentSchema:schema11.properties.podSecurityContext.properties.runAsNonRoot,data:data98};
   if(vErrors === null){
   vErrors = [err176];
   }
@@ -2263,9 +2264,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data93 == "number"){
-  if(data93 < 1 || isNaN(data93)){
-  const err177 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data93};
+  }
+  if(data94.runAsUser !== undefined){
+  let data99 = data94.runAsUser;
+  if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+  const err177 = {instancePath:instancePath+"/podSecurityContext/runAsUser",schemaPath:"#/properties/podSecurityContext/properties/runAsUser/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.podSecurityContext.properties.runAsUser.type,parentSchema:schema11.properties.podSecurityContext.properties.runAsUser,data:data99};
   if(vErrors === null){
   vErrors = [err177];
   }
@@ -2275,10 +2278,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  else {
-  const err178 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data83};
+  if(data94.seLinuxOptions !== undefined){
+  let data100 = data94.seLinuxOptions;
+  if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+  for(const key29 in data100){
+  if(!((((key29 === "level") || (key29 === "role")) || (key29 === "type")) || (key29 === "user"))){
+  const err178 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions,data:data100};
   if(vErrors === null){
   vErrors = [err178];
   }
@@ -2288,10 +2293,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data68.timeout !== undefined){
-  let data94 = data68.timeout;
-  if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-  const err179 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  if(data100.level !== undefined){
+  let data101 = data100.level;
+  if(typeof data101 !== "string"){
+  const err179 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions/level",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.level.type,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.level,data:data101};
   if(vErrors === null){
   vErrors = [err179];
   }
@@ -2300,9 +2305,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data94 == "number"){
-  if(data94 > 3900 || isNaN(data94)){
-  const err180 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  }
+  if(data100.role !== undefined){
+  let data102 = data100.role;
+  if(typeof data102 !== "string"){
+  const err180 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions/role",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.role.type,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.role,data:data102};
   if(vErrors === null){
   vErrors = [err180];
   }
@@ -2311,8 +2318,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data94 < 1 || isNaN(data94)){
-  const err181 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data94};
+  }
+  if(data100.type !== undefined){
+  let data103 = data100.type;
+  if(typeof data103 !== "string"){
+  const err181 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions/type",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.type.type,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.type,data:data103};
   if(vErrors === null){
   vErrors = [err181];
   }
@@ -2322,12 +2332,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  if(data68.via !== undefined){
-  let data95 = data68.via;
-  if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-  if(Object.keys(data95).length > 1){
-  const err182 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(data100.user !== undefined){
+  let data104 = data100.user;
+  if(typeof data104 !== "string"){
+  const err182 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions/user",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.user.type,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions.properties.user,data:data104};
   if(vErrors === null){
   vErrors = [err182];
   }
@@ -2336,8 +2344,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(Object.keys(data95).length < 1){
-  const err183 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  }
+  }
+  else {
+  const err183 = {instancePath:instancePath+"/podSecurityContext/seLinuxOptions",schemaPath:"#/properties/podSecurityContext/properties/seLinuxOptions/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.podSecurityContext.properties.seLinuxOptions.type,parentSchema:schema11.properties.podSecurityContext.properties.seLinuxOptions,data:data100};
   if(vErrors === null){
   vErrors = [err183];
   }
@@ -2346,9 +2356,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key28 in data95){
-  if(!(((key28 === "istio") || (key28 === "apiRule")) || (key28 === "gatewayApi"))){
-  const err184 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  }
+  if(data94.seccompProfile !== undefined){
+  let data105 = data94.seccompProfile;
+  if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+  if(data105.type === undefined){
+  const err184 = {instancePath:instancePath+"/podSecurityContext/seccompProfile",schemaPath:"#/properties/podSecurityContext/properties/seccompProfile/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.podSecurityContext.properties.seccompProfile.required,parentSchema:schema11.properties.podSecurityContext.properties.seccompProfile,data:data105};
   if(vErrors === null){
   vErrors = [err184];
   }
@@ -2357,12 +2370,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data95.istio !== undefined){
-  let data96 = data95.istio;
-  if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-  if(data96.gateway === undefined){
-  const err185 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  for(const key30 in data105){
+  if(!((key30 === "type") || (key30 === "localhostProfile"))){
+  const err185 = {instancePath:instancePath+"/podSecurityContext/seccompProfile",schemaPath:"#/properties/podSecurityContext/properties/seccompProfile/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.podSecurityContext.properties.seccompProfile,data:data105};
   if(vErrors === null){
   vErrors = [err185];
   }
@@ -2371,9 +2381,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key29 in data96){
-  if(!((key29 === "gateway") || (key29 === "tls"))){
-  const err186 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  }
+  if(data105.type !== undefined){
+  let data106 = data105.type;
+  if(!(((data106 === "Localhost") || (data106 === "RuntimeDefault")) || (data106 === "Unconfined"))){
+  const err186 = {instancePath:instancePath+"/podSecurityContext/seccompProfile/type",schemaPath:"#/properties/podSecurityContext/properties/seccompProfile/properties/type/enum",keyword:"enum",params:{allowedValues: schema11.properties.podSecurityContext.properties.seccompProfile.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.podSecurityContext.properties.seccompProfile.properties.type.enum,parentSchema:schema11.properties.podSecurityContext.properties.seccompProfile.properties.type,data:data106};
   if(vErrors === null){
   vErrors = [err186];
   }
@@ -2383,10 +2395,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data96.gateway !== undefined){
-  let data97 = data96.gateway;
-  if(typeof data97 !== "string"){
-  const err187 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data97};
+  if(data105.localhostProfile !== undefined){
+  let data107 = data105.localhostProfile;
+  if(typeof data107 !== "string"){
+  const err187 = {instancePath:instancePath+"/podSecurityContext/seccompProfile/localhostProfile",schemaPath:"#/properties/podSecurityContext/properties/seccompProfile/properties/localhostProfile/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.seccompProfile.properties.localhostProfile.type,parentSchema:schema11.properties.podSecurityContext.properties.seccompProfile.properties.localhostProfile,data:data107};
   if(vErrors === null){
   vErrors = [err187];
   }
@@ -2396,10 +2408,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data96.tls !== undefined){
-  let data98 = data96.tls;
-  if(typeof data98 !== "boolean"){
-  const err188 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data98};
+  }
+  else {
+  const err188 = {instancePath:instancePath+"/podSecurityContext/seccompProfile",schemaPath:"#/properties/podSecurityContext/properties/seccompProfile/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.podSecurityContext.properties.seccompProfile.type,parentSchema:schema11.properties.podSecurityContext.properties.seccompProfile,data:data105};
   if(vErrors === null){
   vErrors = [err188];
   }
@@ -2409,9 +2420,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err189 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data96};
+  if(data94.supplementalGroups !== undefined){
+  let data108 = data94.supplementalGroups;
+  if(Array.isArray(data108)){
+  const len4 = data108.length;
+  for(let i4=0; i4<len4; i4++){
+  let data109 = data108[i4];
+  if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+  const err189 = {instancePath:instancePath+"/podSecurityContext/supplementalGroups/" + i4,schemaPath:"#/properties/podSecurityContext/properties/supplementalGroups/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.podSecurityContext.properties.supplementalGroups.items.type,parentSchema:schema11.properties.podSecurityContext.properties.supplementalGroups.items,data:data109};
   if(vErrors === null){
   vErrors = [err189];
   }
@@ -2421,12 +2437,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data95.apiRule !== undefined){
-  let data99 = data95.apiRule;
-  if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-  for(const key30 in data99){
-  if(!(key30 === "gateway")){
-  const err190 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data99};
+  }
+  else {
+  const err190 = {instancePath:instancePath+"/podSecurityContext/supplementalGroups",schemaPath:"#/properties/podSecurityContext/properties/supplementalGroups/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.podSecurityContext.properties.supplementalGroups.type,parentSchema:schema11.properties.podSecurityContext.properties.supplementalGroups,data:data108};
   if(vErrors === null){
   vErrors = [err190];
   }
@@ -2436,10 +2449,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data99.gateway !== undefined){
-  let data100 = data99.gateway;
-  if(typeof data100 !== "string"){
-  const err191 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data100};
+  if(data94.sysctls !== undefined){
+  let data110 = data94.sysctls;
+  if(Array.isArray(data110)){
+  const len5 = data110.length;
+  for(let i5=0; i5<len5; i5++){
+  let data111 = data110[i5];
+  if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+  if(data111.name === undefined){
+  const err191 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5,schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.podSecurityContext.properties.sysctls.items.required,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items,data:data111};
   if(vErrors === null){
   vErrors = [err191];
   }
@@ -2448,10 +2466,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err192 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data99};
+  if(data111.value === undefined){
+  const err192 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5,schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema11.properties.podSecurityContext.properties.sysctls.items.required,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items,data:data111};
   if(vErrors === null){
   vErrors = [err192];
   }
@@ -2460,12 +2476,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data95.gatewayApi !== undefined){
-  let data101 = data95.gatewayApi;
-  if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-  if(data101.parentRefs === undefined){
-  const err193 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  for(const key31 in data111){
+  if(!((key31 === "name") || (key31 === "value"))){
+  const err193 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5,schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items,data:data111};
   if(vErrors === null){
   vErrors = [err193];
   }
@@ -2474,9 +2487,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key31 in data101){
-  if(!((key31 === "parentRefs") || (key31 === "tls"))){
-  const err194 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  }
+  if(data111.name !== undefined){
+  let data112 = data111.name;
+  if(typeof data112 !== "string"){
+  const err194 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5+"/name",schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.sysctls.items.properties.name.type,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items.properties.name,data:data112};
   if(vErrors === null){
   vErrors = [err194];
   }
@@ -2486,15 +2501,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data101.parentRefs !== undefined){
-  let data102 = data101.parentRefs;
-  if(Array.isArray(data102)){
-  const len10 = data102.length;
-  for(let i10=0; i10<len10; i10++){
-  let data103 = data102[i10];
-  if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-  if(data103.name === undefined){
-  const err195 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  if(data111.value !== undefined){
+  let data113 = data111.value;
+  if(typeof data113 !== "string"){
+  const err195 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5+"/value",schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.sysctls.items.properties.value.type,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items.properties.value,data:data113};
   if(vErrors === null){
   vErrors = [err195];
   }
@@ -2503,9 +2513,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key32 in data103){
-  if(!((((key32 === "name") || (key32 === "namespace")) || (key32 === "sectionName")) || (key32 === "port"))){
-  const err196 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  }
+  }
+  else {
+  const err196 = {instancePath:instancePath+"/podSecurityContext/sysctls/" + i5,schemaPath:"#/properties/podSecurityContext/properties/sysctls/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.podSecurityContext.properties.sysctls.items.type,parentSchema:schema11.properties.podSecurityContext.properties.sysctls.items,data:data111};
   if(vErrors === null){
   vErrors = [err196];
   }
@@ -2515,10 +2526,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data103.name !== undefined){
-  let data104 = data103.name;
-  if(typeof data104 !== "string"){
-  const err197 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data104};
+  }
+  else {
+  const err197 = {instancePath:instancePath+"/podSecurityContext/sysctls",schemaPath:"#/properties/podSecurityContext/properties/sysctls/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.podSecurityContext.properties.sysctls.type,parentSchema:schema11.properties.podSecurityContext.properties.sysctls,data:data110};
   if(vErrors === null){
   vErrors = [err197];
   }
@@ -2528,10 +2538,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data103.namespace !== undefined){
-  let data105 = data103.namespace;
-  if(typeof data105 !== "string"){
-  const err198 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data105};
+  if(data94.windowsOptions !== undefined){
+  let data114 = data94.windowsOptions;
+  if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+  for(const key32 in data114){
+  if(!((((key32 === "gmsaCredentialSpec") || (key32 === "gmsaCredentialSpecName")) || (key32 === "hostProcess")) || (key32 === "runAsUserName"))){
+  const err198 = {instancePath:instancePath+"/podSecurityContext/windowsOptions",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions,data:data114};
   if(vErrors === null){
   vErrors = [err198];
   }
@@ -2541,10 +2553,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data103.sectionName !== undefined){
-  let data106 = data103.sectionName;
-  if(typeof data106 !== "string"){
-  const err199 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data106};
+  if(data114.gmsaCredentialSpec !== undefined){
+  let data115 = data114.gmsaCredentialSpec;
+  if(typeof data115 !== "string"){
+  const err199 = {instancePath:instancePath+"/podSecurityContext/windowsOptions/gmsaCredentialSpec",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/properties/gmsaCredentialSpec/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpec.type,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpec,data:data115};
   if(vErrors === null){
   vErrors = [err199];
   }
@@ -2554,10 +2566,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data103.port !== undefined){
-  let data107 = data103.port;
-  if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
-  const err200 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data107};
+  if(data114.gmsaCredentialSpecName !== undefined){
+  let data116 = data114.gmsaCredentialSpecName;
+  if(typeof data116 !== "string"){
+  const err200 = {instancePath:instancePath+"/podSecurityContext/windowsOptions/gmsaCredentialSpecName",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/properties/gmsaCredentialSpecName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpecName.type,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.gmsaCredentialSpecName,data:data116};
   if(vErrors === null){
   vErrors = [err200];
   }
@@ -2567,9 +2579,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err201 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i10,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data103};
+  if(data114.hostProcess !== undefined){
+  let data117 = data114.hostProcess;
+  if(typeof data117 !== "boolean"){
+  const err201 = {instancePath:instancePath+"/podSecurityContext/windowsOptions/hostProcess",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/properties/hostProcess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.hostProcess.type,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.hostProcess,data:data117};
   if(vErrors === null){
   vErrors = [err201];
   }
@@ -2579,9 +2592,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err202 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data102};
+  if(data114.runAsUserName !== undefined){
+  let data118 = data114.runAsUserName;
+  if(typeof data118 !== "string"){
+  const err202 = {instancePath:instancePath+"/podSecurityContext/windowsOptions/runAsUserName",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/properties/runAsUserName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.runAsUserName.type,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions.properties.runAsUserName,data:data118};
   if(vErrors === null){
   vErrors = [err202];
   }
@@ -2591,10 +2605,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data101.tls !== undefined){
-  let data108 = data101.tls;
-  if(typeof data108 !== "boolean"){
-  const err203 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data108};
+  }
+  else {
+  const err203 = {instancePath:instancePath+"/podSecurityContext/windowsOptions",schemaPath:"#/properties/podSecurityContext/properties/windowsOptions/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.podSecurityContext.properties.windowsOptions.type,parentSchema:schema11.properties.podSecurityContext.properties.windowsOptions,data:data114};
   if(vErrors === null){
   vErrors = [err203];
   }
@@ -2606,7 +2619,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err204 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data101};
+  const err204 = {instancePath:instancePath+"/podSecurityContext",schemaPath:"#/properties/podSecurityContext/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.podSecurityContext.type,parentSchema:schema11.properties.podSecurityContext,data:data94};
   if(vErrors === null){
   vErrors = [err204];
   }
@@ -2616,9 +2629,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err205 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data95};
+  if(data.expose !== undefined){
+  let data119 = data.expose;
+  if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+  if(data119.host === undefined){
+  const err205 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data119};
   if(vErrors === null){
   vErrors = [err205];
   }
@@ -2627,10 +2642,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err206 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data68};
+  if(data119.auth === undefined){
+  const err206 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data119};
   if(vErrors === null){
   vErrors = [err206];
   }
@@ -2639,16 +2652,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data.subscribe !== undefined){
-  let data109 = data.subscribe;
-  if(Array.isArray(data109)){
-  const len11 = data109.length;
-  for(let i11=0; i11<len11; i11++){
-  let data110 = data109[i11];
-  if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
-  if(data110.source === undefined){
-  const err207 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data110};
+  for(const key33 in data119){
+  if(!((((((key33 === "host") || (key33 === "paths")) || (key33 === "auth")) || (key33 === "cors")) || (key33 === "timeout")) || (key33 === "via"))){
+  const err207 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data119};
   if(vErrors === null){
   vErrors = [err207];
   }
@@ -2657,8 +2663,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data110.types === undefined){
-  const err208 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data110};
+  }
+  if(data119.host !== undefined){
+  let data120 = data119.host;
+  if(typeof data120 !== "string"){
+  const err208 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data120};
   if(vErrors === null){
   vErrors = [err208];
   }
@@ -2667,9 +2676,16 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key33 in data110){
-  if(!((((key33 === "source") || (key33 === "types")) || (key33 === "typeMatching")) || (key33 === "maxInFlightMessages"))){
-  const err209 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data110};
+  }
+  if(data119.paths !== undefined){
+  let data121 = data119.paths;
+  if(Array.isArray(data121)){
+  const len6 = data121.length;
+  for(let i6=0; i6<len6; i6++){
+  let data122 = data121[i6];
+  if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+  if(data122.path === undefined){
+  const err209 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
   if(vErrors === null){
   vErrors = [err209];
   }
@@ -2678,11 +2694,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data110.source !== undefined){
-  let data111 = data110.source;
-  if(typeof data111 !== "string"){
-  const err210 = {instancePath:instancePath+"/subscribe/" + i11+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data111};
+  for(const key34 in data122){
+  if(!((key34 === "path") || (key34 === "methods"))){
+  const err210 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
   if(vErrors === null){
   vErrors = [err210];
   }
@@ -2692,14 +2706,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data110.types !== undefined){
-  let data112 = data110.types;
-  if(Array.isArray(data112)){
-  const len12 = data112.length;
-  for(let i12=0; i12<len12; i12++){
-  let data113 = data112[i12];
-  if(typeof data113 !== "string"){
-  const err211 = {instancePath:instancePath+"/subscribe/" + i11+"/types/" + i12,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data113};
+  if(data122.path !== undefined){
+  let data123 = data122.path;
+  if(typeof data123 !== "string"){
+  const err211 = {instancePath:instancePath+"/expose/paths/" + i6+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data123};
   if(vErrors === null){
   vErrors = [err211];
   }
@@ -2709,9 +2719,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err212 = {instancePath:instancePath+"/subscribe/" + i11+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data112};
+  if(data122.methods !== undefined){
+  let data124 = data122.methods;
+  if(Array.isArray(data124)){
+  const len7 = data124.length;
+  for(let i7=0; i7<len7; i7++){
+  let data125 = data124[i7];
+  if(!(((((((((data125 === "GET") || (data125 === "HEAD")) || (data125 === "POST")) || (data125 === "PUT")) || (data125 === "DELETE")) || (data125 === "CONNECT")) || (data125 === "OPTIONS")) || (data125 === "TRACE")) || (data125 === "PATCH"))){
+  const err212 = {instancePath:instancePath+"/expose/paths/" + i6+"/methods/" + i7,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data125};
   if(vErrors === null){
   vErrors = [err212];
   }
@@ -2721,10 +2736,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data110.typeMatching !== undefined){
-  let data114 = data110.typeMatching;
-  if(!((data114 === "standard") || (data114 === "exact"))){
-  const err213 = {instancePath:instancePath+"/subscribe/" + i11+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data114};
+  }
+  else {
+  const err213 = {instancePath:instancePath+"/expose/paths/" + i6+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data124};
   if(vErrors === null){
   vErrors = [err213];
   }
@@ -2734,10 +2748,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data110.maxInFlightMessages !== undefined){
-  let data115 = data110.maxInFlightMessages;
-  if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
-  const err214 = {instancePath:instancePath+"/subscribe/" + i11+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data115};
+  }
+  else {
+  const err214 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
   if(vErrors === null){
   vErrors = [err214];
   }
@@ -2749,7 +2762,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err215 = {instancePath:instancePath+"/subscribe/" + i11,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data110};
+  const err215 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data121};
   if(vErrors === null){
   vErrors = [err215];
   }
@@ -2759,9 +2772,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err216 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data109};
+  if(data119.auth !== undefined){
+  let data126 = data119.auth;
+  if((typeof data126 !== "string") && (!(data126 && typeof data126 == "object" && !Array.isArray(data126)))){
+  const err216 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data126};
   if(vErrors === null){
   vErrors = [err216];
   }
@@ -2770,15 +2784,856 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err217 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  if(typeof data126 === "string"){
+  if(!pattern9.test(data126)){
+  const err217 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data126};
   if(vErrors === null){
   vErrors = [err217];
   }
   else {
   vErrors.push(err217);
+  }
+  errors++;
+  }
+  }
+  if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+  if(data126.jwt === undefined){
+  const err218 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  if(vErrors === null){
+  vErrors = [err218];
+  }
+  else {
+  vErrors.push(err218);
+  }
+  errors++;
+  }
+  for(const key35 in data126){
+  if(!(key35 === "jwt")){
+  const err219 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  if(vErrors === null){
+  vErrors = [err219];
+  }
+  else {
+  vErrors.push(err219);
+  }
+  errors++;
+  }
+  }
+  if(data126.jwt !== undefined){
+  let data127 = data126.jwt;
+  if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+  if(data127.issuer === undefined){
+  const err220 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  if(vErrors === null){
+  vErrors = [err220];
+  }
+  else {
+  vErrors.push(err220);
+  }
+  errors++;
+  }
+  if(data127.jwksUri === undefined){
+  const err221 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  if(vErrors === null){
+  vErrors = [err221];
+  }
+  else {
+  vErrors.push(err221);
+  }
+  errors++;
+  }
+  for(const key36 in data127){
+  if(!((((key36 === "issuer") || (key36 === "jwksUri")) || (key36 === "requiredScopes")) || (key36 === "audiences"))){
+  const err222 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  if(vErrors === null){
+  vErrors = [err222];
+  }
+  else {
+  vErrors.push(err222);
+  }
+  errors++;
+  }
+  }
+  if(data127.issuer !== undefined){
+  let data128 = data127.issuer;
+  if(typeof data128 !== "string"){
+  const err223 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data128};
+  if(vErrors === null){
+  vErrors = [err223];
+  }
+  else {
+  vErrors.push(err223);
+  }
+  errors++;
+  }
+  }
+  if(data127.jwksUri !== undefined){
+  let data129 = data127.jwksUri;
+  if(typeof data129 !== "string"){
+  const err224 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data129};
+  if(vErrors === null){
+  vErrors = [err224];
+  }
+  else {
+  vErrors.push(err224);
+  }
+  errors++;
+  }
+  }
+  if(data127.requiredScopes !== undefined){
+  let data130 = data127.requiredScopes;
+  if(Array.isArray(data130)){
+  const len8 = data130.length;
+  for(let i8=0; i8<len8; i8++){
+  let data131 = data130[i8];
+  if(typeof data131 !== "string"){
+  const err225 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i8,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data131};
+  if(vErrors === null){
+  vErrors = [err225];
+  }
+  else {
+  vErrors.push(err225);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err226 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data130};
+  if(vErrors === null){
+  vErrors = [err226];
+  }
+  else {
+  vErrors.push(err226);
+  }
+  errors++;
+  }
+  }
+  if(data127.audiences !== undefined){
+  let data132 = data127.audiences;
+  if(Array.isArray(data132)){
+  const len9 = data132.length;
+  for(let i9=0; i9<len9; i9++){
+  let data133 = data132[i9];
+  if(typeof data133 !== "string"){
+  const err227 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i9,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data133};
+  if(vErrors === null){
+  vErrors = [err227];
+  }
+  else {
+  vErrors.push(err227);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err228 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data132};
+  if(vErrors === null){
+  vErrors = [err228];
+  }
+  else {
+  vErrors.push(err228);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err229 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  if(vErrors === null){
+  vErrors = [err229];
+  }
+  else {
+  vErrors.push(err229);
+  }
+  errors++;
+  }
+  }
+  }
+  }
+  if(data119.cors !== undefined){
+  let data134 = data119.cors;
+  if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+  if(data134.allowOrigins === undefined){
+  const err230 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  if(vErrors === null){
+  vErrors = [err230];
+  }
+  else {
+  vErrors.push(err230);
+  }
+  errors++;
+  }
+  for(const key37 in data134){
+  if(!((((((key37 === "allowOrigins") || (key37 === "allowMethods")) || (key37 === "allowHeaders")) || (key37 === "exposeHeaders")) || (key37 === "allowCredentials")) || (key37 === "maxAge"))){
+  const err231 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  if(vErrors === null){
+  vErrors = [err231];
+  }
+  else {
+  vErrors.push(err231);
+  }
+  errors++;
+  }
+  }
+  if(data134.allowOrigins !== undefined){
+  let data135 = data134.allowOrigins;
+  if(Array.isArray(data135)){
+  const len10 = data135.length;
+  for(let i10=0; i10<len10; i10++){
+  let data136 = data135[i10];
+  if(typeof data136 !== "string"){
+  const err232 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i10,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data136};
+  if(vErrors === null){
+  vErrors = [err232];
+  }
+  else {
+  vErrors.push(err232);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err233 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data135};
+  if(vErrors === null){
+  vErrors = [err233];
+  }
+  else {
+  vErrors.push(err233);
+  }
+  errors++;
+  }
+  }
+  if(data134.allowMethods !== undefined){
+  let data137 = data134.allowMethods;
+  if(Array.isArray(data137)){
+  const len11 = data137.length;
+  for(let i11=0; i11<len11; i11++){
+  let data138 = data137[i11];
+  if(!(((((((((data138 === "GET") || (data138 === "HEAD")) || (data138 === "POST")) || (data138 === "PUT")) || (data138 === "DELETE")) || (data138 === "CONNECT")) || (data138 === "OPTIONS")) || (data138 === "TRACE")) || (data138 === "PATCH"))){
+  const err234 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i11,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data138};
+  if(vErrors === null){
+  vErrors = [err234];
+  }
+  else {
+  vErrors.push(err234);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err235 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data137};
+  if(vErrors === null){
+  vErrors = [err235];
+  }
+  else {
+  vErrors.push(err235);
+  }
+  errors++;
+  }
+  }
+  if(data134.allowHeaders !== undefined){
+  let data139 = data134.allowHeaders;
+  if(Array.isArray(data139)){
+  const len12 = data139.length;
+  for(let i12=0; i12<len12; i12++){
+  let data140 = data139[i12];
+  if(typeof data140 !== "string"){
+  const err236 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i12,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data140};
+  if(vErrors === null){
+  vErrors = [err236];
+  }
+  else {
+  vErrors.push(err236);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err237 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data139};
+  if(vErrors === null){
+  vErrors = [err237];
+  }
+  else {
+  vErrors.push(err237);
+  }
+  errors++;
+  }
+  }
+  if(data134.exposeHeaders !== undefined){
+  let data141 = data134.exposeHeaders;
+  if(Array.isArray(data141)){
+  const len13 = data141.length;
+  for(let i13=0; i13<len13; i13++){
+  let data142 = data141[i13];
+  if(typeof data142 !== "string"){
+  const err238 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i13,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data142};
+  if(vErrors === null){
+  vErrors = [err238];
+  }
+  else {
+  vErrors.push(err238);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err239 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data141};
+  if(vErrors === null){
+  vErrors = [err239];
+  }
+  else {
+  vErrors.push(err239);
+  }
+  errors++;
+  }
+  }
+  if(data134.allowCredentials !== undefined){
+  let data143 = data134.allowCredentials;
+  if(typeof data143 !== "boolean"){
+  const err240 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data143};
+  if(vErrors === null){
+  vErrors = [err240];
+  }
+  else {
+  vErrors.push(err240);
+  }
+  errors++;
+  }
+  }
+  if(data134.maxAge !== undefined){
+  let data144 = data134.maxAge;
+  if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+  const err241 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data144};
+  if(vErrors === null){
+  vErrors = [err241];
+  }
+  else {
+  vErrors.push(err241);
+  }
+  errors++;
+  }
+  if(typeof data144 == "number"){
+  if(data144 < 1 || isNaN(data144)){
+  const err242 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data144};
+  if(vErrors === null){
+  vErrors = [err242];
+  }
+  else {
+  vErrors.push(err242);
+  }
+  errors++;
+  }
+  }
+  }
+  }
+  else {
+  const err243 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  if(vErrors === null){
+  vErrors = [err243];
+  }
+  else {
+  vErrors.push(err243);
+  }
+  errors++;
+  }
+  }
+  if(data119.timeout !== undefined){
+  let data145 = data119.timeout;
+  if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+  const err244 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  if(vErrors === null){
+  vErrors = [err244];
+  }
+  else {
+  vErrors.push(err244);
+  }
+  errors++;
+  }
+  if(typeof data145 == "number"){
+  if(data145 > 3900 || isNaN(data145)){
+  const err245 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  if(vErrors === null){
+  vErrors = [err245];
+  }
+  else {
+  vErrors.push(err245);
+  }
+  errors++;
+  }
+  if(data145 < 1 || isNaN(data145)){
+  const err246 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  if(vErrors === null){
+  vErrors = [err246];
+  }
+  else {
+  vErrors.push(err246);
+  }
+  errors++;
+  }
+  }
+  }
+  if(data119.via !== undefined){
+  let data146 = data119.via;
+  if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+  if(Object.keys(data146).length > 1){
+  const err247 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(vErrors === null){
+  vErrors = [err247];
+  }
+  else {
+  vErrors.push(err247);
+  }
+  errors++;
+  }
+  if(Object.keys(data146).length < 1){
+  const err248 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(vErrors === null){
+  vErrors = [err248];
+  }
+  else {
+  vErrors.push(err248);
+  }
+  errors++;
+  }
+  for(const key38 in data146){
+  if(!(((key38 === "istio") || (key38 === "apiRule")) || (key38 === "gatewayApi"))){
+  const err249 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(vErrors === null){
+  vErrors = [err249];
+  }
+  else {
+  vErrors.push(err249);
+  }
+  errors++;
+  }
+  }
+  if(data146.istio !== undefined){
+  let data147 = data146.istio;
+  if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+  if(data147.gateway === undefined){
+  const err250 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  if(vErrors === null){
+  vErrors = [err250];
+  }
+  else {
+  vErrors.push(err250);
+  }
+  errors++;
+  }
+  for(const key39 in data147){
+  if(!((key39 === "gateway") || (key39 === "tls"))){
+  const err251 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  if(vErrors === null){
+  vErrors = [err251];
+  }
+  else {
+  vErrors.push(err251);
+  }
+  errors++;
+  }
+  }
+  if(data147.gateway !== undefined){
+  let data148 = data147.gateway;
+  if(typeof data148 !== "string"){
+  const err252 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data148};
+  if(vErrors === null){
+  vErrors = [err252];
+  }
+  else {
+  vErrors.push(err252);
+  }
+  errors++;
+  }
+  }
+  if(data147.tls !== undefined){
+  let data149 = data147.tls;
+  if(typeof data149 !== "boolean"){
+  const err253 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data149};
+  if(vErrors === null){
+  vErrors = [err253];
+  }
+  else {
+  vErrors.push(err253);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err254 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  if(vErrors === null){
+  vErrors = [err254];
+  }
+  else {
+  vErrors.push(err254);
+  }
+  errors++;
+  }
+  }
+  if(data146.apiRule !== undefined){
+  let data150 = data146.apiRule;
+  if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+  for(const key40 in data150){
+  if(!(key40 === "gateway")){
+  const err255 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data150};
+  if(vErrors === null){
+  vErrors = [err255];
+  }
+  else {
+  vErrors.push(err255);
+  }
+  errors++;
+  }
+  }
+  if(data150.gateway !== undefined){
+  let data151 = data150.gateway;
+  if(typeof data151 !== "string"){
+  const err256 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data151};
+  if(vErrors === null){
+  vErrors = [err256];
+  }
+  else {
+  vErrors.push(err256);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err257 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data150};
+  if(vErrors === null){
+  vErrors = [err257];
+  }
+  else {
+  vErrors.push(err257);
+  }
+  errors++;
+  }
+  }
+  if(data146.gatewayApi !== undefined){
+  let data152 = data146.gatewayApi;
+  if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+  if(data152.parentRefs === undefined){
+  const err258 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  if(vErrors === null){
+  vErrors = [err258];
+  }
+  else {
+  vErrors.push(err258);
+  }
+  errors++;
+  }
+  for(const key41 in data152){
+  if(!((key41 === "parentRefs") || (key41 === "tls"))){
+  const err259 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  if(vErrors === null){
+  vErrors = [err259];
+  }
+  else {
+  vErrors.push(err259);
+  }
+  errors++;
+  }
+  }
+  if(data152.parentRefs !== undefined){
+  let data153 = data152.parentRefs;
+  if(Array.isArray(data153)){
+  const len14 = data153.length;
+  for(let i14=0; i14<len14; i14++){
+  let data154 = data153[i14];
+  if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
+  if(data154.name === undefined){
+  const err260 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  if(vErrors === null){
+  vErrors = [err260];
+  }
+  else {
+  vErrors.push(err260);
+  }
+  errors++;
+  }
+  for(const key42 in data154){
+  if(!((((key42 === "name") || (key42 === "namespace")) || (key42 === "sectionName")) || (key42 === "port"))){
+  const err261 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  if(vErrors === null){
+  vErrors = [err261];
+  }
+  else {
+  vErrors.push(err261);
+  }
+  errors++;
+  }
+  }
+  if(data154.name !== undefined){
+  let data155 = data154.name;
+  if(typeof data155 !== "string"){
+  const err262 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data155};
+  if(vErrors === null){
+  vErrors = [err262];
+  }
+  else {
+  vErrors.push(err262);
+  }
+  errors++;
+  }
+  }
+  if(data154.namespace !== undefined){
+  let data156 = data154.namespace;
+  if(typeof data156 !== "string"){
+  const err263 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data156};
+  if(vErrors === null){
+  vErrors = [err263];
+  }
+  else {
+  vErrors.push(err263);
+  }
+  errors++;
+  }
+  }
+  if(data154.sectionName !== undefined){
+  let data157 = data154.sectionName;
+  if(typeof data157 !== "string"){
+  const err264 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data157};
+  if(vErrors === null){
+  vErrors = [err264];
+  }
+  else {
+  vErrors.push(err264);
+  }
+  errors++;
+  }
+  }
+  if(data154.port !== undefined){
+  let data158 = data154.port;
+  if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+  const err265 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data158};
+  if(vErrors === null){
+  vErrors = [err265];
+  }
+  else {
+  vErrors.push(err265);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err266 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  if(vErrors === null){
+  vErrors = [err266];
+  }
+  else {
+  vErrors.push(err266);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err267 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data153};
+  if(vErrors === null){
+  vErrors = [err267];
+  }
+  else {
+  vErrors.push(err267);
+  }
+  errors++;
+  }
+  }
+  if(data152.tls !== undefined){
+  let data159 = data152.tls;
+  if(typeof data159 !== "boolean"){
+  const err268 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data159};
+  if(vErrors === null){
+  vErrors = [err268];
+  }
+  else {
+  vErrors.push(err268);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err269 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  if(vErrors === null){
+  vErrors = [err269];
+  }
+  else {
+  vErrors.push(err269);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err270 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(vErrors === null){
+  vErrors = [err270];
+  }
+  else {
+  vErrors.push(err270);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err271 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data119};
+  if(vErrors === null){
+  vErrors = [err271];
+  }
+  else {
+  vErrors.push(err271);
+  }
+  errors++;
+  }
+  }
+  if(data.subscribe !== undefined){
+  let data160 = data.subscribe;
+  if(Array.isArray(data160)){
+  const len15 = data160.length;
+  for(let i15=0; i15<len15; i15++){
+  let data161 = data160[i15];
+  if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+  if(data161.source === undefined){
+  const err272 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data161};
+  if(vErrors === null){
+  vErrors = [err272];
+  }
+  else {
+  vErrors.push(err272);
+  }
+  errors++;
+  }
+  if(data161.types === undefined){
+  const err273 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data161};
+  if(vErrors === null){
+  vErrors = [err273];
+  }
+  else {
+  vErrors.push(err273);
+  }
+  errors++;
+  }
+  for(const key43 in data161){
+  if(!((((key43 === "source") || (key43 === "types")) || (key43 === "typeMatching")) || (key43 === "maxInFlightMessages"))){
+  const err274 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data161};
+  if(vErrors === null){
+  vErrors = [err274];
+  }
+  else {
+  vErrors.push(err274);
+  }
+  errors++;
+  }
+  }
+  if(data161.source !== undefined){
+  let data162 = data161.source;
+  if(typeof data162 !== "string"){
+  const err275 = {instancePath:instancePath+"/subscribe/" + i15+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data162};
+  if(vErrors === null){
+  vErrors = [err275];
+  }
+  else {
+  vErrors.push(err275);
+  }
+  errors++;
+  }
+  }
+  if(data161.types !== undefined){
+  let data163 = data161.types;
+  if(Array.isArray(data163)){
+  const len16 = data163.length;
+  for(let i16=0; i16<len16; i16++){
+  let data164 = data163[i16];
+  if(typeof data164 !== "string"){
+  const err276 = {instancePath:instancePath+"/subscribe/" + i15+"/types/" + i16,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data164};
+  if(vErrors === null){
+  vErrors = [err276];
+  }
+  else {
+  vErrors.push(err276);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err277 = {instancePath:instancePath+"/subscribe/" + i15+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data163};
+  if(vErrors === null){
+  vErrors = [err277];
+  }
+  else {
+  vErrors.push(err277);
+  }
+  errors++;
+  }
+  }
+  if(data161.typeMatching !== undefined){
+  let data165 = data161.typeMatching;
+  if(!((data165 === "standard") || (data165 === "exact"))){
+  const err278 = {instancePath:instancePath+"/subscribe/" + i15+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data165};
+  if(vErrors === null){
+  vErrors = [err278];
+  }
+  else {
+  vErrors.push(err278);
+  }
+  errors++;
+  }
+  }
+  if(data161.maxInFlightMessages !== undefined){
+  let data166 = data161.maxInFlightMessages;
+  if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
+  const err279 = {instancePath:instancePath+"/subscribe/" + i15+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data166};
+  if(vErrors === null){
+  vErrors = [err279];
+  }
+  else {
+  vErrors.push(err279);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err280 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data161};
+  if(vErrors === null){
+  vErrors = [err280];
+  }
+  else {
+  vErrors.push(err280);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err281 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data160};
+  if(vErrors === null){
+  vErrors = [err281];
+  }
+  else {
+  vErrors.push(err281);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err282 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  if(vErrors === null){
+  vErrors = [err282];
+  }
+  else {
+  vErrors.push(err282);
   }
   errors++;
   }

@@ -5,12 +5,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Chart, Duration, Size } from 'cdk8s';
-import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
+import { ConfigMap, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { ErrorObject } from 'ajv';
 import type * as Yaml from 'yaml';
 import {
-  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, QUANTITY_PATTERN, RUNTIMES, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
+  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
 import { closestMatch, editDistance } from '../api/_suggest';
@@ -121,6 +121,10 @@ export interface FunctionFolderSettings {
   readonly labels?: { readonly [key: string]: string };
   readonly annotations?: { readonly [key: string]: string };
   readonly runtimeImageOverride?: string;
+  /** The container's security context, as in a Pod (release 1.13.0 only): what the `containerSecurityContext` prop takes. */
+  readonly containerSecurityContext?: k8s.SecurityContext;
+  /** The Pod's security context, as in a Pod (release 1.13.0 only): what the `podSecurityContext` prop takes. */
+  readonly podSecurityContext?: k8s.PodSecurityContext;
   /** An HTTP endpoint: what `expose()` takes. */
   readonly expose?: ExposeSettings;
   /** Event subscriptions: what `subscribe()` takes, one entry per Subscription. */
@@ -147,6 +151,40 @@ const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
 const strings = { type: 'array', items: { type: 'string' } };
 const methods = { type: 'array', items: { enum: Object.values(HttpMethod) } };
 const closed = (properties: object, required: string[] = []) => ({ type: 'object', additionalProperties: false, required, properties });
+
+// The security contexts of Kubernetes 1.27, field by field, closed: a misspelt field fails the load
+// instead of vanishing. Values are checked again against the Function CRD of the release at synth.
+const int64 = { type: 'integer' };
+const seLinuxOptions = closed({ level: { type: 'string' }, role: { type: 'string' }, type: { type: 'string' }, user: { type: 'string' } });
+const seccompProfile = closed({ type: { enum: ['Localhost', 'RuntimeDefault', 'Unconfined'] }, localhostProfile: { type: 'string' } }, ['type']);
+const windowsOptions = closed({
+  gmsaCredentialSpec: { type: 'string' }, gmsaCredentialSpecName: { type: 'string' }, hostProcess: { type: 'boolean' }, runAsUserName: { type: 'string' },
+});
+const CONTAINER_SECURITY_CONTEXT_SCHEMA = closed({
+  allowPrivilegeEscalation: { type: 'boolean' },
+  capabilities: closed({ add: strings, drop: strings }),
+  privileged: { type: 'boolean' },
+  procMount: { type: 'string' },
+  readOnlyRootFilesystem: { type: 'boolean' },
+  runAsGroup: int64,
+  runAsNonRoot: { type: 'boolean' },
+  runAsUser: int64,
+  seLinuxOptions,
+  seccompProfile,
+  windowsOptions,
+});
+const POD_SECURITY_CONTEXT_SCHEMA = closed({
+  fsGroup: int64,
+  fsGroupChangePolicy: { enum: ['OnRootMismatch', 'Always'] },
+  runAsGroup: int64,
+  runAsNonRoot: { type: 'boolean' },
+  runAsUser: int64,
+  seLinuxOptions,
+  seccompProfile,
+  supplementalGroups: { type: 'array', items: int64 },
+  sysctls: { type: 'array', items: closed({ name: { type: 'string' }, value: { type: 'string' } }, ['name', 'value']) },
+  windowsOptions,
+});
 
 /** `expose` of function.yaml. */
 const EXPOSE_SCHEMA = closed({
@@ -228,7 +266,8 @@ export const FUNCTION_YAML_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    runtime: { enum: RUNTIMES },
+    // Every runtime of some release: the release of the folder's stack is checked at synth, naming the release that has it.
+    runtime: { enum: KNOWN_RUNTIMES },
     namespace: { type: 'string' },
     env: {
       type: 'object',
@@ -269,6 +308,8 @@ export const FUNCTION_YAML_SCHEMA = {
     labels: stringMap,
     annotations: stringMap,
     runtimeImageOverride: { type: 'string' },
+    containerSecurityContext: CONTAINER_SECURITY_CONTEXT_SCHEMA,
+    podSecurityContext: POD_SECURITY_CONTEXT_SCHEMA,
     expose: EXPOSE_SCHEMA,
     subscribe: { type: 'array', items: SUBSCRIBE_SCHEMA },
   },
@@ -286,7 +327,7 @@ function checkSettings(data: unknown): data is FunctionFolderSettings {
 
 /** The lists of function.yaml: a number after one of these is an index, anywhere else a key (`labels.8080`). */
 const LISTS = new Set(['secretMounts', 'paths', 'subscribe', 'types', 'allowOrigins', 'allowMethods', 'allowHeaders', 'exposeHeaders',
-  'methods', 'parentRefs', 'requiredScopes', 'audiences', 'triggers']);
+  'methods', 'parentRefs', 'requiredScopes', 'audiences', 'triggers', 'add', 'drop', 'supplementalGroups', 'sysctls']);
 
 function isIndex(parents: readonly string[]): boolean {
   return parents.length > 0 && LISTS.has(parents[parents.length - 1]);
@@ -565,6 +606,9 @@ export class FunctionFolder {
       labels: s.labels,
       annotations: s.annotations,
       runtimeImageOverride: s.runtimeImageOverride,
+      // The keys of function.yaml are the fields of Kubernetes, which the generated types name alike.
+      containerSecurityContext: s.containerSecurityContext,
+      podSecurityContext: s.podSecurityContext,
     });
     const declaredIn = displayPath(this.file ?? this.directory);
     fn.node.addMetadata(DECLARED_IN_METADATA, declaredIn);

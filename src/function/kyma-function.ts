@@ -2,10 +2,11 @@
  * KymaFunction: one Function, declared as code.
  */
 import { ApiObject, Chart, Lazy } from 'cdk8s';
-import { EnvValue } from 'cdk8s-plus-27';
+import { EnvValue, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
 import {
   Function as FunctionResource,
+  FunctionProps,
   FunctionSpec,
   FunctionSpecEnv,
   FunctionSpecEnvValueFromResourceFieldRefDivisor,
@@ -18,9 +19,11 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  DEFAULT_RELEASE, FUNCTION_LABEL, FUNCTION_POD_LABEL, Violation, _rememberValidFunction, cpuMillis, parseQuantity, sizeBytes, validateFunction, withValueFromDefaults,
+  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _rememberValidFunction, cpuMillis,
+  parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
-import { FunctionNamespace } from '../namespace/function-namespace';
+import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
+import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
@@ -44,13 +47,20 @@ export interface SecretMount {
   readonly mountPath: string;
 }
 
-/** Bounds of the CPU-based autoscaler the controller creates for a Function. */
+/**
+ * Bounds of the CPU-based autoscaler of a Function: under release 1.11.1 the Function Controller
+ * creates it from `spec.scaleConfig`; under 1.13.0, whose controller creates none, the
+ * KymaFunction writes it beside the Function.
+ */
 export interface FunctionScale {
   /** The fewest Pods; at least 1. */
   readonly minReplicas: number;
-  /** The most Pods; at least `minReplicas`. When they are equal, no autoscaler is created. */
+  /** The most Pods; at least `minReplicas`. When they are equal, no autoscaler is created: `minReplicas` Pods run. */
   readonly maxReplicas: number;
 }
+
+/** The CPU utilisation a Function's autoscaler aims at when no stack gives one, in percent (the stack's default). */
+export const DEFAULT_TARGET_CPU_UTILIZATION_PERCENTAGE = 50;
 
 /** Props of {@link KymaFunction}. */
 export interface KymaFunctionProps {
@@ -103,7 +113,8 @@ export interface KymaFunctionProps {
   readonly resources?: FunctionResources;
 
   /**
-   * Resources of the build Job (`spec.resourceConfiguration.build`).
+   * Resources of the build Job (`spec.resourceConfiguration.build`). Release 1.11.1 only: release
+   * 1.13.0 builds no image, and synth fails for a Function that gives them under it.
    *
    * @default - the stack's default build preset
    */
@@ -117,10 +128,19 @@ export interface KymaFunctionProps {
   readonly replicas?: number;
 
   /**
-   * Bounds of a CPU-based autoscaler (`spec.scaleConfig`): the Function Controller runs a
-   * HorizontalPodAutoscaler between them. Cannot be used together with `replicas` or `keda`.
+   * Bounds of a CPU-based autoscaler. Cannot be used together with `replicas` or `keda`.
+   *
+   * Under release 1.11.1 the Function gets `spec.scaleConfig` and the Function Controller runs a
+   * HorizontalPodAutoscaler between the bounds. Release 1.13.0's controller creates none (it
+   * ignores `scaleConfig`), so under it the KymaFunction writes an `autoscaling/v2`
+   * HorizontalPodAutoscaler itself, named after the Function, on the Function's scale
+   * subresource, aiming at the stack's `targetCpuUtilizationPercentage`; the Function then has no
+   * `scaleConfig` and no `replicas` (the autoscaler sets them). The utilisation is a share of the
+   * Pods' CPU request: presets request CPU, explicit `resources` must too. When the bounds are
+   * equal, `minReplicas` Pods run and there is no autoscaler, under either release.
    *
    * @default - no autoscaler: `replicas` Pods
+   * @see https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
    */
   readonly scale?: FunctionScale;
 
@@ -150,11 +170,42 @@ export interface KymaFunctionProps {
   readonly annotations?: { readonly [key: string]: string };
 
   /**
-   * A base image to build on instead of the runtime's default one.
+   * An image instead of the runtime's default one: under release 1.11.1 the base image the build
+   * starts from, under 1.13.0 the image the Function's Pods run (it must keep the runtime's
+   * contract: install the dependencies and serve the handler).
    *
-   * @default - the runtime's base image, from the stack's `dockerfile-<runtime>` ConfigMap
+   * @default - the runtime's image of the stack's release
    */
   readonly runtimeImageOverride?: string;
+
+  /**
+   * The security context of the Function's container (`spec.containerSecurityContext`), release
+   * 1.13.0 only: synth fails for it under 1.11.1, whose controller sets the container's context itself.
+   *
+   * The controller merges it field by field into its own: `privileged: false`,
+   * `allowPrivilegeEscalation: false`, `readOnlyRootFilesystem: true`, `runAsNonRoot: true` and
+   * `capabilities: { drop: ['ALL'] }`; a field given here replaces that field (so `capabilities`
+   * replaces the whole `drop: ['ALL']`). In a FunctionNamespace, which enforces Pod Security
+   * `restricted` under 1.13.0, synth fails for a context that `restricted` refuses.
+   *
+   * @default - the controller's context above
+   * @see https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
+   */
+  readonly containerSecurityContext?: k8s.SecurityContext;
+
+  /**
+   * The security context of the Function's Pods (`spec.podSecurityContext`), release 1.13.0 only:
+   * synth fails for it under 1.11.1.
+   *
+   * The controller merges it field by field into its own: `runAsUser: 1000`, `runAsGroup: 1000`,
+   * `fsGroup: 1000`, `supplementalGroups: [1000]` and `seccompProfile: { type: 'RuntimeDefault' }`;
+   * a field given here replaces that field. In a FunctionNamespace, which enforces Pod Security
+   * `restricted` under 1.13.0, synth fails for a context that `restricted` refuses.
+   *
+   * @default - the controller's context above
+   * @see https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
+   */
+  readonly podSecurityContext?: k8s.PodSecurityContext;
 }
 
 type Json = Record<string, any>;
@@ -221,16 +272,88 @@ function abbreviated(value: unknown): string {
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
+/**
+ * Whether a release's Function CRD has `spec.containerSecurityContext` and `spec.podSecurityContext`:
+ * the buildless releases, whose controller merges them into its own defaults.
+ */
+function hasSecurityContexts(release: ServerlessRelease): boolean {
+  return !releaseFacts(release).buildsImages;
+}
+
+/** The container security context release 1.13.0's controller starts from (`containerSecurityContext()` in its deployment.go). */
+const CONTROLLER_CONTAINER_CONTEXT: Json = {
+  privileged: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true,
+};
+/** The Pod security context release 1.13.0's controller starts from (`podSecurityContext()` in its deployment.go). */
+const CONTROLLER_POD_CONTEXT: Json = {
+  runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, supplementalGroups: [1000], seccompProfile: { type: 'RuntimeDefault' },
+};
+
+/**
+ * What Pod Security `restricted` refuses in the Pod the controller runs for given security
+ * contexts, which it merges field by field into its own. Checked by the policy check of
+ * `kyma-serverless validate` on that Pod; each violation named by the prop and field it comes from.
+ */
+function restrictedViolations(container: Json | undefined, pod: Json | undefined): Array<{ prop: string; field: string; message: string }> {
+  const containerContext = { ...CONTROLLER_CONTAINER_CONTEXT, ...container };
+  const podContext = { ...CONTROLLER_POD_CONTEXT, ...pod };
+  const object = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'function' },
+    spec: { securityContext: podContext, containers: [{ name: 'function', securityContext: containerContext }] },
+  };
+  const containerPath = 'spec.containers[0].securityContext.';
+  return checkPolicies([object])
+    .filter(v => v.rule === PolicyRuleId.PSS_RESTRICTED || v.rule === PolicyRuleId.NO_PRIVILEGED || v.rule === PolicyRuleId.NO_HOST_NAMESPACES)
+    .filter(v => v.path.startsWith(containerPath) || v.path.startsWith('spec.securityContext.'))
+    .map(v => {
+      const field = v.path.startsWith(containerPath) ? v.path.slice(containerPath.length) : v.path.slice('spec.securityContext.'.length);
+      const key = field.split('.')[0];
+      // A field of the container's context comes from the Pod's when the container gives none (runAsNonRoot, seccompProfile).
+      const prop = v.path.startsWith(containerPath) && (container?.[key] !== undefined || pod?.[key] === undefined)
+        ? 'containerSecurityContext' : 'podSecurityContext';
+      return { prop, field, message: v.message.replace(/^container function: /, '') };
+    });
+}
+
+/** The construct id of the HorizontalPodAutoscaler a Function with `scale` gets under a release whose controller creates none. */
+const AUTOSCALER_ID = 'Autoscaler';
+
+/**
+ * The Function object. Its class is generated from the 1.11.1 CRD, which has no security
+ * contexts; they are added to its JSON here (in key order, as every other field).
+ */
+class FunctionObject extends FunctionResource {
+  constructor(scope: Construct, id: string, props: FunctionProps, private readonly extraSpec: () => Json) {
+    super(scope, id, props);
+  }
+
+  public override toJson(): any {
+    const json = super.toJson();
+    return { ...json, spec: withExtraSpec(json.spec, this.extraSpec()) };
+  }
+}
+
+/** A Function's spec as JSON with fields the generated class does not know, keys sorted as cdk8s sorts them. */
+function withExtraSpec(spec: Json, extra: Json): Json {
+  const given = Object.entries(extra).filter(([, value]) => value !== undefined);
+  if (!given.length) return spec;
+  return Object.fromEntries([...Object.entries(spec), ...given].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** The Functions of each app (by its root construct), by namespace and name: two of the same name in a namespace are an error. */
 const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
 
 /**
  * A Function (`serverless.kyma-project.io/v1alpha2`): a runtime and a source, which the
- * Function Controller builds into an image and runs behind a Service of the same name.
+ * Function Controller runs behind a Service of the same name: under release 1.11.1 from an image
+ * it builds, under 1.13.0 on the runtime's image, which installs the dependencies at Pod start.
  *
- * Every rule of the Function API is checked at synth, so a Function that synthesizes is one the
- * cluster accepts and the controller builds. All problems of a Function are reported together,
- * each with the construct path, the prop, the value and how to fix it.
+ * The Function is checked and rendered for the release of its stack (its FunctionNamespace's,
+ * see `releaseOf`): every rule of that release's Function API is checked at synth, so a Function
+ * that synthesizes is one the cluster accepts and the controller runs. All problems of a Function
+ * are reported together, each with the construct path, the prop, the value and how to fix it.
  *
  * @example
  * new KymaFunction(team, 'hello', {
@@ -263,8 +386,8 @@ export class KymaFunction extends Construct implements IExposable {
   private readonly endpoints: FunctionEndpoint[] = [];
   private readonly subscriptions: FunctionSubscription[] = [];
   private eventingAccess?: ApiObject;
-  /** The spec last rendered, and the revision of the props it was rendered from. */
-  private rendered?: { readonly revision: number; readonly spec: FunctionSpec };
+  /** The spec last rendered, and the revision of the props and the release it was rendered from. */
+  private rendered?: { readonly revision: number; readonly release: ServerlessRelease; readonly spec: FunctionSpec };
   /** Bumped by everything that changes the spec after construction (`addEnv`, `addSecretMount`). */
   private revision = 0;
 
@@ -281,7 +404,7 @@ export class KymaFunction extends Construct implements IExposable {
         + 'give \'replicas\' for a fixed number of Pods, or \'scale\' for an autoscaler');
     }
     if (props.keda && props.scale) {
-      this.problems.push(`'scale' (${abbreviated(props.scale)}) and 'keda' cannot be used together: with 'scale' the Function Controller runs an `
+      this.problems.push(`'scale' (${abbreviated(props.scale)}) and 'keda' cannot be used together: with 'scale' the Function gets an `
         + 'autoscaler of its own, and KEDA refuses to scale a Function another autoscaler scales; keep \'keda\' (KedaTrigger.cpu() scales on CPU too), or \'scale\'');
     }
     if (props.keda && props.replicas !== undefined) {
@@ -296,18 +419,20 @@ export class KymaFunction extends Construct implements IExposable {
     } catch (e) {
       this.problems.push(`'source': ${(e as Error).message}`);
     }
+    const chart = Chart.of(this);
+    if (this.source?.gitRepository && FunctionNamespace.isFunctionNamespace(chart) && chart.name === this.namespace) chart._addGitFunction();
 
     for (const [name, value] of Object.entries(props.env ?? {})) this.addEnv(name, value);
     for (const mount of props.secretMounts ?? []) this.addSecretMount(mount);
 
-    this.apiObject = new FunctionResource(this, 'Resource', {
+    this.apiObject = new FunctionObject(this, 'Resource', {
       metadata: {
         name: this.name,
         ...(props.namespace !== undefined ? { namespace: props.namespace } : {}),
         ...(this.source?.sha256 ? { annotations: { [SOURCE_SHA256_ANNOTATION]: this.source.sha256 } } : {}),
       },
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
-    });
+    }, () => this.extraSpecJson(releaseOf(this)));
     if (props.keda) {
       this.scaledObject = new FunctionScaledObject(this, 'ScaledObject', {
         ...props.keda,
@@ -320,6 +445,8 @@ export class KymaFunction extends Construct implements IExposable {
       this.problems.push(...this.podResourceProblems(props.keda));
     }
     this.replicas = props.replicas ?? props.scale?.minReplicas ?? this.scaledObject?.minReplicas ?? 1;
+    // The release is known here inside a FunctionNamespace or a stack; elsewhere it is checked again at synth.
+    this.syncAutoscaler(releaseOf(this));
     if (this.namespace !== undefined) {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
       FUNCTIONS_BY_NAME.set(this.node.root, byName);
@@ -327,6 +454,24 @@ export class KymaFunction extends Construct implements IExposable {
       byName.set(key, [...byName.get(key) ?? [], this]);
     }
     this.node.addValidation({ validate: () => this.validateFunction() });
+  }
+
+  /**
+   * The HorizontalPodAutoscaler the KymaFunction writes for `scale` under a release whose
+   * controller creates none (1.13.0); `undefined` otherwise.
+   */
+  public get autoscaler(): ApiObject | undefined {
+    return this.node.tryFindChild(AUTOSCALER_ID) as ApiObject | undefined;
+  }
+
+  /**
+   * The CPU utilisation the autoscaler of `scale` aims at, in percent: that of the stack of the
+   * enclosing FunctionNamespace, or {@link DEFAULT_TARGET_CPU_UTILIZATION_PERCENTAGE} without one.
+   */
+  public get targetCpuUtilizationPercentage(): number {
+    const chart = Chart.of(this);
+    const stack = FunctionNamespace.isFunctionNamespace(chart) ? chart.stack : undefined;
+    return stack?.targetCpuUtilizationPercentage ?? DEFAULT_TARGET_CPU_UTILIZATION_PERCENTAGE;
   }
 
   /**
@@ -439,14 +584,60 @@ export class KymaFunction extends Construct implements IExposable {
    */
   public _toKube(): FunctionSpec {
     // Rendered once per revision: synth validates the spec and then writes it.
-    if (this.rendered?.revision !== this.revision) this.rendered = { revision: this.revision, spec: this.renderSpec() };
+    const release = releaseOf(this);
+    if (this.rendered?.revision !== this.revision || this.rendered.release !== release) {
+      this.rendered = { revision: this.revision, release, spec: this.renderSpec(release) };
+    }
     return this.rendered.spec;
   }
 
-  private renderSpec(): FunctionSpec {
+  /** The fields of the spec the generated class does not know: the security contexts, in the releases that have them. */
+  private extraSpecJson(release: ServerlessRelease): Json {
+    if (!hasSecurityContexts(release)) return {};
+    return {
+      containerSecurityContext: k8s.toJson_SecurityContext(this.props.containerSecurityContext),
+      podSecurityContext: k8s.toJson_PodSecurityContext(this.props.podSecurityContext),
+    };
+  }
+
+  /**
+   * Adds or removes the HorizontalPodAutoscaler of `scale` as the release asks: under a release
+   * whose controller creates none, a Function whose bounds differ gets one.
+   */
+  private syncAutoscaler(release: ServerlessRelease): void {
+    const scale = this.props.scale;
+    const wanted = scale !== undefined && scale.minReplicas !== scale.maxReplicas && !releaseFacts(release).buildsImages;
+    const present = this.node.tryFindChild(AUTOSCALER_ID);
+    if (!wanted) {
+      if (present) this.node.tryRemoveChild(AUTOSCALER_ID);
+      return;
+    }
+    if (present) return;
+    new k8s.KubeHorizontalPodAutoscalerV2(this, AUTOSCALER_ID, {
+      metadata: {
+        name: this.name,
+        ...(this.props.namespace !== undefined ? { namespace: this.props.namespace } : {}),
+        labels: { [FUNCTION_LABEL]: this.name },
+      },
+      spec: {
+        // The Function's scale subresource: the autoscaler sets spec.replicas, the controller scales the Deployment to it.
+        scaleTargetRef: { apiVersion: FUNCTION_API_VERSION, kind: FUNCTION_KIND, name: this.name },
+        minReplicas: scale.minReplicas,
+        maxReplicas: scale.maxReplicas,
+        metrics: [{
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: this.targetCpuUtilizationPercentage } },
+        }],
+      },
+    });
+  }
+
+  private renderSpec(release: ServerlessRelease): FunctionSpec {
     const props = this.props;
     const source = this.source ?? { inline: { source: '' } };
     const autoscaled = props.scale !== undefined && props.scale.minReplicas !== props.scale.maxReplicas;
+    // Under 1.13.0 the controller ignores scaleConfig (and the release's rules refuse it): the autoscaler is ours, beside the Function.
+    const scaleConfig = releaseFacts(release).buildsImages && props.scale ? { minReplicas: props.scale.minReplicas, maxReplicas: props.scale.maxReplicas } : undefined;
     return {
       runtime: this.runtime.name as FunctionSpecRuntime,
       runtimeImageOverride: props.runtimeImageOverride,
@@ -470,7 +661,7 @@ export class KymaFunction extends Construct implements IExposable {
       } : undefined,
       // With an autoscaler, the autoscaler (the controller's HPA, or KEDA) owns `replicas` (through the scale subresource).
       replicas: autoscaled || props.keda ? undefined : this.replicas,
-      scaleConfig: props.scale && { minReplicas: props.scale.minReplicas, maxReplicas: props.scale.maxReplicas },
+      scaleConfig,
       labels: undefinedIfEmpty(props.labels),
       annotations: undefinedIfEmpty(props.annotations),
     };
@@ -489,21 +680,28 @@ export class KymaFunction extends Construct implements IExposable {
     // The rules read only the name and namespace of the metadata; toJson_FunctionSpec returns
     // fresh plain JSON. JSON patches added to the ApiObject are applied at synth only: GitOpsApp
     // checks the Function again when they change it.
+    const release = releaseOf(this);
+    this.syncAutoscaler(release);
     const object = {
       apiVersion: this.apiObject.apiVersion,
       kind: this.apiObject.kind,
       metadata: { name: this.name, namespace: this.namespace },
-      spec: toJson_FunctionSpec(this._toKube()),
+      spec: withExtraSpec(toJson_FunctionSpec(this._toKube())!, this.extraSpecJson(release)),
     };
-    const release = releaseOf(this);
+    const releaseProblems = this.releaseProblems(release);
+    problems.push(...releaseProblems.map(p => p.message));
+    const reported = releaseProblems.flatMap(p => (p.field ? [p.field] : []));
     const violations = validateFunction(object, { release });
     if (!violations.length && release === DEFAULT_RELEASE) _rememberValidFunction(object);
     for (const violation of violations) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;
+      // A field whose problem with the release is reported above, in the words of the release.
+      if (reported.some(field => violation.path === field || violation.path.startsWith(`${field}.`))) continue;
       problems.push(this.describe(violation, object));
     }
     problems.push(...this.limitRangeProblems());
+    problems.push(...this.podSecurityProblems(release));
     const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
     return declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems;
   }
@@ -516,6 +714,92 @@ export class KymaFunction extends Construct implements IExposable {
     return `'${this.propOf(violation.path)}'${where}: ${message}${violation.hint ? `; ${violation.hint}` : ''}`;
   }
 
+  /**
+   * What the Function asks that its release does not have, in the words of the release: a runtime
+   * of another release, build resources where nothing builds, security contexts where the CRD has
+   * none, an autoscaler the KymaFunction cannot write. Each with the field it is about, whose
+   * schema violations it replaces.
+   */
+  private releaseProblems(release: ServerlessRelease): Array<{ readonly field?: string; readonly message: string }> {
+    const props = this.props;
+    const facts = releaseFacts(release);
+    const problems: Array<{ field?: string; message: string }> = [];
+    const runtimes = facts.runtimes as readonly string[];
+    if (!runtimes.includes(this.runtime.name) && this.runtime.releases.length) {
+      const having = this.runtime.releases;
+      problems.push({
+        field: 'spec.runtime',
+        message: `'runtime' (spec.runtime): "${this.runtime.name}" is a runtime of release ${having.join(' and ')}, not of release ${release}, `
+          + `the release of the Function's stack: set the stack's 'release' to ServerlessRelease.V${having[having.length - 1].replace(/\./g, '_')}, `
+          + `or use one of ${runtimes.join(', ')}`,
+      });
+    }
+    if (facts.buildsImages) {
+      for (const prop of ['containerSecurityContext', 'podSecurityContext'] as const) {
+        if (props[prop] === undefined) continue;
+        problems.push({
+          field: `spec.${prop}`,
+          message: `'${prop}' (${abbreviated(prop === 'containerSecurityContext' ? k8s.toJson_SecurityContext(props[prop] as k8s.SecurityContext)
+            : k8s.toJson_PodSecurityContext(props[prop] as k8s.PodSecurityContext))}): release ${release} has no spec.${prop} `
+            + `(its controller sets the ${prop === 'containerSecurityContext' ? 'container\'s' : 'Pod\'s'} security context itself): `
+            + 'use release 1.13.0 (the stack\'s \'release\'), or remove it',
+        });
+      }
+      return problems;
+    }
+    if (props.buildResources) {
+      problems.push({
+        field: 'spec.resourceConfiguration.build',
+        message: `'buildResources' (${abbreviated(props.buildResources.config)}): release ${release} builds no image; remove buildResources`,
+      });
+    }
+    const scale = props.scale;
+    if (scale) {
+      // Under this release scale renders no scaleConfig, whose schema checks the bounds: the autoscaler's bounds are checked here.
+      const wholeAtLeast = (value: number, least: number) => Number.isInteger(value) && value >= least && value <= 2 ** 31 - 1;
+      if (!wholeAtLeast(scale.minReplicas, 1)) {
+        problems.push({ field: 'spec.replicas', message: `'scale.minReplicas' (${scale.minReplicas}): must be a whole number of at least 1: raise the number` });
+      } else if (!wholeAtLeast(scale.maxReplicas, scale.minReplicas)) {
+        problems.push({
+          field: 'spec.replicas',
+          message: `'scale.maxReplicas' (${scale.maxReplicas}) must be a whole number of at least 'scale.minReplicas' (${scale.minReplicas}): swap the bounds or raise maxReplicas`,
+        });
+      } else if (scale.minReplicas !== scale.maxReplicas) {
+        problems.push(...this.autoscalerCpuProblems().map(message => ({ message })));
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * The autoscaler of `scale` aims at a share of the Pods' CPU request: explicit `resources` must
+   * request CPU (a limit alone is the request too), unless the enclosing FunctionNamespace's
+   * LimitRange gives a default request. Presets and the controller's default preset request CPU.
+   */
+  private autoscalerCpuProblems(): string[] {
+    const explicit = this.props.resources?.config.resources;
+    const chart = Chart.of(this);
+    if (!explicit || (FunctionNamespace.isFunctionNamespace(chart) && chart.name === this.namespace)) return [];
+    if (explicit.requests?.cpu !== undefined || explicit.limits?.cpu !== undefined) return [];
+    return [`'scale' (${abbreviated(this.props.scale)}): the HorizontalPodAutoscaler aims at a share of the Pods' CPU request, and 'resources' requests no cpu; `
+      + 'give \'resources\' a cpu request, use a preset, or add the Function to a FunctionNamespace (its LimitRange requests a default)'];
+  }
+
+  /**
+   * Security contexts that Pod Security `restricted` refuses, in a FunctionNamespace that enforces
+   * it: the Pod the controller would run, with the contexts merged as it merges them, checked by
+   * the policy check of `kyma-serverless validate`. The Deployment would be created and its Pods refused.
+   */
+  private podSecurityProblems(release: ServerlessRelease): string[] {
+    const props = this.props;
+    if (!hasSecurityContexts(release) || (props.containerSecurityContext === undefined && props.podSecurityContext === undefined)) return [];
+    const chart = Chart.of(this);
+    if (!FunctionNamespace.isFunctionNamespace(chart) || chart.name !== this.namespace || chart.podSecurityEnforce !== PodSecurityLevel.RESTRICTED) return [];
+    return restrictedViolations(k8s.toJson_SecurityContext(props.containerSecurityContext), k8s.toJson_PodSecurityContext(props.podSecurityContext))
+      .map(({ prop, field, message }) => `'${prop}' (${field}): ${message}, which Pod Security restricted refuses, and namespace ${chart.name} enforces it: `
+        + 'the controller\'s Deployment would get no Pods; remove it, or keep the controller\'s default');
+  }
+
   /** The prop a field of the Function comes from. */
   private propOf(path: string): string {
     if (path === 'spec.env') return 'env';
@@ -526,6 +810,8 @@ export class KymaFunction extends Construct implements IExposable {
     const scale = /^spec\.scaleConfig(\.\w+)?/.exec(path);
     if (scale) return `scale${scale[1] ?? ''}`;
     const prefixes: Array<[string, string]> = [
+      ['spec.containerSecurityContext', 'containerSecurityContext'],
+      ['spec.podSecurityContext', 'podSecurityContext'],
       ['metadata.name', 'name'],
       ['metadata.namespace', 'namespace'],
       ['spec.resourceConfiguration.function', 'resources'],

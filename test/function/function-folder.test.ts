@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Chart, Testing } from 'cdk8s';
 import {
-  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
+  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack, validateFunction,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
@@ -151,10 +151,10 @@ describe('FunctionFolder', () => {
     expect(message).toMatch(/^Invalid function folders:/);
     const file = path.join('fn', 'function.yaml');
     for (const expected of [
-      `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, python312`,
+      `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, nodejs24, python312`,
       `${file}: 'scale.minReplicas' ("two"): must be integer`,
       `${file}: 'timeout': unknown key; the keys here are runtime, namespace, env, secretMounts, replicas, scale, keda, resources, buildResources, `
-        + 'labels, annotations, runtimeImageOverride, expose, subscribe',
+        + 'labels, annotations, runtimeImageOverride, containerSecurityContext, podSecurityContext, expose, subscribe',
       `${file}: 'resources.profile' ("XXL"): must be one of XS, S, M, L, XL`,
       `${file}: 'env.A.secretKeyRef.key': required`,
     ]) {
@@ -335,5 +335,70 @@ keda: { minReplicas: 3, maxReplicas: 2, triggers: [{ cron: { timezone: Mars/Olym
     expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\] .*fn\/function\.yaml: 'replicas' \(2\) and 'keda' cannot be used together/);
     expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/ScaledObject\] .*fn\/function\.yaml: 'keda\.maxReplicas' \(2\) is below minReplicas \(3\)/);
     expect(() => Testing.synth(chart)).toThrow(/\[test\/fn\/ScaledObject\] .*fn\/function\.yaml: 'keda\.triggers\[0\]\.timezone' \("Mars\/Olympus"\) is not an IANA time zone/);
+  });
+
+  describe('under both releases', () => {
+    const NODE = { 'handler.js': 'exports.main = () => "hi";\n' };
+    const addToNamespace = (files: Record<string, string>, release: ServerlessRelease) => {
+      const [folder] = FunctionFolder.discover(functionsRoot({ fn: files }));
+      const ns = new FunctionNamespace(Testing.app(), 'team-a', { release });
+      folder.addTo(ns);
+      return ns;
+    };
+
+    test('runtime nodejs24 loads as NODEJS_24, and fails at synth under 1.11.1 naming the file and the release that has it', () => {
+      const files = { ...NODE, 'function.yaml': 'runtime: nodejs24\n' };
+      const [folder] = FunctionFolder.discover(functionsRoot({ fn: files }));
+      expect(folder.runtime).toBe(FunctionRuntime.NODEJS_24);
+      const ns = addToNamespace(files, ServerlessRelease.V1_11_1);
+      expect(() => Testing.synth(ns)).toThrow(/\[team-a\/fn\] .*fn\/function\.yaml: 'runtime' \(spec\.runtime\): "nodejs24" is a runtime of release 1\.13\.0, not of release 1\.11\.1/);
+    });
+
+    // waits on api113
+    test.skip('runtime nodejs24 and the security contexts synthesize under 1.13.0', () => {
+      const ns = addToNamespace({
+        ...NODE,
+        'function.yaml': 'runtime: nodejs24\ncontainerSecurityContext:\n  readOnlyRootFilesystem: true\npodSecurityContext:\n  runAsUser: 2000\n'
+          + '  seccompProfile: { type: RuntimeDefault }\n',
+      }, ServerlessRelease.V1_13_0);
+      const objects = Testing.synth(ns);
+      expectValidKubernetesObjects(objects);
+      const fn = objects.find(o => o.kind === 'Function');
+      expect(fn.spec).toMatchObject({
+        runtime: 'nodejs24',
+        containerSecurityContext: { readOnlyRootFilesystem: true },
+        podSecurityContext: { runAsUser: 2000, seccompProfile: { type: 'RuntimeDefault' } },
+      });
+    });
+
+    test('the security contexts reach the Function: under 1.11.1 synth refuses them, naming the file and the key', () => {
+      const ns = addToNamespace({ ...NODE, 'function.yaml': 'containerSecurityContext:\n  runAsUser: 2000\n' }, ServerlessRelease.V1_11_1);
+      expect(() => Testing.synth(ns)).toThrow(/fn\/function\.yaml: 'containerSecurityContext' \(\{"runAsUser":2000\}\): release 1\.11\.1 has no spec\.containerSecurityContext/);
+    });
+
+    test('fails to load a misspelt field of a security context, naming the file and the key', () => {
+      const message = loadError({ ...NODE, 'function.yaml': 'containerSecurityContext:\n  readOnlyRootFilesytem: true\n  capabilities: { drop: [ALL], ad: [X] }\n' });
+      expect(message).toContain(`${path.join('fn', 'function.yaml')}: 'containerSecurityContext.readOnlyRootFilesytem': unknown key; did you mean 'readOnlyRootFilesystem'?`);
+      expect(message).toContain('\'containerSecurityContext.capabilities.ad\': unknown key; did you mean \'add\'?');
+      expect(loadError({ ...NODE, 'function.yaml': 'podSecurityContext:\n  sysctls: [{ name: a }]\n' })).toContain('\'podSecurityContext.sysctls[0].value\': required');
+    });
+
+    test('scale gives scaleConfig under 1.11.1, and an HPA on the Function under 1.13.0', () => {
+      const files = { ...NODE, 'function.yaml': 'scale: { minReplicas: 1, maxReplicas: 3 }\n' };
+      const old = Testing.synth(addToNamespace(files, ServerlessRelease.V1_11_1));
+      expect(old.find(o => o.kind === 'Function').spec.scaleConfig).toEqual({ minReplicas: 1, maxReplicas: 3 });
+      expect(old.filter(o => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+      const current = Testing.synth(addToNamespace(files, ServerlessRelease.V1_13_0));
+      expectValidKubernetesObjects(current);
+      expect(current.find(o => o.kind === 'Function').spec.scaleConfig).toBeUndefined();
+      expect(current.find(o => o.kind === 'HorizontalPodAutoscaler').spec).toMatchObject({
+        scaleTargetRef: { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', name: 'fn' }, minReplicas: 1, maxReplicas: 3,
+      });
+    });
+
+    test('buildResources fail at synth under 1.13.0, naming the file', () => {
+      const ns = addToNamespace({ ...NODE, 'function.yaml': 'buildResources: { profile: fast }\n' }, ServerlessRelease.V1_13_0);
+      expect(() => Testing.synth(ns)).toThrow(/fn\/function\.yaml: 'buildResources' \(\{"profile":"fast"\}\): release 1\.13\.0 builds no image; remove buildResources/);
+    });
   });
 });

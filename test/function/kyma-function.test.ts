@@ -3,7 +3,7 @@ import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } f
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import {
   BuildProfile, BuildResources, FUNCTION_LABEL, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType,
-  KedaTrigger, KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessStack, validateFunction,
+  KedaTrigger, KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack, validateFunction,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import * as rules from '../../src/api/function-rules';
@@ -124,9 +124,13 @@ describe('KymaFunction', () => {
       runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), scale: { minReplicas: 2, maxReplicas: 5 },
     });
     expect(fn.replicas).toBe(2);
-    const spec = Testing.synth(scope).find(o => o.kind === 'Function').spec;
+    const objects = Testing.synth(scope);
+    const spec = objects.find(o => o.kind === 'Function').spec;
     expect(spec.scaleConfig).toEqual({ minReplicas: 2, maxReplicas: 5 });
     expect(spec.replicas).toBeUndefined();
+    // Under 1.11.1 the controller creates the autoscaler.
+    expect(objects.filter(o => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+    expect(fn.autoscaler).toBeUndefined();
   });
 
   test('equal scale bounds give that many replicas and no autoscaler', () => {
@@ -267,8 +271,8 @@ describe('KymaFunction validation at synth', () => {
   });
 
   test('fails when the runtime is one the stack\'s CRD does not list', () => {
-    expect(synthError({ runtime: FunctionRuntime.of('nodejs24') }))
-      .toMatch(/'runtime' \(spec\.runtime\): Unsupported value: "nodejs24": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values/);
+    expect(synthError({ runtime: FunctionRuntime.of('nodejs26') }))
+      .toMatch(/'runtime' \(spec\.runtime\): Unsupported value: "nodejs26": supported values: "nodejs20", "nodejs22", "python312"; use one of the supported values/);
   });
 
   test('fails when a folder does not fit the runtime, naming the folder', () => {
@@ -392,5 +396,158 @@ describe('validation at synth', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('KymaFunction under release 1.13.0', () => {
+  const V1_13_0 = ServerlessRelease.V1_13_0;
+  const team = (props: { stack?: ServerlessStack } = {}) => new FunctionNamespace(props.stack ? props.stack.node.root as any : Testing.app(), 'team-a',
+    props.stack ? { stack: props.stack } : { release: V1_13_0 });
+  const add = (scope: Chart, props: Partial<KymaFunctionProps> = {}) => new KymaFunction(scope, 'hello', {
+    runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO), ...props,
+  });
+  const errorOf = (scope: Chart): string => {
+    try {
+      Testing.synth(scope);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('synth succeeded');
+  };
+
+  test('scale writes an autoscaling/v2 HPA on the Function\'s scale subresource, and the Function has no scaleConfig and no replicas', () => {
+    const scope = team();
+    const fn = add(scope, { scale: { minReplicas: 2, maxReplicas: 5 }, labels: { app: 'hello' } });
+    const objects = Testing.synth(scope);
+    expectValidKubernetesObjects(objects);
+    const spec = objects.find(o => o.kind === 'Function').spec;
+    expect(spec.scaleConfig).toBeUndefined();
+    expect(spec.replicas).toBeUndefined();
+    expect(fn.replicas).toBe(2);
+    const hpas = objects.filter(o => o.kind === 'HorizontalPodAutoscaler');
+    expect(hpas).toHaveLength(1);
+    expect(hpas[0]).toEqual({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: {
+        name: 'hello',
+        namespace: 'team-a',
+        labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', [FUNCTION_LABEL]: 'hello' },
+      },
+      spec: {
+        scaleTargetRef: { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', name: 'hello' },
+        minReplicas: 2,
+        maxReplicas: 5,
+        // No stack: upstream's default target.
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+      },
+    });
+    expect(fn.autoscaler?.name).toBe('hello');
+  });
+
+  test('the HPA aims at the stack\'s targetCpuUtilizationPercentage', () => {
+    const stack = new ServerlessStack(Testing.app(), 'serverless', { release: V1_13_0, targetCpuUtilizationPercentage: 70 });
+    const scope = team({ stack });
+    const fn = add(scope, { scale: { minReplicas: 1, maxReplicas: 3 } });
+    expect(fn.targetCpuUtilizationPercentage).toBe(70);
+    const hpa = Testing.synth(scope).find(o => o.kind === 'HorizontalPodAutoscaler');
+    expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(70);
+  });
+
+  test('equal scale bounds give that many replicas, no scaleConfig and no HPA', () => {
+    const scope = team();
+    add(scope, { scale: { minReplicas: 3, maxReplicas: 3 } });
+    const objects = Testing.synth(scope);
+    expectValidKubernetesObjects(objects);
+    const spec = objects.find(o => o.kind === 'Function').spec;
+    expect(spec.replicas).toBe(3);
+    expect(spec.scaleConfig).toBeUndefined();
+    expect(objects.filter(o => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+  });
+
+  test('a Function outside a FunctionNamespace follows a 1.13.0 stack created after it', () => {
+    const app = Testing.app();
+    const scope = new Chart(app, 'test', { namespace: 'team-a' });
+    const fn = add(scope, { scale: { minReplicas: 1, maxReplicas: 4 } });
+    expect(fn.autoscaler).toBeUndefined();
+    new ServerlessStack(app, 'serverless', { release: V1_13_0 });
+    const objects = Testing.synth(scope);
+    expect(objects.find(o => o.kind === 'Function').spec.scaleConfig).toBeUndefined();
+    expect(objects.filter(o => o.kind === 'HorizontalPodAutoscaler').map(o => o.metadata.name)).toEqual(['hello']);
+  });
+
+  test('keda is unchanged: a ScaledObject on the scale subresource and no HPA', () => {
+    const scope = team();
+    add(scope, { keda: { maxReplicas: 4, triggers: [KedaTrigger.cron({ timezone: 'Europe/Berlin', start: '0 8 * * *', end: '0 18 * * *', desiredReplicas: 2 })] } });
+    const objects = Testing.synth(scope);
+    expect(objects.filter(o => o.kind === 'ScaledObject')).toHaveLength(1);
+    expect(objects.filter(o => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+    expect(objects.find(o => o.kind === 'Function').spec.replicas).toBeUndefined();
+  });
+
+  test('fails when buildResources are given: nothing builds', () => {
+    const scope = team();
+    add(scope, { buildResources: BuildResources.preset(BuildProfile.FAST) });
+    expect(errorOf(scope)).toContain('[team-a/hello] \'buildResources\' ({"profile":"fast"}): release 1.13.0 builds no image; remove buildResources');
+  });
+
+  test('fails when the scale bounds are not whole, below 1 or swapped, naming the prop', () => {
+    let scope = team();
+    add(scope, { scale: { minReplicas: 0, maxReplicas: 3 } });
+    expect(errorOf(scope)).toContain('\'scale.minReplicas\' (0): must be a whole number of at least 1');
+    scope = team();
+    add(scope, { scale: { minReplicas: 4, maxReplicas: 2 } });
+    expect(errorOf(scope)).toContain('\'scale.maxReplicas\' (2) must be a whole number of at least \'scale.minReplicas\' (4): swap the bounds or raise maxReplicas');
+  });
+
+  test('fails when explicit resources request no CPU for the HPA to aim at, outside a FunctionNamespace', () => {
+    const app = Testing.app();
+    new ServerlessStack(app, 'serverless', { release: V1_13_0 });
+    const scope = new Chart(app, 'test', { namespace: 'team-a' });
+    add(scope, { scale: { minReplicas: 1, maxReplicas: 3 }, resources: FunctionResources.custom({ memory: { request: Size.mebibytes(128) } }) });
+    expect(errorOf(scope)).toContain('[test/hello] \'scale\' ({"minReplicas":1,"maxReplicas":3}): the HorizontalPodAutoscaler aims at a share of the Pods\' CPU request, '
+      + 'and \'resources\' requests no cpu; give \'resources\' a cpu request, use a preset');
+    // A preset requests CPU.
+    const other = Testing.app();
+    new ServerlessStack(other, 'serverless', { release: V1_13_0 });
+    const ok = new Chart(other, 'ok', { namespace: 'team-b' });
+    add(ok, { scale: { minReplicas: 1, maxReplicas: 3 }, resources: FunctionResources.preset(FunctionProfile.S) });
+    expect(Testing.synth(ok).filter(o => o.kind === 'HorizontalPodAutoscaler')).toHaveLength(1);
+  });
+
+  test('fails when security contexts make the Pods break Pod Security restricted, which the namespace enforces', () => {
+    const scope = team();
+    add(scope, { containerSecurityContext: { privileged: true, capabilities: { add: ['SYS_ADMIN'] } }, podSecurityContext: { runAsUser: 0 } });
+    const message = errorOf(scope);
+    expect(message).toContain('[team-a/hello] \'containerSecurityContext\' (privileged): runs privileged, which Pod Security restricted refuses, '
+      + 'and namespace team-a enforces it');
+    expect(message).toContain('\'containerSecurityContext\' (capabilities.drop): does not drop ALL capabilities');
+    expect(message).toContain('\'containerSecurityContext\' (capabilities.add): adds SYS_ADMIN');
+    expect(message).toContain('\'podSecurityContext\' (runAsUser): the Pod runs as root (runAsUser 0)');
+  });
+
+  // waits on api113
+  test.skip('security contexts render into spec.containerSecurityContext and spec.podSecurityContext', () => {
+    const scope = team();
+    add(scope, {
+      containerSecurityContext: { readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+      podSecurityContext: { runAsUser: 2000, seccompProfile: { type: 'RuntimeDefault' } },
+    });
+    const objects = Testing.synth(scope);
+    expectValidKubernetesObjects(objects);
+    const fn = objects.find(o => o.kind === 'Function');
+    expect(fn.spec.containerSecurityContext).toEqual({ readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(fn.spec.podSecurityContext).toEqual({ runAsUser: 2000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(Object.keys(fn.spec)).toEqual([...Object.keys(fn.spec)].sort());
+  });
+
+  test.each(['containerSecurityContext', 'podSecurityContext'] as const)('fails under release 1.11.1 when %s is given, saying to use release 1.13.0', prop => {
+    const scope = chart();
+    add(scope, { [prop]: { runAsUser: 2000 } });
+    const message = errorOf(scope);
+    expect(message).toContain(`[test/hello] '${prop}' ({"runAsUser":2000}): release 1.11.1 has no spec.${prop}`);
+    expect(message).toContain('use release 1.13.0 (the stack\'s \'release\'), or remove it');
+    // One problem for the field, in the words of the release: not the schema's unknown field.
+    expect(message).not.toContain(`unknown field "${prop}"`);
   });
 });
