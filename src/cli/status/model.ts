@@ -463,7 +463,8 @@ function buildlessProgress(fn: FunctionResource, children: FunctionChildren): Fu
   if (scaledObject && !failedStep && !stale && desiredReplicas(fn, children) === 0 && steps.slice(0, -1).every(s => s.done)) {
     return scaledToZero(scaledObject, steps.map(s => s.stage));
   }
-  const current = failedStep ?? steps.find(s => !s.done);
+  // The HPA is synth's, not a step the controller takes: never the one a Function waits at.
+  const current = failedStep ?? steps.find(s => !s.done && s.stage !== PipelineStage.HPA);
   const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
   const resultSteps = steps.map(s => ({
     stage: s.stage,
