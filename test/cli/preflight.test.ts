@@ -14,7 +14,7 @@ import { program } from '../../src/cli/index';
 import {
   CheckId, CheckStatus, GatewayUse, NamespaceFacts, ReleaseSource, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,
   buildPresetsOf, checkGatewayApiGateway, checkLimitRanges, checkPublisherProxy, checkQuotas, checkRequiredKind, checkServerVersion,
-  PACKAGE_REGISTRY_SECRET, defaultBuildPresets, formatReport, parseServerVersion, publisherProxyAddressOf, readDeclaredReach, runPreflight, selectFunctionNamespaces,
+  PACKAGE_REGISTRY_SECRET, checkPackageRegistry, defaultBuildPresets, formatReport, functionPodLabels, selects, parseServerVersion, publisherProxyAddressOf, readDeclaredReach, runPreflight, selectFunctionNamespaces,
   serviceOfAddress,
 } from '../../src/cli/preflight';
 import { FakeCluster } from '../util/fake-cluster';
@@ -123,6 +123,35 @@ describe('checks, judged alone', () => {
     expect(checkQuotas(facts({ metadata: { name: 'q' }, spec: { hard: { 'count/jobs.batch': '0' } } }), presets)).toMatchObject({
       status: CheckStatus.FAIL, detail: expect.stringMatching(/^ResourceQuota q has room for count\/jobs.batch 0 \(needs 1\)/),
     });
+  });
+
+  test('under 1.13.0, a policy counts for the Function Pods its selector picks, by the labels the controller and the Function give them', () => {
+    const labels = functionPodLabels({ metadata: { name: 'hello', uid: 'u-1' }, spec: { labels: { tier: 'web' } } });
+    expect(labels).toEqual({
+      'tier': 'web', 'serverless.kyma-project.io/function-name': 'hello', 'serverless.kyma-project.io/managed-by': 'function-controller',
+      'serverless.kyma-project.io/uuid': 'u-1', 'serverless.kyma-project.io/resource': 'deployment',
+    });
+    expect(selects({}, labels)).toBe(true);
+    expect(selects({ matchLabels: { tier: 'web' } }, labels)).toBe(true);
+    expect(selects({ matchLabels: { tier: 'db' } }, labels)).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }, labels)).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'app', operator: 'Exists' }] }, labels)).toBe(false);
+    const deny = { metadata: { name: 'deny' }, spec: { podSelector: {}, policyTypes: ['Egress'] } };
+    const facts = { name: 'ns', exists: true, registrySecret: false, functionPods: { hello: labels } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [deny] })).toMatchObject({
+      status: CheckStatus.FAIL, detail: expect.stringMatching(/NetworkPolicy deny blocks 443\/TCP to the registry and DNS \(53\) for the Pods of Function hello/),
+    });
+    // A rule to port 443 on a named port or only inside the cluster does not reach the registry; DNS to any peer does resolve.
+    const inside = { metadata: { name: 'inside' }, spec: { podSelector: {}, egress: [{ to: [{ podSelector: {} }], ports: [{ port: 443 }, { port: 53, protocol: 'UDP' }] }] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [inside] }).detail).toMatch(/NetworkPolicy inside blocks 443\/TCP to the registry for/);
+    const open = { metadata: { name: 'open' }, spec: { podSelector: {}, egress: [{}] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [deny, open] }).status).toBe(CheckStatus.PASS);
+    // Ingress-only policies do not limit egress.
+    const ingress = { metadata: { name: 'ingress' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [ingress] }).detail).toMatch(/no NetworkPolicy limits the egress of Function Pods$/);
+    expect(checkPackageRegistry({ ...facts, exists: false, networkPolicies: [] }).status).toBe(CheckStatus.SKIP);
   });
 
   test('the table prints each fix indented under its failure, and a summary', () => {

@@ -803,3 +803,21 @@ describe('kyma-serverless status on a 1.13.0 cluster', () => {
     expect(reports.map(r => [r.name, r.release, r.steps[0].stage])).toEqual([['hello', undefined, 'source'], ['installing', '1.13.0', 'configured']]);
   });
 });
+
+describe('the HorizontalPodAutoscalers status lists', () => {
+  test('are those labelled with a Function\'s name, whoever manages them: under 1.13.0 synth writes the one of scale', async () => {
+    const api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'status-hpa-'));
+    try {
+      const kubeconfig = writeKubeconfig(api, path.join(dir, 'config'), { namespace: 'default' });
+      seed(api, '113-02-ready');
+      const io: StatusIo = { stdout: capture(), stderr: capture(), now: () => Date.now() };
+      await runStatus({ kubeconfig, output: OutputFormat.JSON }, io);
+      expect(api.requestsOf('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers').map(r => r.query.labelSelector))
+        .toEqual(['serverless.kyma-project.io/function-name']);
+    } finally {
+      await api.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
