@@ -603,7 +603,7 @@ describe('preflight against a cluster', () => {
       const paths = cluster.api.requests.map(r => r.path.split('?')[0]);
       expect(paths).toContain('/apis/networking.k8s.io/v1/namespaces/team-a/networkpolicies');
       expect(paths.filter(p => p.includes('/secrets')).every(p => p.endsWith(`/secrets/${PACKAGE_REGISTRY_SECRET}`))).toBe(true);
-    });
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 
     test('the registry Secret passes the namespace, with a caution when policies limit egress; its content is never printed', async () => {
       await start(HEALTHY, BUILDLESS);
@@ -615,7 +615,7 @@ describe('preflight against a cluster', () => {
       });
       const { stdout } = await command(['preflight', '-o', 'json']);
       expect(stdout).not.toMatch(/s3cr3t|mirror\.example\.com|npmrc"/);
-    });
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 
     test('passes a namespace whose policies let Function Pods out on 443 through an ipBlock, and ignores policies for other Pods', async () => {
       await start(HEALTHY, BUILDLESS);
@@ -635,7 +635,7 @@ describe('preflight against a cluster', () => {
         status: CheckStatus.PASS, detail: expect.stringMatching(/; NetworkPolicy allow-dns, allow-registry, default-deny-egress lets Function Pods out on 443\/TCP and to DNS$/),
       });
       expect(check(report, 'package registry team-b').status).toBe(CheckStatus.PASS);
-    });
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 
     test('--release 1.13.0 checks a 1.11.1 cluster for the move, and the Function CRD in the manifests names the release too', async () => {
       await start(HEALTHY);
@@ -654,7 +654,7 @@ describe('preflight against a cluster', () => {
       });
       await expect(preflight({ manifests, release: '1.11.1' })).rejects.toThrow(/^--release 1\.11\.1 differs from the release of the Function CRD in .*0000-serverless\.k8s\.yaml \(1\.13\.0\)/);
       await expect(preflight({ release: '2' })).rejects.toThrow(/^--release \(2\) is no release this package deploys/);
-    });
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
   });
 
   test('-n checks that one namespace only', async () => {

@@ -789,7 +789,7 @@ describe('kyma-serverless status on a 1.13.0 cluster', () => {
     const fromGit = reports.find(r => r.name === 'from-git')!;
     expect(fromGit).toMatchObject({ release: '1.13.0', commit: '9ff7d2da8c1e4b6f0a3d5e7c9b1f2a4d6e8c0b13', objects: { deployment: 'from-git-q7w2e', service: 'from-git' } });
     expect(fromGit.steps.map(s => s.stage)).toEqual(['configured', 'deployment', 'service', 'ready']);
-  });
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 
   test('without the annotation, tells 1.13.0 by the CRD\'s short names; without a readable CRD, by each Function\'s status', async () => {
     api.put(crd(undefined, ['fn', 'fns']));
@@ -801,7 +801,7 @@ describe('kyma-serverless status on a 1.13.0 cluster', () => {
     api.remove('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/functions.serverless.kyma-project.io');
     reports = JSON.parse((await status({ output: OutputFormat.JSON })).stdout) as FunctionStatusReport[];
     expect(reports.map(r => [r.name, r.release, r.steps[0].stage])).toEqual([['hello', undefined, 'source'], ['installing', '1.13.0', 'configured']]);
-  });
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 });
 
 describe('the HorizontalPodAutoscalers status lists', () => {
@@ -819,5 +819,5 @@ describe('the HorizontalPodAutoscalers status lists', () => {
       await api.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 });
