@@ -2,6 +2,7 @@ export * from './apirule-rules';
 export * from './apirule-schema';
 export * from './controller-fixed-point';
 export * from './crd';
+export * from './crd-release';
 export * from './function-changes';
 export * from './function-defaults';
 export * from './function-rules';

@@ -2,12 +2,30 @@
  * `kyma-serverless validate [dir]`: the offline check of synthesized manifests.
  */
 import { Command } from 'commander';
+import { CliError } from './_kube';
 import { OutputFormat, isStructured, print, printDocument, table } from './_output';
-import { ManifestReport, Severity, validateManifests } from '../policy/manifests';
+import { RELEASES, ServerlessRelease, parseRelease } from '../api';
+import { FolderRelease, ManifestReport, ReleaseSource, Severity, validateManifests } from '../policy/manifests';
 
 /** Options of `validate`. */
 export interface ValidateOptions {
   readonly output: OutputFormat;
+  /**
+   * The release to check Functions against where no Function CRD of this package is in the folder
+   * (or above it), as `--release` gives it.
+   *
+   * @default - the release of the folder's Function CRD, else 1.11.1
+   */
+  readonly release?: string;
+}
+
+/** Says which release a folder's Functions were checked against, and why that one. */
+export function describeRelease(release: FolderRelease): string {
+  const of = release.folder === '.' ? 'Functions' : `Functions of ${release.folder}/`;
+  const why = release.source === ReleaseSource.FUNCTION_CRD ? `the release of the Function CRD in ${release.file}`
+    : release.source === ReleaseSource.GIVEN ? 'given with --release'
+      : 'the default: no Function CRD in the folder and no --release';
+  return `${of} checked against release ${release.release} (${why})`;
 }
 
 /** Renders a report for people: a table of findings, then a summary line. */
@@ -19,9 +37,11 @@ export function formatReport(dir: string, report: ManifestReport): string {
   const excepted = [...new Set(report.exceptions.map(e => `  ${e.file}: ${e.object}: ${e.rule}`))];
   const summary = `${dir}: ${count(report.objects, 'object')} in ${count(report.files.length, 'file')}, ${count(errors, 'error')}, ${count(warnings, 'warning')}`
     + (excepted.length ? `, ${count(excepted.length, 'documented policy exception')} (reasons with -o json):\n${excepted.join('\n')}` : '');
-  if (!report.findings.length) return summary;
+  const releases = report.releases.map(describeRelease);
+  const closing = [summary, ...releases].join('\n');
+  if (!report.findings.length) return closing;
   const rows = report.findings.map(f => [f.severity, f.file, f.object, f.path || '-', f.message]);
-  return `${table(['SEVERITY', 'FILE', 'OBJECT', 'FIELD', 'PROBLEM'], rows)}\n\n${summary}`;
+  return `${table(['SEVERITY', 'FILE', 'OBJECT', 'FIELD', 'PROBLEM'], rows)}\n\n${closing}`;
 }
 
 /**
@@ -30,7 +50,13 @@ export function formatReport(dir: string, report: ManifestReport): string {
  * @returns whether it holds no errors (warnings do not count)
  */
 export function validateCommand(dir: string, options: ValidateOptions): boolean {
-  const report = validateManifests(dir);
+  let release: ServerlessRelease | undefined;
+  try {
+    release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  const report = validateManifests(dir, { release });
   const ok = !report.findings.some(f => f.severity === Severity.ERROR);
   if (isStructured(options.output)) printDocument({ ok, dir, ...report }, options.output);
   else print(formatReport(dir, report));
@@ -43,13 +69,21 @@ export function addValidateCommand(program: Command): void {
     .description('Check synthesized manifests offline: every object against its schema (Kubernetes 1.27, cert-manager, Argo CD, Flux), '
       + 'every Function against our CRD, its CEL rules and the rules of the Function API')
     .argument('[dir]', 'folder of manifests, searched recursively', 'dist')
+    .option('--release <version>', `the Serverless release to check Functions against where the folder holds no Function CRD: ${RELEASES.join(' or ')} `
+      + '(default: the release of the folder\'s Function CRD, else 1.11.1)')
     .addHelpText('after', `
 Exit code 0 when nothing is wrong (warnings, such as a kind without a known schema, do not count), 1 otherwise.
 npm run synth runs the same check on what it writes, and keeps the previous dist/ when it fails.
 
+Functions are checked against the Function API of one release: that of the Function CRD the stack
+wrote into the same folder (or a folder above it; its annotation cdk8s-kyma-serverless/release
+names it), else --release, else 1.11.1. A --release that differs from the folder's CRD is an error.
+The summary names the release used for each folder.
+
 Examples:
   kyma-serverless validate                 # dist/ and its environment folders
   kyma-serverless validate dist/prod -o json
+  kyma-serverless validate functions-only/ --release 1.13.0   # Functions of a 1.13.0 stack synthesized apart
 `)
     .action((dir: string, _options: unknown, command: Command) => {
       if (!validateCommand(dir, command.optsWithGlobals<ValidateOptions>())) process.exitCode = 1;

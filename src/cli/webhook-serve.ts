@@ -31,6 +31,9 @@ export function addWebhookCommand(program: Command): void {
 Of the global options, --kubeconfig and --context choose the cluster that holds the certificate
 Secret (self-managed TLS); -n and -o do not apply: the server logs one JSON object per line.
 
+Functions are defaulted and validated by the rules of the Serverless release the config file's
+release names (the stack writes its own release there; 1.11.1 when the file names none).
+
 Examples:
   # Locally, with a self-signed certificate (openssl or any other tool):
   openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=localhost \\

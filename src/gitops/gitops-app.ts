@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
-import { ManifestDocuments, Severity, VALIDATED_FOLDERS_ENV, validateDocuments } from '../policy/manifests';
+import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, validateDocuments } from '../policy/manifests';
+import { releaseOf } from '../stack/release-scope';
 import { stringifyYamlDocuments } from './_yaml';
 import { addSyncAnnotations } from './sync-waves';
 
@@ -113,6 +114,9 @@ export class GitOpsApp extends App {
    * Every `cdk8s synth` fails on a manifest the cluster would reject or the baseline forbids: the
    * objects just written are checked as `kyma-serverless validate` checks the folder, in memory.
    * A Function its KymaFunction validated at synth, unchanged since, is not checked twice.
+   * Functions are checked against the release of the Function CRD in the output, as `validate`
+   * reads it; without one, against the release of the chart that holds them (its
+   * FunctionNamespace's, or the app's stacks').
    */
   private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
     const fileOf = (chart: Chart) => {
@@ -122,13 +126,24 @@ export class GitOpsApp extends App {
     };
     const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const chartOfFile = new Map([...written.keys()].map(chart => [fileOf(chart), chart]));
     const report = validateDocuments(documents, {
       checkedAlready: object => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && _wasValidAtSynth(object),
+      releaseOfFile: file => {
+        const chart = chartOfFile.get(file);
+        return chart && releaseOf(chart);
+      },
     });
     const errors = report.findings.filter(f => f.severity === Severity.ERROR);
     if (errors.length) {
       const lines = errors.map(f => `${f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]`);
-      throw new Error(`The output ${this.outdirForMessages()}is invalid:\n  ${lines.join('\n  ')}`);
+      // Which release the Functions were held to, when one of them failed: a runtime of one release is none of the other.
+      const release = report.releases[0];
+      const checked = release && errors.some(f => f.object.startsWith(`${FUNCTION_KIND} `))
+        ? `\n(Functions were checked against release ${release.release}, `
+          + `${release.source === ReleaseSource.FUNCTION_CRD ? `that of the Function CRD in ${release.file}` : 'that of their FunctionNamespace or the app\'s stacks'})`
+        : '';
+      throw new Error(`The output ${this.outdirForMessages()}is invalid:\n  ${lines.join('\n  ')}${checked}`);
     }
     const record = process.env[VALIDATED_FOLDERS_ENV];
     if (record) fs.appendFileSync(record, `${path.resolve(this.outdir)}\n`);

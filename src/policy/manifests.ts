@@ -7,8 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_API_VERSION, FUNCTION_KIND, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, Violation,
-  functionServiceClashes, validateApiRule, validateFunction, validateSubscription,
+  APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
+  SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
+  validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
@@ -47,6 +48,26 @@ export interface PolicyExceptionUse {
   readonly reason: string;
 }
 
+/** Where the release that a folder's Functions were checked against came from. */
+export enum ReleaseSource {
+  /** The Function CRD in the folder, or in a folder above it: its `cdk8s-kyma-serverless/release` annotation, else its shape. */
+  FUNCTION_CRD = 'function-crd',
+  /** The caller: `--release`, or the release of the charts a GitOpsApp wrote the file from. */
+  GIVEN = 'given',
+  /** Neither: the default release, 1.11.1. */
+  DEFAULT = 'default',
+}
+
+/** The release the Functions of one folder were checked against, and where it came from. */
+export interface FolderRelease {
+  /** The folder, relative to the folder checked (`.` for itself). */
+  readonly folder: string;
+  readonly release: ServerlessRelease;
+  readonly source: ReleaseSource;
+  /** The file that holds the Function CRD, relative to the folder checked, when {@link source} is the CRD. */
+  readonly file?: string;
+}
+
 /** What {@link validateManifests} found. */
 export interface ManifestReport {
   /** The files read, relative to the folder. */
@@ -57,6 +78,8 @@ export interface ManifestReport {
   readonly findings: readonly Finding[];
   /** The documented policy exceptions used: not failures, listed so they stay visible. */
   readonly exceptions: readonly PolicyExceptionUse[];
+  /** The release the Functions of each folder that holds any were checked against, by folder. */
+  readonly releases: readonly FolderRelease[];
 }
 
 interface Model { validate(): void }
@@ -77,10 +100,10 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
 };
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
-const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: object => validateFunction(object),
-  [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: validateApiRule,
-  [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: validateSubscription,
+const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => validateFunction(object, { release }),
+  [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
+  [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
 };
 
 const modelCache = new Map<string, ModelClass | undefined>();
@@ -136,6 +159,16 @@ function fieldPath(instancePath: string): string {
     .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
+/** Options of {@link validateObject}. */
+export interface ValidateObjectOptions {
+  /**
+   * The release whose Function API a Function is checked against.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
+}
+
 /**
  * Every violation of one object: Functions, APIRules and Subscriptions by their validators of
  * `src/api` (schema, CEL rules and the rules of their controllers), other kinds by their schema.
@@ -143,13 +176,13 @@ function fieldPath(instancePath: string): string {
  * @param object a parsed manifest
  * @returns the violations, and whether a schema was known for it
  */
-export function validateObject(object: unknown): { readonly violations: Violation[]; readonly known: boolean } {
+export function validateObject(object: unknown, options: ValidateObjectOptions = {}): { readonly violations: Violation[]; readonly known: boolean } {
   const o = object as { apiVersion?: unknown; kind?: unknown };
   if (typeof o !== 'object' || o === null || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
     return { known: true, violations: [{ path: '', message: 'not a Kubernetes object: apiVersion and kind are required', rule: 'manifest.object' }] };
   }
   const ruled = RULED_KINDS[`${o.apiVersion}/${o.kind}`];
-  if (ruled) return { known: true, violations: ruled(object) };
+  if (ruled) return { known: true, violations: ruled(object, options.release ?? DEFAULT_RELEASE) };
   const model = modelOf(o.apiVersion, o.kind);
   if (!model) return { known: false, violations: [] };
   try {
@@ -183,6 +216,13 @@ export interface ValidateOptions {
    * @default true
    */
   readonly recursive?: boolean;
+  /**
+   * The release to check Functions against in folders without a Function CRD (in them or above
+   * them). Where there is one, it decides, and a different release given here is an error.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
 }
 
 /** The environment variable naming a file to which {@link GitOpsApp}s append the folders they checked. */
@@ -206,6 +246,19 @@ export interface ValidateDocumentsOptions {
    * @default - none: every object is checked
    */
   readonly checkedAlready?: (object: any) => boolean;
+  /**
+   * The release to check Functions against in folders without a Function CRD (in them or above them).
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
+  /**
+   * The release of a file's Functions when no Function CRD is in its folder or above it (a
+   * GitOpsApp knows the release of each chart it wrote); `undefined` leaves it to {@link release}.
+   *
+   * @default - {@link release} for every file
+   */
+  readonly releaseOfFile?: (file: string) => ServerlessRelease | undefined;
 }
 
 /**
@@ -219,7 +272,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const exceptions: PolicyExceptionUse[] = [];
   let objects = 0;
   const seen = new Map<string, string>();
-  const byFolder = new Map<string, { object: unknown; file: string; where: string }[]>();
+  const byFolder = new Map<string, { object: any; file: string; where: string }[]>();
   for (const { file, documents } of files) {
     const folder = path.dirname(file);
     documents.forEach(({ object, error }, index) => {
@@ -229,11 +282,16 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
       }
       if (object === null || object === undefined) return;
       objects++;
-      const where = describeObject(object, index);
       const inFolder = byFolder.get(folder) ?? [];
-      inFolder.push({ object, file, where });
+      inFolder.push({ object, file, where: describeObject(object, index) });
       byFolder.set(folder, inFolder);
-      const { violations, known } = options.checkedAlready?.(object) ? { violations: [], known: true } : validateObject(object);
+    });
+  }
+  const releases = folderReleases(byFolder, options, findings);
+  for (const [folder, entries] of byFolder) {
+    for (const { object, file, where } of entries) {
+      const release = releases.get(folder)!.release;
+      const { violations, known } = options.checkedAlready?.(object) ? { violations: [], known: true } : validateObject(object, { release });
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
@@ -248,7 +306,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
       } else if (object.metadata?.name) {
         seen.set(identity, file);
       }
-    });
+    }
   }
   for (const entries of byFolder.values()) {
     for (const clash of functionServiceClashes(entries.map(e => e.object))) {
@@ -270,7 +328,57 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     }
   }
   const names = files.map(f => f.file);
-  return { files: names, objects, findings: sortFindings(findings, names), exceptions };
+  const used = [...byFolder].filter(([, entries]) => entries.some(e => isFunction(e.object))).map(([folder]) => releases.get(folder)!)
+    .sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+  return { files: names, objects, findings: sortFindings(findings, names), exceptions, releases: used };
+}
+
+function isFunction(object: any): boolean {
+  return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
+}
+
+/**
+ * The release each folder's Functions are checked against: that of the Function CRD in the folder,
+ * else in the nearest folder above it, else the one given for the file, else the default. A CRD
+ * whose annotation names no release, or one that differs from the release given, is an error.
+ */
+function folderReleases(
+  byFolder: ReadonlyMap<string, readonly { object: any; file: string; where: string }[]>, options: ValidateDocumentsOptions, findings: Finding[],
+): Map<string, FolderRelease> {
+  const crds = new Map<string, FolderRelease>();
+  for (const [folder, entries] of byFolder) {
+    const crd = entries.find(e => isFunctionCrd(e.object));
+    if (!crd) continue;
+    let found;
+    try {
+      found = functionCrdRelease(crd.object);
+    } catch (e) {
+      findings.push({
+        file: crd.file, object: crd.where, path: `metadata.annotations.${RELEASE_ANNOTATION}`, rule: 'manifest.release', severity: Severity.ERROR,
+        message: `${(e as Error).message}, or remove the annotation and synthesize again`,
+      });
+      found = functionCrdRelease({ ...crd.object, metadata: { ...crd.object.metadata, annotations: {} } });
+    }
+    if (options.release && options.release !== found.release) {
+      const told = found.evidence === CrdReleaseEvidence.ANNOTATION ? `its annotation ${RELEASE_ANNOTATION}` : 'its shape';
+      findings.push({
+        file: crd.file, object: crd.where, path: '', rule: 'manifest.release', severity: Severity.ERROR,
+        message: `this Function CRD is of release ${found.release} (${told}), but release ${options.release} was given: `
+          + `the folder's Functions run under the CRD's release; give ${found.release}, or none`,
+      });
+    }
+    crds.set(folder, { folder, release: found.release, source: ReleaseSource.FUNCTION_CRD, file: crd.file });
+  }
+  const releases = new Map<string, FolderRelease>();
+  for (const [folder, entries] of byFolder) {
+    let above: string | undefined = folder;
+    while (above !== undefined && !crds.has(above)) above = above === '.' ? undefined : path.dirname(above);
+    const given = options.releaseOfFile?.(entries[0].file) ?? options.release;
+    releases.set(folder, above !== undefined ? { ...crds.get(above)!, folder }
+      : given ? { folder, release: given, source: ReleaseSource.GIVEN }
+        : { folder, release: DEFAULT_RELEASE, source: ReleaseSource.DEFAULT });
+  }
+  return releases;
 }
 
 /**
@@ -285,7 +393,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
   return validateDocuments(manifestFiles(dir, options.recursive ?? true)
-    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })));
+    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })), { release: options.release });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {

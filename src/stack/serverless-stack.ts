@@ -6,7 +6,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
-  FunctionProfile, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
+  FunctionProfile, RELEASE_ANNOTATION, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
 } from '../api';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
@@ -31,11 +31,9 @@ export const PRIORITY_CLASS_NAME = 'serverless-priority';
 /** Its value (upstream's); a PriorityClass's value cannot change once created. */
 export const PRIORITY_CLASS_VALUE = 2000000;
 
-/**
- * The annotation on the Function CRD that names the release of the stack that wrote it: the command
- * line and the webhook read a cluster's or a folder's release from it.
- */
-export const RELEASE_ANNOTATION = 'cdk8s-kyma-serverless/release';
+// The annotation on the Function CRD that names the stack's release lives in src/api, which the
+// command line's checks (src/policy) read too; exported here as well, where it was first.
+export { RELEASE_ANNOTATION } from '../api';
 
 /** The label on every object this package synthesizes. */
 export const MANAGED_BY_LABEL = { key: 'app.kubernetes.io/managed-by', value: 'cdk8s-kyma-serverless' } as const;

@@ -8,12 +8,13 @@ import * as path from 'node:path';
 import type { V1Deployment, V1ResourceQuota, VersionInfo } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
+import { ServerlessRelease } from '../../src/api';
 import { CliError } from '../../src/cli/_kube';
 import { program } from '../../src/cli/index';
 import {
-  CheckId, CheckStatus, GatewayUse, NamespaceFacts, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,
+  CheckId, CheckStatus, GatewayUse, NamespaceFacts, ReleaseSource, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,
   buildPresetsOf, checkGatewayApiGateway, checkLimitRanges, checkPublisherProxy, checkQuotas, checkRequiredKind, checkServerVersion,
-  defaultBuildPresets, formatReport, parseServerVersion, publisherProxyAddressOf, readDeclaredReach, runPreflight, selectFunctionNamespaces,
+  PACKAGE_REGISTRY_SECRET, checkPackageRegistry, defaultBuildPresets, formatReport, functionPodLabels, selects, parseServerVersion, publisherProxyAddressOf, readDeclaredReach, runPreflight, selectFunctionNamespaces,
   serviceOfAddress,
 } from '../../src/cli/preflight';
 import { FakeCluster } from '../util/fake-cluster';
@@ -22,6 +23,8 @@ import { fixture } from '../util/fixtures';
 import { synthStack } from '../util/synth';
 
 const HEALTHY = fixture('cluster', 'healthy');
+/** Laid over HEALTHY: a 1.13.0 Function CRD, Functions as the 1.13.0 controller writes them, NetworkPolicies that deny team-a's egress but DNS. */
+const BUILDLESS = fixture('cluster', 'buildless');
 const DONE_WHEN = fixture('cluster', 'done-when');
 /** The CRDs of Kyma's api-gateway and eventing modules, Istio, the Gateway API and cert-manager; their Gateways; the publisher proxy. */
 const REACH = fixture('cluster', 'reach');
@@ -122,9 +125,39 @@ describe('checks, judged alone', () => {
     });
   });
 
+  test('under 1.13.0, a policy counts for the Function Pods its selector picks, by the labels the controller and the Function give them', () => {
+    const labels = functionPodLabels({ metadata: { name: 'hello', uid: 'u-1' }, spec: { labels: { tier: 'web' } } });
+    expect(labels).toEqual({
+      'tier': 'web', 'serverless.kyma-project.io/function-name': 'hello', 'serverless.kyma-project.io/managed-by': 'function-controller',
+      'serverless.kyma-project.io/uuid': 'u-1', 'serverless.kyma-project.io/resource': 'deployment',
+    });
+    expect(selects({}, labels)).toBe(true);
+    expect(selects({ matchLabels: { tier: 'web' } }, labels)).toBe(true);
+    expect(selects({ matchLabels: { tier: 'db' } }, labels)).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }, labels)).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'app', operator: 'Exists' }] }, labels)).toBe(false);
+    const deny = { metadata: { name: 'deny' }, spec: { podSelector: {}, policyTypes: ['Egress'] } };
+    const facts = { name: 'ns', exists: true, registrySecret: false, functionPods: { hello: labels } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [deny] })).toMatchObject({
+      status: CheckStatus.FAIL, detail: expect.stringMatching(/NetworkPolicy deny blocks 443\/TCP to the registry and DNS \(53\) for the Pods of Function hello/),
+    });
+    // A rule to port 443 on a named port or only inside the cluster does not reach the registry; DNS to any peer does resolve.
+    const inside = { metadata: { name: 'inside' }, spec: { podSelector: {}, egress: [{ to: [{ podSelector: {} }], ports: [{ port: 443 }, { port: 53, protocol: 'UDP' }] }] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [inside] }).detail).toMatch(/NetworkPolicy inside blocks 443\/TCP to the registry for/);
+    const open = { metadata: { name: 'open' }, spec: { podSelector: {}, egress: [{}] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [deny, open] }).status).toBe(CheckStatus.PASS);
+    // Ingress-only policies do not limit egress.
+    const ingress = { metadata: { name: 'ingress' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    expect(checkPackageRegistry({ ...facts, networkPolicies: [ingress] }).detail).toMatch(/no NetworkPolicy limits the egress of Function Pods$/);
+    expect(checkPackageRegistry({ ...facts, exists: false, networkPolicies: [] }).status).toBe(CheckStatus.SKIP);
+  });
+
   test('the table prints each fix indented under its failure, and a summary', () => {
     const report: PreflightReport = {
       ok: false,
+      release: { release: ServerlessRelease.V1_11_1, source: ReleaseSource.DEFAULT },
       checks: [
         { id: CheckId.SERVER_VERSION, title: 'server version', status: CheckStatus.PASS, detail: 'v1.29.4 (needs 1.27 or later)' },
         {
@@ -135,6 +168,8 @@ describe('checks, judged alone', () => {
       ],
     };
     expect(formatReport(report)).toBe([
+      'Checked for Serverless 1.11.1, build-based (from the default: no --release, and no Function CRD in the manifests or the cluster).',
+      '',
       'RESULT  CHECK              DETAIL',
       'pass    server version     v1.29.4 (needs 1.27 or later)',
       'fail    istio-injection b  namespace b is not labelled',
@@ -308,7 +343,7 @@ describe('preflight against a cluster', () => {
     await start(HEALTHY);
     const { stdout, exitCode } = await command(['preflight']);
     expect(exitCode).toBeUndefined();
-    expect(stdout).toMatch(/^RESULT {2}CHECK {19}DETAIL\npass {4}server version {10}v1\.29\.4 \(needs 1\.27 or later\)\n/);
+    expect(stdout).toMatch(/^Checked for Serverless 1\.11\.1, build-based \(from the cluster's Function CRD\)\.\n\nRESULT {2}CHECK {19}DETAIL\npass {4}server version {10}v1\.29\.4 \(needs 1\.27 or later\)\n/);
     expect(stdout).toMatch(/\n\nPreflight passed \(12 passed, 0 failed\)\.\n$/);
   });
 
@@ -334,7 +369,8 @@ describe('preflight against a cluster', () => {
     const { stdout, exitCode } = await command(['-o', 'json', 'preflight']);
     expect(exitCode).toBe(1);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(['ok', 'checks']);
+    expect(Object.keys(report)).toEqual(['ok', 'release', 'checks']);
+    expect(report.release).toEqual({ release: '1.11.1', source: 'cluster', cluster: '1.11.1' });
     expect(report.ok).toBe(false);
     expect(report.checks).toHaveLength(12);
     expect(report.checks[0]).toEqual({ id: 'server-version', title: 'server version', status: 'pass', detail: 'v1.29.4 (needs 1.27 or later)' });
@@ -531,6 +567,94 @@ describe('preflight against a cluster', () => {
         fix: 'the value is immutable: kubectl delete priorityclass serverless-priority, then sync the stack',
       }]);
     });
+  });
+
+  describe('under Serverless 1.13.0 (buildless)', () => {
+    const registrySecret = (namespace: string) => ({
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: PACKAGE_REGISTRY_SECRET, namespace },
+      data: { '.npmrc': Buffer.from('registry=https://mirror.example.com/\n//mirror.example.com/:_authToken=s3cr3t\n').toString('base64') },
+    });
+
+    test('reads the release from the cluster\'s Function CRD, checks no build Jobs or registry, and whether Function Pods reach the package registry', async () => {
+      await start(HEALTHY, BUILDLESS);
+      const report = await preflight();
+      expect(report.release).toEqual({ release: ServerlessRelease.V1_13_0, source: ReleaseSource.CLUSTER, cluster: ServerlessRelease.V1_13_0 });
+      expect(report.checks.map(c => [c.status, c.title])).toEqual([
+        ['pass', 'server version'],
+        ['pass', 'istio injector'],
+        ['pass', 'istio-injection team-a'],
+        ['pass', 'istio-injection team-b'],
+        ['fail', 'package registry team-a'],
+        ['pass', 'package registry team-b'],
+        ['pass', 'function crd'],
+        ['pass', 'priority class'],
+      ]);
+      expect(check(report, 'package registry team-a')).toMatchObject({
+        id: CheckId.PACKAGE_REGISTRY, namespace: 'team-a',
+        detail: 'no Secret serverless-package-registry-config: Functions install from the public registries (registry.npmjs.org, pypi.org) at every Pod start; '
+          + 'NetworkPolicy allow-dns, default-deny-egress blocks 443/TCP to the registry for the Pods of Function hello: '
+          + 'npm install / pip install fail at Pod start, and the Pods never become ready',
+        fix: expect.stringMatching(/^add an egress rule for the Function Pods .* to 443\/TCP .* in namespace team-a; or create Secret serverless-package-registry-config in team-a /),
+      });
+      expect(check(report, 'package registry team-b').detail).toMatch(/; no NetworkPolicy limits the egress of Function Pods$/);
+      const { stdout } = await command(['preflight']);
+      expect(stdout).toMatch(/^Checked for Serverless 1\.13\.0, buildless: no build Jobs or registry; dependencies install at Pod start \(from the cluster's Function CRD\)\.\n/);
+      // Reads the namespaces' NetworkPolicies, and Secrets by the one name only.
+      const paths = cluster.api.requests.map(r => r.path.split('?')[0]);
+      expect(paths).toContain('/apis/networking.k8s.io/v1/namespaces/team-a/networkpolicies');
+      expect(paths.filter(p => p.includes('/secrets')).every(p => p.endsWith(`/secrets/${PACKAGE_REGISTRY_SECRET}`))).toBe(true);
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
+
+    test('the registry Secret passes the namespace, with a caution when policies limit egress; its content is never printed', async () => {
+      await start(HEALTHY, BUILDLESS);
+      cluster.api.put(registrySecret('team-a'));
+      const report = await preflight();
+      expect(check(report, 'package registry team-a')).toMatchObject({
+        status: CheckStatus.PASS,
+        detail: expect.stringMatching(/^Secret serverless-package-registry-config is there: .*; NetworkPolicy allow-dns, default-deny-egress blocks 443\/TCP .*make sure they allow the mirror the Secret names$/),
+      });
+      const { stdout } = await command(['preflight', '-o', 'json']);
+      expect(stdout).not.toMatch(/s3cr3t|mirror\.example\.com|npmrc"/);
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
+
+    test('passes a namespace whose policies let Function Pods out on 443 through an ipBlock, and ignores policies for other Pods', async () => {
+      await start(HEALTHY, BUILDLESS);
+      cluster.api.put({
+        apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'allow-registry', namespace: 'team-a' },
+        spec: {
+          podSelector: { matchLabels: { 'serverless.kyma-project.io/managed-by': 'function-controller' } }, policyTypes: ['Egress'],
+          egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }], ports: [{ port: 443 }] }],
+        },
+      });
+      cluster.api.put({
+        apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'lock-db', namespace: 'team-b' },
+        spec: { podSelector: { matchLabels: { app: 'db' } }, policyTypes: ['Egress'] },
+      });
+      const report = await preflight();
+      expect(check(report, 'package registry team-a')).toMatchObject({
+        status: CheckStatus.PASS, detail: expect.stringMatching(/; NetworkPolicy allow-dns, allow-registry, default-deny-egress lets Function Pods out on 443\/TCP and to DNS$/),
+      });
+      expect(check(report, 'package registry team-b').status).toBe(CheckStatus.PASS);
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
+
+    test('--release 1.13.0 checks a 1.11.1 cluster for the move, and the Function CRD in the manifests names the release too', async () => {
+      await start(HEALTHY);
+      const report = await preflight({ release: '1.13.0' });
+      expect(report.release).toEqual({ release: ServerlessRelease.V1_13_0, source: ReleaseSource.GIVEN, cluster: ServerlessRelease.V1_11_1 });
+      expect(report.checks.some(c => c.id === CheckId.LIMIT_RANGE || c.id === CheckId.NODE_PORT)).toBe(false);
+      expect(report.checks.filter(c => c.id === CheckId.PACKAGE_REGISTRY).map(c => c.status)).toEqual(['pass', 'pass']);
+      expect(formatReport(report).split('\n')[0]).toBe('Checked for Serverless 1.13.0, buildless: no build Jobs or registry; dependencies install at Pod start '
+        + '(from --release); the cluster\'s Function CRD is of 1.11.1: applying moves it to 1.13.0 (see docs/changing-a-running-system.md).');
+
+      const manifests = fs.mkdtempSync(path.join(dir, 'manifests-'));
+      const crd = JSON.parse(fs.readFileSync(path.join(BUILDLESS, 'customresourcedefinition-functions.json'), 'utf8'));
+      fs.writeFileSync(path.join(manifests, '0000-serverless.k8s.yaml'), stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', ...crd }));
+      expect((await preflight({ manifests })).release).toEqual({
+        release: ServerlessRelease.V1_13_0, source: ReleaseSource.MANIFESTS, file: path.join(manifests, '0000-serverless.k8s.yaml'), cluster: ServerlessRelease.V1_11_1,
+      });
+      await expect(preflight({ manifests, release: '1.11.1' })).rejects.toThrow(/^--release 1\.11\.1 differs from the release of the Function CRD in .*0000-serverless\.k8s\.yaml \(1\.13\.0\)/);
+      await expect(preflight({ release: '2' })).rejects.toThrow(/^--release \(2\) is no release this package deploys/);
+    }, 30_000); // the fake API server over HTTP: seconds on a busy machine
   });
 
   test('-n checks that one namespace only', async () => {

@@ -114,7 +114,7 @@ describe('kyma-serverless webhook serve', () => {
     }
     expect(await server.exited).toBe(0);
     expect(server.logs().map(l => l.msg)).toEqual(expect.arrayContaining(['received signal', 'shutting down', 'stopped']));
-  });
+  }, 30_000); // starts a server process, a TLS handshake per request: seconds on a busy machine
 
   // In-process: the same main() the bin script calls, without the cost of another process.
   async function failure(...args: string[]): Promise<{ exitCode: number; stderr: string }> {

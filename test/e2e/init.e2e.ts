@@ -40,7 +40,7 @@ afterAll(() => {
 describe('kyma-serverless init, from the packed package', () => {
   test('writes an app that takes the package from the tarball it ran from, and says what to run next', () => {
     const init = check(run('npx', ['--yes', '--prefer-offline', '--package', tarball, 'kyma-serverless', 'init', 'my-app'], work));
-    expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}):\n`);
+    expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}, Kyma Serverless 1.11.1):\n`);
     expect(init.stdout).toContain('\nNext:\n  cd my-app\n  npm install\n  npm run synth\n  npx kyma-serverless apply dist/ --wait\n');
     expect(JSON.parse(read('package.json')).dependencies['cdk8s-kyma-serverless']).toBe(`file:${path.relative(app, tarball)}`);
     expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });

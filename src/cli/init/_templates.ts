@@ -3,7 +3,7 @@
  * typescript-app` makes one, without what needs the internet (`cdk8s import`), with this package's
  * stack, one Function namespace and one function folder per runtime family.
  */
-import { RUNTIME_FILES, RuntimeFamily } from '../../api';
+import { DEFAULT_RELEASE, RUNTIME_FILES, RuntimeFamily, ServerlessRelease, releaseFacts } from '../../api';
 import { FUNCTION_FILE } from '../../function/function-folder';
 import { FunctionRuntime } from '../../function/runtime';
 import { APP_DEPENDENCIES, APP_DEV_DEPENDENCIES } from './_versions';
@@ -23,6 +23,22 @@ export interface AppTemplateOptions {
   readonly name: string;
   /** How package.json names this package: a version range, or `file:` and a tarball. */
   readonly packageSpec: string;
+  /**
+   * The Serverless release the app's stack deploys.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
+}
+
+/** The name of a release's enum member, as main.ts writes it (`V1_13_0`). */
+function releaseMember(release: ServerlessRelease): string {
+  return Object.entries(ServerlessRelease).find(([, value]) => value === release)![0];
+}
+
+/** The Node.js runtime of the example Function: the newest the release runs. */
+function nodeRuntime(release: ServerlessRelease): string {
+  return [...releaseFacts(release).runtimes].reverse().find(r => r.startsWith('nodejs'))!;
 }
 
 /** The tsconfig.json of `cdk8s init typescript-app` (cdk8s-cli 2.x), as a user's app has it. */
@@ -56,19 +72,29 @@ export const CDK8S_INIT_TSCONFIG = {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-const MAIN_TS = `import { FunctionFolder, FunctionNamespace, GitOpsApp, ServerlessStack } from '${PACKAGE_NAME}';
-
-// Writes dist/ in apply order: 0000-serverless.k8s.yaml (the stack), 0001-${FUNCTIONS_FOLDER}.k8s.yaml (the
-// namespace and its Functions), and a kustomization.yaml that Argo CD and Flux take as it is.
-const app = new GitOpsApp();
-const stack = new ServerlessStack(app, 'serverless');
-const ${FUNCTIONS_FOLDER} = new FunctionNamespace(app, '${FUNCTIONS_FOLDER}', { stack });
+/** The part of main.ts after the stack: the Function namespace and a Function per folder. */
+const MAIN_TS_FUNCTIONS = `const ${FUNCTIONS_FOLDER} = new FunctionNamespace(app, '${FUNCTIONS_FOLDER}', { stack });
 
 // One Function per folder of ${FUNCTIONS_FOLDER}/: the folder's name is the Function's name.
 for (const folder of FunctionFolder.discover('${FUNCTIONS_FOLDER}')) folder.addTo(${FUNCTIONS_FOLDER});
 
 app.synth();
 `;
+
+/** The app's main.ts: the default release's stack takes no props; another release is named. */
+function mainTs(release: ServerlessRelease): string {
+  const named = release !== DEFAULT_RELEASE;
+  const stack = !named ? "const stack = new ServerlessStack(app, 'serverless');\n"
+    : (releaseFacts(release).buildsImages ? '' : `// Serverless ${release}, buildless: each Function runs on its runtime's image, which installs the
+// Function's dependencies at every Pod start (so its Pods need to reach the package registry).
+`) + `const stack = new ServerlessStack(app, 'serverless', { release: ServerlessRelease.${releaseMember(release)} });\n`;
+  return `import { FunctionFolder, FunctionNamespace, GitOpsApp, ${named ? 'ServerlessRelease, ' : ''}ServerlessStack } from '${PACKAGE_NAME}';
+
+// Writes dist/ in apply order: 0000-serverless.k8s.yaml (the stack), 0001-${FUNCTIONS_FOLDER}.k8s.yaml (the
+// namespace and its Functions), and a kustomization.yaml that Argo CD and Flux take as it is.
+const app = new GitOpsApp();
+${stack}${MAIN_TS_FUNCTIONS}`;
+}
 
 const GITIGNORE = `node_modules/
 # What tsc writes when run by hand (ts-node runs main.ts without it). The handlers are sources.
@@ -80,7 +106,7 @@ const GITIGNORE = `node_modules/
 # dist/ is committed: it is what Argo CD or Flux syncs, and what reviews show.
 `;
 
-const readme = (name: string) => `# ${name}
+const readme = (name: string, release: ServerlessRelease) => `# ${name}
 
 A cdk8s app that deploys the Kyma Serverless stack and its Functions, made by \`kyma-serverless init\`.
 
@@ -91,7 +117,8 @@ ${NEXT_COMMANDS.join('\n')}
 \`npm run synth\` writes the manifests to \`dist/\` and checks them; when it fails, \`dist/\` stays as it was.
 Commit \`dist/\`: Argo CD or Flux can sync it, or \`apply\` sends it to the cluster of the current kube context,
 in order, and waits until the stack is ready. \`npx kyma-serverless status --watch -n ${FUNCTIONS_FOLDER}\` then follows the
-Functions' builds.
+${releaseFacts(release).buildsImages ? 'Functions\' builds'
+    : `Functions until they run (Serverless ${release} builds nothing: dependencies install at each Pod start)`}.
 
 - \`main.ts\`: the app: the stack (\`ServerlessStack\`), the namespace \`${FUNCTIONS_FOLDER}\` (\`FunctionNamespace\`), and a
   Function for each folder of \`${FUNCTIONS_FOLDER}/\`.
@@ -121,8 +148,8 @@ def main(event, context):
     return {"message": f"Hello, {name}!"}
 `;
 
-const functionYaml = (runtime: FunctionRuntime) => `# Settings of this Function. Every key is optional; the names are those of KymaFunctionProps.
-runtime: ${runtime.name}
+const functionYaml = (runtime: string) => `# Settings of this Function. Every key is optional; the names are those of KymaFunctionProps.
+runtime: ${runtime}
 env:
   GREETING_TARGET: world
 resources:
@@ -135,6 +162,7 @@ resources:
  * @returns each file's path in the app (with `/`) and its text, in the order they are listed to the user
  */
 export function appFiles(options: AppTemplateOptions): { readonly [file: string]: string } {
+  const release = options.release ?? DEFAULT_RELEASE;
   const node = RUNTIME_FILES[RuntimeFamily.NODEJS];
   const python = RUNTIME_FILES[RuntimeFamily.PYTHON];
   return {
@@ -149,14 +177,14 @@ export function appFiles(options: AppTemplateOptions): { readonly [file: string]
     // No imports: `cdk8s import` would download the Kubernetes schema; the package brings its types.
     'cdk8s.yaml': 'language: typescript\napp: npx ts-node main.ts\noutput: dist\n',
     'tsconfig.json': json(CDK8S_INIT_TSCONFIG),
-    'main.ts': MAIN_TS,
+    'main.ts': mainTs(release),
     '.gitignore': GITIGNORE,
-    'README.md': readme(options.name),
+    'README.md': readme(options.name, release),
     [`${FUNCTIONS_FOLDER}/hello-node/${node.handler}`]: NODE_HANDLER,
     [`${FUNCTIONS_FOLDER}/hello-node/${node.dependencies}`]: json({ name: 'hello-node', version: '1.0.0', private: true, dependencies: {} }),
-    [`${FUNCTIONS_FOLDER}/hello-node/${FUNCTION_FILE}`]: functionYaml(FunctionRuntime.NODEJS_22),
+    [`${FUNCTIONS_FOLDER}/hello-node/${FUNCTION_FILE}`]: functionYaml(release === DEFAULT_RELEASE ? FunctionRuntime.NODEJS_22.name : nodeRuntime(release)),
     [`${FUNCTIONS_FOLDER}/hello-python/${python.handler}`]: PYTHON_HANDLER,
     [`${FUNCTIONS_FOLDER}/hello-python/${python.dependencies}`]: '# One package per line, as pip takes them; the runtime brings the web server.\n',
-    [`${FUNCTIONS_FOLDER}/hello-python/${FUNCTION_FILE}`]: functionYaml(FunctionRuntime.PYTHON_312),
+    [`${FUNCTIONS_FOLDER}/hello-python/${FUNCTION_FILE}`]: functionYaml(FunctionRuntime.PYTHON_312.name),
   };
 }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Argument, Command } from 'commander';
 import { packageRoot, packageVersion } from '../../_package-root';
+import { DEFAULT_RELEASE, RELEASES, ServerlessRelease, parseRelease } from '../../api';
 import { CliError } from '../_kube';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { NEXT_COMMANDS, PACKAGE_NAME, appFiles } from './_templates';
@@ -26,6 +27,13 @@ export interface InitOptions {
    * @default - the tarball this command was installed from, when it was; else `^` and this package's version
    */
   readonly package?: string;
+  /**
+   * The Serverless release the app's stack deploys, as `--release` gives it (`1.13.0`): main.ts
+   * names it, and the Node.js example runs on the newest Node.js runtime of that release.
+   *
+   * @default '1.11.1' (main.ts then gives the stack no release, which is the default)
+   */
+  readonly release?: string;
 }
 
 /** What {@link init} wrote. */
@@ -38,6 +46,8 @@ export interface InitResult {
   readonly replaced: string[];
   /** How package.json names cdk8s-kyma-serverless. */
   readonly packageSpec: string;
+  /** The Serverless release the app's stack deploys. */
+  readonly release: ServerlessRelease;
   /** The commands that install, synthesize and deploy the app, run in its folder. */
   readonly next: string[];
 }
@@ -90,8 +100,14 @@ function packageSpec(dir: string, given: string | undefined): string {
 export function init(dir: string, options: InitOptions = {}): InitResult {
   const target = path.resolve(dir);
   if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) throw new CliError(`${dir} is a file: give a new folder for the app`);
+  let release: ServerlessRelease;
+  try {
+    release = options.release === undefined ? DEFAULT_RELEASE : parseRelease(options.release, '--release');
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
   const spec = packageSpec(target, options.package);
-  const files = appFiles({ name: appPackageName(target), packageSpec: spec });
+  const files = appFiles({ name: appPackageName(target), packageSpec: spec, release });
   const names = Object.keys(files);
   const replaced = names.filter(f => fs.existsSync(path.join(target, f)));
   const present = fs.existsSync(target) ? fs.readdirSync(target).filter(f => f !== '.git').sort() : [];
@@ -106,7 +122,7 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
     fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
     fs.writeFileSync(path.join(target, file), text);
   }
-  return { dir: target, files: names, replaced, packageSpec: spec, next: [...NEXT_COMMANDS] };
+  return { dir: target, files: names, replaced, packageSpec: spec, release, next: [...NEXT_COMMANDS] };
 }
 
 /** Adds `init` to a program. */
@@ -118,6 +134,8 @@ export function addInitCommand(program: Command): void {
     .option('--force', 'write into a folder that is not empty, replacing the files the app has')
     .option('--package <spec>', 'how package.json names cdk8s-kyma-serverless: a version range, or the path of the tarball npm pack '
       + `wrote (default: the tarball this command was installed from, else ^${packageVersion()})`)
+    .option('--release <version>', `the Kyma Serverless release the app's stack deploys: ${RELEASES.join(' or ')} (default: ${DEFAULT_RELEASE}, `
+      + 'the build-based stack; 1.13.0 is upstream\'s current, buildless release)')
     .addHelpText('after', `
 It writes package.json (cdk8s, cdk8s-plus-27 and constructs at the versions this package is tested
 with; "synth": "kyma-serverless synth"), cdk8s.yaml (output dist, no imports), tsconfig.json (as
@@ -125,11 +143,18 @@ cdk8s init writes it), main.ts (the stack, the Function namespace "functions", a
 folder of functions/), functions/hello-node/ and functions/hello-python/, a .gitignore that keeps
 dist/, and a README. A folder that holds anything but .git is refused unless --force is given.
 
+The stack deploys Kyma Serverless ${DEFAULT_RELEASE} unless --release picks another: with
+--release 1.13.0 (upstream's current release, buildless: no build Job or registry; dependencies
+install at every Pod start), main.ts gives the stack release: ServerlessRelease.V1_13_0 and
+hello-node runs on nodejs24. The release can be changed later in main.ts (see the section
+"Kyma Serverless 1.13.0 (buildless)" of the README).
+
 Then, in the app's folder:
   ${NEXT_COMMANDS.join('\n  ')}
 
 Examples:
   npx --package ./${PACKAGE_NAME}-${packageVersion()}.tgz kyma-serverless init my-app
+  kyma-serverless init my-app --release 1.13.0   # the buildless release, with a nodejs24 Function
   kyma-serverless init my-app -o json         # the files written, for scripts
 `)
     .action((dir: string, _options: unknown, command: Command) => {
@@ -141,7 +166,7 @@ Examples:
       }
       const relative = path.relative(process.cwd(), result.dir);
       const where = !relative ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? result.dir : relative;
-      print(`Wrote a cdk8s app to ${where}/ (${PACKAGE_NAME} ${result.packageSpec}):`);
+      print(`Wrote a cdk8s app to ${where}/ (${PACKAGE_NAME} ${result.packageSpec}, Kyma Serverless ${result.release}):`);
       for (const file of result.files) print(`  ${file}${result.replaced.includes(file) ? '  (replaced)' : ''}`);
       print('\nNext:');
       if (where !== '.') print(`  cd ${where}`);

@@ -15,11 +15,13 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { FUNCTION_CRD_NAME } from '../../api/crd';
+import { CrdReleaseEvidence, functionCrdRelease, isFunctionCrd } from '../../api/crd-release';
 import { DEFAULT_FUNCTION_DEFAULTS } from '../../api/function-defaults';
 import { FUNCTION_VERSION } from '../../api/function-schema';
 import { isDns1123Label } from '../../api/names';
 import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../../api/presets';
 import { parseQuantity } from '../../api/quantity';
+import { DEFAULT_RELEASE, RELEASES, ServerlessRelease, parseRelease, releaseFacts } from '../../api/release';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/registry';
 import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
@@ -31,10 +33,13 @@ import {
   DeclaredReach, GatewayObject, ManifestObject, PublisherProxyFacts, ReachFacts, declaredReach, declaresReach, publisherProxyAddressOf, reachChecks,
   serviceOfAddress,
 } from './reach';
-import { CheckId, CheckResult, CheckStatus, PreflightReport, fail, pass, skip } from './report';
+import { PACKAGE_REGISTRY_SECRET, PackageRegistryFacts, checkPackageRegistry, functionPodLabels } from './buildless';
+import { CheckId, CheckResult, CheckStatus, PreflightRelease, PreflightReport, ReleaseSource, fail, pass, skip } from './report';
 
-export { CheckId, CheckStatus } from './report';
-export type { CheckResult, PreflightReport } from './report';
+export { CheckId, CheckStatus, ReleaseSource } from './report';
+export type { CheckResult, PreflightRelease, PreflightReport } from './report';
+export { PACKAGE_REGISTRY_SECRET, checkPackageRegistry, functionPodLabels, selects } from './buildless';
+export type { PackageRegistryFacts } from './buildless';
 export type {
   DeclaredKind, DeclaredReach, GatewayObject, GatewayReference, GatewayUse, LabelSelector, Labels, ManifestObject, PublisherProxyFacts, ReachFacts,
 } from './reach';
@@ -86,6 +91,14 @@ export interface PreflightOptions extends ClusterOptions {
    * @default - `dist` when that folder exists, else none
    */
   readonly manifests?: string | false;
+  /**
+   * The Serverless release the stack runs (`1.13.0`): which checks apply. 1.11.1 builds images (its
+   * build Jobs need room in LimitRanges and quotas, its registry a volume and a NodePort); 1.13.0
+   * builds nothing, and its Function Pods install their dependencies at start.
+   *
+   * @default - the release of the Function CRD in the manifests, else the cluster's, else 1.11.1
+   */
+  readonly release?: string;
 }
 
 /** The folder `--manifests` reads when it exists, unless another one is given. */
@@ -99,6 +112,8 @@ export interface PreflightSettings {
   readonly externalRegistry: boolean;
   /** The internal registry's NodePort. */
   readonly nodePort: number;
+  /** The release given or read from the manifests; undefined to take the cluster's. */
+  readonly release?: PreflightRelease;
 }
 
 /** Requests and limits of one build preset, as the quantities the controller reads. */
@@ -155,6 +170,10 @@ export interface ClusterFacts {
   readonly priorityClass?: V1PriorityClass;
   /** What the checks of the manifests' endpoints and Subscriptions need; undefined when the manifests hold none. */
   readonly reach?: ReachFacts;
+  /** The release checked for, where it came from, and the cluster's. */
+  readonly release?: PreflightRelease;
+  /** Under a buildless release: what the package registry check reads of each Function namespace. */
+  readonly packageRegistry?: readonly PackageRegistryFacts[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -526,19 +545,43 @@ export function judge(facts: ClusterFacts, settings: PreflightSettings, declared
   const perNamespace = (check: (ns: NamespaceFacts) => CheckResult, id: CheckId, title: string) => (namespaces.length
     ? namespaces.map(check)
     : [skip(id, title, 'no Function namespaces found: give --namespaces (or -n) to check some')]);
+  const release = facts.release ?? { release: DEFAULT_RELEASE, source: ReleaseSource.DEFAULT };
+  const builds = releaseFacts(release.release).buildsImages;
+  const packageRegistry = new Map((facts.packageRegistry ?? []).map(p => [p.name, p]));
   const checks = [
     checkServerVersion(facts.version),
     checkIstioInjector(facts.mutatingWebhookConfigurations),
     ...perNamespace(checkNamespaceInjection, CheckId.NAMESPACE_INJECTION, 'istio-injection'),
-    ...perNamespace(ns => checkLimitRanges(ns, facts.buildPresets), CheckId.LIMIT_RANGE, 'limitrange'),
-    ...perNamespace(ns => checkQuotas(ns, facts.buildPresets), CheckId.QUOTA, 'quota'),
-    checkStorageClass(facts.storageClasses, settings),
-    checkNodePort(facts.services, settings),
+    // Build Jobs (1.11.1) need room in LimitRanges and quotas, the internal registry a volume and a NodePort; 1.13.0 builds nothing.
+    ...(builds ? [
+      ...perNamespace(ns => checkLimitRanges(ns, facts.buildPresets), CheckId.LIMIT_RANGE, 'limitrange'),
+      ...perNamespace(ns => checkQuotas(ns, facts.buildPresets), CheckId.QUOTA, 'quota'),
+      checkStorageClass(facts.storageClasses, settings),
+      checkNodePort(facts.services, settings),
+    ] : perNamespace(ns => checkPackageRegistry(packageRegistry.get(ns.name)
+      ?? { name: ns.name, exists: ns.namespace !== undefined, registrySecret: false, networkPolicies: [], functionPods: {} }),
+    CheckId.PACKAGE_REGISTRY, 'package registry')),
     checkFunctionCrd(facts.functionCrd),
     checkPriorityClass(facts.priorityClass),
     ...(declaresReach(declared) && facts.reach ? reachChecks(declared, facts.reach) : []),
   ];
-  return { ok: checks.every(c => c.status !== CheckStatus.FAIL), checks };
+  return { ok: checks.every(c => c.status !== CheckStatus.FAIL), release, checks };
+}
+
+/**
+ * The first line of the report: the release checked for and where it was read; a cluster whose
+ * Function CRD is of another release is about to move (or the manifests are not its own).
+ */
+export function describeRelease(release: PreflightRelease): string {
+  const clusterRelease = release.cluster;
+  const from = release.source === ReleaseSource.GIVEN ? '--release'
+    : release.source === ReleaseSource.MANIFESTS ? `the Function CRD in ${release.file}`
+      : release.source === ReleaseSource.CLUSTER ? 'the cluster\'s Function CRD'
+        : 'the default: no --release, and no Function CRD in the manifests or the cluster';
+  const what = releaseFacts(release.release).buildsImages ? 'build-based' : 'buildless: no build Jobs or registry; dependencies install at Pod start';
+  const moving = clusterRelease && clusterRelease !== release.release
+    ? `; the cluster's Function CRD is of ${clusterRelease}: applying moves it to ${release.release} (see docs/changing-a-running-system.md)` : '';
+  return `Checked for Serverless ${release.release}, ${what} (from ${from})${moving}.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -598,6 +641,40 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
   }
   const names = selectFunctionNamespaces(given, namespaces.items, functionNamespaces, settings.systemNamespace);
   const byName = new Map(namespaces.items.map(n => [n.metadata?.name, n]));
+  let clusterRelease: ServerlessRelease | undefined;
+  try {
+    clusterRelease = functionCrd ? functionCrdRelease(functionCrd).release : undefined;
+  } catch {
+    // An annotation that names no release of this package: the cluster's release stays unknown.
+  }
+  const release: PreflightRelease = {
+    ...settings.release ?? (clusterRelease ? { release: clusterRelease, source: ReleaseSource.CLUSTER } : { release: DEFAULT_RELEASE, source: ReleaseSource.DEFAULT }),
+    ...(clusterRelease ? { cluster: clusterRelease } : {}),
+  };
+
+  /** Under a buildless release: the registry Secret's existence (never its content), the NetworkPolicies and the Functions of a namespace. */
+  async function readPackageRegistry(name: string): Promise<PackageRegistryFacts> {
+    if (!byName.has(name)) return { name, exists: false, registrySecret: false, networkPolicies: [], functionPods: {} };
+    const [secret, policies, functions] = await Promise.all([
+      readOptional(`reading Secret ${name}/${PACKAGE_REGISTRY_SECRET}`, async () => {
+        await core.readNamespacedSecret({ name: PACKAGE_REGISTRY_SECRET, namespace: name });
+        return true;
+      }),
+      read(`listing NetworkPolicies in namespace ${name}`, () => kc.makeApiClient(k8s.NetworkingV1Api).listNamespacedNetworkPolicy({ namespace: name })),
+      functionCrd ? readOptional(`listing Functions in namespace ${name}`, () => kc.makeApiClient(k8s.CustomObjectsApi)
+        .listNamespacedCustomObject({ group: functionCrd.spec.group, version: FUNCTION_VERSION, namespace: name, plural: functionCrd.spec.names.plural }))
+        : undefined,
+    ]);
+    const items = ((functions as { items?: unknown[] } | undefined)?.items ?? []) as Parameters<typeof functionPodLabels>[0][];
+    return {
+      name,
+      exists: true,
+      registrySecret: secret === true,
+      networkPolicies: policies.items,
+      functionPods: Object.fromEntries(items.map(fn => [fn.metadata?.name ?? '', functionPodLabels(fn)])),
+    };
+  }
+  const packageRegistry = releaseFacts(release.release).buildsImages ? undefined : await Promise.all(names.map(readPackageRegistry));
   const perNamespace = await Promise.all(names.map(async (name): Promise<NamespaceFacts> => {
     const namespace = byName.get(name);
     if (!namespace) return { name, limitRanges: [], resourceQuotas: [] };
@@ -658,15 +735,37 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
     functionCrd,
     priorityClass,
     ...(reach ? { reach } : {}),
+    release,
+    ...(packageRegistry ? { packageRegistry } : {}),
   };
 }
 
 /** The settings of options, every default resolved. */
-export function preflightSettings(options: PreflightOptions): PreflightSettings {
+export function preflightSettings(options: PreflightOptions, manifests?: ManifestsRead): PreflightSettings {
+  let given: ServerlessRelease | undefined;
+  try {
+    given = options.release === undefined ? undefined : parseRelease(options.release, '--release');
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  const crd = manifests?.objects.find(o => isFunctionCrd(o.object));
+  let inManifests: { release: ServerlessRelease; evidence: CrdReleaseEvidence } | undefined;
+  try {
+    inManifests = crd && functionCrdRelease(crd.object);
+  } catch (e) {
+    throw new CliError(`${crd!.file}: ${(e as Error).message} (kyma-serverless validate ${manifests!.dir} says more)`);
+  }
+  if (given && inManifests && given !== inManifests.release) {
+    throw new CliError(`--release ${given} differs from the release of the Function CRD in ${crd!.file} (${inManifests.release}): `
+      + 'give that release, or none, or --no-manifests to check the cluster for another release');
+  }
+  const release = given ? { release: given, source: ReleaseSource.GIVEN }
+    : inManifests ? { release: inManifests.release, source: ReleaseSource.MANIFESTS, file: crd!.file } : undefined;
   return {
     systemNamespace: options.systemNamespace ?? DEFAULT_SYSTEM_NAMESPACE,
     externalRegistry: options.externalRegistry ?? false,
     nodePort: options.nodePort ?? DEFAULT_REGISTRY_NODE_PORT,
+    ...(release ? { release } : {}),
   };
 }
 
@@ -678,10 +777,11 @@ export function preflightSettings(options: PreflightOptions): PreflightSettings 
  * @throws CliError when the kubeconfig cannot be used, or the API server cannot be reached or refuses a read
  */
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
-  const declared = readDeclaredReach(options.manifests);
+  const manifests = readManifests(options.manifests);
+  const declared = manifests && declaredReach(manifests.objects);
+  const settings = preflightSettings(options, manifests);
   const cluster = await connect(options);
   const given = options.namespaces ?? (options.namespace ? [options.namespace] : undefined);
-  const settings = preflightSettings(options);
   return judge(await readCluster(cluster, settings, given, declared), settings, declared);
 }
 
@@ -694,6 +794,26 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
  * @throws CliError when a folder given does not exist, or a document does not parse
  */
 export function readDeclaredReach(manifests: string | false | undefined): DeclaredReach | undefined {
+  const read = readManifests(manifests);
+  return read && declaredReach(read.objects);
+}
+
+/** The objects of a folder of manifests, as {@link readDeclaredReach} reads them. */
+export interface ManifestsRead {
+  /** The folder. */
+  readonly dir: string;
+  /** Its objects, each with its file. */
+  readonly objects: readonly ManifestObject[];
+}
+
+/**
+ * The objects of a folder of manifests (its `*.yaml` files, not its subfolders').
+ *
+ * @param manifests the folder; `false` for none; undefined for `dist` when it exists
+ * @returns undefined when no folder is read
+ * @throws CliError when a folder given does not exist, or a document does not parse
+ */
+export function readManifests(manifests: string | false | undefined): ManifestsRead | undefined {
   if (manifests === false) return undefined;
   const dir = manifests ?? DEFAULT_MANIFESTS;
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
@@ -711,7 +831,7 @@ export function readDeclaredReach(manifests: string | false | undefined): Declar
   if (problems.length) {
     throw new CliError(`Cannot read the manifests of ${dir} (kyma-serverless validate ${dir} checks more):\n${problems.map(p => `  ${p}`).join('\n')}`);
   }
-  return declaredReach(objects);
+  return { dir, objects };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -727,7 +847,7 @@ export function formatReport(report: PreflightReport): string {
   const header = ['RESULT', 'CHECK', 'DETAIL'];
   const lines = table(header, report.checks.map(c => [c.status, c.title, c.detail])).split('\n');
   const indent = ' '.repeat(Math.max(header[0].length, ...report.checks.map(c => c.status.length)) + 2);
-  const out = [lines[0]];
+  const out = [describeRelease(report.release), '', lines[0]];
   report.checks.forEach((check, i) => {
     out.push(lines[i + 1]);
     if (check.fix) out.push(`${indent}fix: ${check.fix}`);
@@ -773,10 +893,19 @@ export function addPreflightCommand(program: Command): void {
     .option('--manifests <dir>', 'folder of synthesized manifests (not its subfolders, which hold other environments) whose endpoints'
       + `, Subscriptions and monitoring to check (default: ${DEFAULT_MANIFESTS} when it exists)`)
     .option('--no-manifests', 'check the cluster alone, not what the manifests declare')
+    .option('--release <version>', `the Serverless release the stack runs, which decides the checks: ${RELEASES.join(' or ')} `
+      + '(default: the release of the Function CRD in the manifests, else the cluster\'s, else 1.11.1)')
     .addHelpText('after', `
 Checks: API server version (1.27 or later), Istio sidecar injector, istio-injection=enabled on
 each Function namespace, LimitRanges and ResourceQuotas against the build presets, a default
 StorageClass, the registry's NodePort, the Function CRD version, the serverless-priority class.
+
+The release decides: the first line names it and where it was read (--release, else the Function
+CRD in the manifests, else the cluster's, else 1.11.1). Under 1.13.0 (buildless) nothing is built:
+no LimitRange, quota, StorageClass or NodePort checks. Instead, per Function namespace: can the
+Function Pods install their dependencies at start? The namespace's NetworkPolicies must let them
+out to the package registry (443/TCP) and to DNS, or the namespace holds the Secret
+serverless-package-registry-config for a mirror (only its presence is read, never its content).
 
 From the manifests (--manifests, one folder as apply takes it), each only when they hold such
 objects: the CRDs of the APIRules (v2, Kyma's api-gateway module), VirtualServices, Istio Gateways,
@@ -800,6 +929,9 @@ Examples:
 
   # A stack with an external registry and JSON for a CI step
   kyma-serverless preflight --external-registry -o json | jq '.checks[] | select(.status == "fail")'
+
+  # A cluster that will run Serverless 1.13.0, before its stack is applied
+  kyma-serverless preflight --release 1.13.0 --namespaces team-a
 
   # What the prod environment's endpoints and Subscriptions need, in the prod cluster
   kyma-serverless preflight --context prod --manifests dist/prod

@@ -2,6 +2,7 @@
  * What `preflight` reports: each check's id, outcome, detail and fix, and the whole run's. Shared by
  * the checks of the cluster (`index.ts`) and of what the manifests declare to reach Functions (`reach.ts`).
  */
+import { ServerlessRelease } from '../../api/release';
 
 /** What a check concluded. */
 export enum CheckStatus {
@@ -53,6 +54,23 @@ export enum CheckId {
   GATEWAY_API_GATEWAY = 'gateway-api-gateway',
   /** The manifests hold Subscriptions: the Service of the eventing publisher proxy the controller hands Functions exists. */
   PUBLISHER_PROXY = 'publisher-proxy',
+  /**
+   * Under a buildless release (1.13.0): a Function namespace's NetworkPolicies let Function Pods reach the package
+   * registry (and DNS) to install dependencies at start, or the namespace holds the `serverless-package-registry-config` Secret.
+   */
+  PACKAGE_REGISTRY = 'package-registry',
+}
+
+/** Where `preflight` read the release it checks for. */
+export enum ReleaseSource {
+  /** `--release`. */
+  GIVEN = 'given',
+  /** The Function CRD in the manifests (`--manifests`, or `dist`). */
+  MANIFESTS = 'manifests',
+  /** The cluster's Function CRD: its `cdk8s-kyma-serverless/release` annotation, else its shape. */
+  CLUSTER = 'cluster',
+  /** None of them: 1.11.1. */
+  DEFAULT = 'default',
 }
 
 /** The outcome of one check. */
@@ -71,10 +89,24 @@ export interface CheckResult {
   readonly fix?: string;
 }
 
+/** The release `preflight` checks for. */
+export interface PreflightRelease {
+  /** The release: it decides the checks (build Jobs and a registry under 1.11.1, package registry egress under 1.13.0). */
+  readonly release: ServerlessRelease;
+  /** Where it was read. */
+  readonly source: ReleaseSource;
+  /** The file of the Function CRD it was read from, when {@link source} is the manifests. */
+  readonly file?: string;
+  /** The release of the cluster's Function CRD, when the cluster has one. */
+  readonly cluster?: ServerlessRelease;
+}
+
 /** The outcome of every check. */
 export interface PreflightReport {
   /** True when no check failed. */
   readonly ok: boolean;
+  /** The Serverless release the checks were chosen for, and where it was read. */
+  readonly release: PreflightRelease;
   /** The checks, in a fixed order. */
   readonly checks: readonly CheckResult[];
 }

@@ -55,6 +55,15 @@ function controllerSelectors(name: string | undefined): Selectors {
   return { labelSelector: `${FunctionChildLabel.MANAGED_BY}=${FUNCTION_CONTROLLER},${byName}` };
 }
 
+/**
+ * HorizontalPodAutoscalers of Functions: labelled with the Function's name, the 1.11.1 controller's
+ * and (under 1.13.0, whose controller makes none) the one synth writes for `scale`, which the
+ * controller does not manage.
+ */
+function autoscalerSelectors(name: string | undefined): Selectors {
+  return { labelSelector: name === undefined ? FunctionChildLabel.FUNCTION_NAME : `${FunctionChildLabel.FUNCTION_NAME}=${name}` };
+}
+
 /** The objects synth emits to reach a Function: `cdk8s-kyma-serverless/function`, with the Function's name. */
 function reachSelectors(name: string | undefined): Selectors {
   return { labelSelector: name === undefined ? FUNCTION_LABEL : `${FUNCTION_LABEL}=${name}` };
@@ -130,7 +139,7 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
     {
       key: 'horizontalPodAutoscalers',
       noun: 'HorizontalPodAutoscalers',
-      selectors: controllerSelectors,
+      selectors: autoscalerSelectors,
       path: ns => collectionPath('autoscaling', 'v2', 'horizontalpodautoscalers', ns),
       list: (namespace, query) => (namespace === undefined
         ? autoscaling.listHorizontalPodAutoscalerForAllNamespaces(query)

@@ -2,6 +2,9 @@
  * What `status` knows of the cluster: the Functions and their objects, listed once and kept up to
  * date by the watches of `_watch.ts`.
  */
+import { FUNCTION_CRD_NAME } from '../../api/crd';
+import { functionCrdRelease } from '../../api/crd-release';
+import { ServerlessRelease } from '../../api/release';
 import { Cluster, describeApiError, statusOf } from '../_kube';
 import { Kind, Selectors } from './_kinds';
 import { FunctionStatusReport, statusReport } from './report';
@@ -41,10 +44,27 @@ export class FunctionStore {
     return kind.selectors(this.name);
   }
 
-  /** Lists every kind: Functions first, then the others at once. */
+  /**
+   * The release of the cluster's Function CRD (its annotation, else its shape), read by
+   * {@link listAll}; undefined when it cannot be read: each Function's status then tells.
+   */
+  public release?: ServerlessRelease;
+
+  /** Lists every kind: Functions first, then the others at once; reads the cluster's release beside them. */
   public async listAll(): Promise<void> {
     await this.list(this.kinds[0]);
-    await Promise.all(this.kinds.slice(1).map(kind => this.list(kind)));
+    await Promise.all([...this.kinds.slice(1).map(kind => this.list(kind)), this.readRelease()]);
+  }
+
+  /** Reads the Function CRD for the release: a user who may not read CRDs still gets a status. */
+  private async readRelease(): Promise<void> {
+    try {
+      const k8s = await import('@kubernetes/client-node');
+      const crd = await this.cluster.kubeConfig.makeApiClient(k8s.ApiextensionsV1Api).readCustomResourceDefinition({ name: FUNCTION_CRD_NAME });
+      this.release = functionCrdRelease(crd).release;
+    } catch {
+      // Forbidden, not found, or an annotation of no release of this package: each Function's status tells.
+    }
   }
 
   /**
@@ -115,6 +135,6 @@ export class FunctionStore {
   /** Every Function's report. */
   public reports(): FunctionStatusReport[] {
     const children = this.children();
-    return this.functions().map(fn => statusReport(fn, children));
+    return this.functions().map(fn => statusReport(fn, children, this.release));
   }
 }

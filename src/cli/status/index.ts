@@ -23,7 +23,7 @@ import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, render
 import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
-export { DEPLOYMENT_UPDATE_LOOP, PipelineStage, ProgressState, StepState, autoscales, functionProgress, scaledObjectOf } from './model';
+export { DEPLOYMENT_UPDATE_LOOP, PipelineStage, ProgressState, StepState, autoscales, functionProgress, functionRelease, scaledObjectOf } from './model';
 export type { EndpointStatus, FunctionReach, SubscriptionStatus } from './reach';
 export { EndpointKind, ReachState, functionReach, withReach } from './reach';
 export type { FrameOptions, RenderOptions } from './render';

@@ -7,12 +7,16 @@
 import { serverDefaultedFields } from '../../api/controller-fixed-point';
 import { ConditionStatus, FunctionConditionReason, FunctionConditionType } from '../../api/function-status';
 import { FUNCTION_KIND } from '../../api/function-schema';
+import { FUNCTION_LABEL } from '../../api/labels';
+import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../../api/release';
 import {
   ChildResource, FunctionChildren, FunctionResource, ResourceCondition, ScaledObjectResource, newest, ownChildren, ownReach, time,
 } from './resources';
 
 /** The steps of the pipeline, in order. */
 export enum PipelineStage {
+  /** Buildless releases (1.13.0): the spec is valid (and a Git Function's commit resolved): ConfigurationReady True. */
+  CONFIGURED = 'configured',
   /** Inline sources in a ConfigMap, or Git sources fetched. */
   SOURCE = 'source',
   /** The build Job. */
@@ -21,7 +25,10 @@ export enum PipelineStage {
   DEPLOYMENT = 'deployment',
   /** The Service named after the Function. */
   SERVICE = 'service',
-  /** The HorizontalPodAutoscaler, only for a `scaleConfig` whose minReplicas and maxReplicas differ. */
+  /**
+   * The HorizontalPodAutoscaler, only for a `scaleConfig` whose minReplicas and maxReplicas differ: the
+   * controller's under 1.11.1; under 1.13.0, the one synth writes beside the Function (the controller makes none).
+   */
   HPA = 'hpa',
   /** Every condition True: the Deployment is ready. */
   READY = 'ready',
@@ -75,6 +82,22 @@ export interface FunctionProgress {
   readonly since?: string;
   /** Every step, in order; `hpa` only when the Function autoscales. */
   readonly steps: readonly PipelineStep[];
+}
+
+/**
+ * The release of the controller that writes a Function's status: the cluster's (its Function
+ * CRD's) when known; else told by the status: a BuildReady condition is 1.11.1's, an
+ * observedGeneration or a gitRepository 1.13.0's; else the default.
+ *
+ * @param fn the Function
+ * @param cluster the release of the cluster's Function CRD, when it could be read
+ */
+export function functionRelease(fn: FunctionResource, cluster?: ServerlessRelease): ServerlessRelease {
+  if (cluster) return cluster;
+  const status = fn.status;
+  if (status?.conditions?.some(c => c.type === FunctionConditionType.BUILD_READY)) return ServerlessRelease.V1_11_1;
+  if (status?.observedGeneration !== undefined || status?.gitRepository !== undefined) return ServerlessRelease.V1_13_0;
+  return DEFAULT_RELEASE;
 }
 
 /**
@@ -204,7 +227,8 @@ function behind(fn: FunctionResource, configMap: ChildResource | undefined): str
  * @param children the controller's objects, and the ScaledObjects; each kind left out is derived from the conditions alone
  * @returns the stage (the first step not done), the overall state, the condition that explains it and every step
  */
-export function functionProgress(fn: FunctionResource, children: FunctionChildren = {}): FunctionProgress {
+export function functionProgress(fn: FunctionResource, children: FunctionChildren = {}, release: ServerlessRelease = DEFAULT_RELEASE): FunctionProgress {
+  if (!releaseFacts(release).buildsImages) return buildlessProgress(fn, children);
   const configured = conditionOf(fn, FunctionConditionType.CONFIGURATION_READY);
   const built = conditionOf(fn, FunctionConditionType.BUILD_READY);
   const running = conditionOf(fn, FunctionConditionType.RUNNING);
@@ -350,4 +374,123 @@ function failedJobCondition(job: ChildResource): ResourceCondition {
     message: `Job ${job.metadata?.name} failed${failed?.message ? `: ${failed.message}` : ''}`,
     lastTransitionTime: failed?.lastTransitionTime,
   };
+}
+
+/**
+ * Under 1.13.0 (buildless) the Git commit the status is of differs from the spec's reference: the
+ * controller resolves the reference to a commit itself, and records it once the Deployment is ready.
+ */
+function behindBuildless(fn: FunctionResource): string | undefined {
+  const generation = fn.metadata?.generation;
+  const status = fn.status;
+  if (status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation) {
+    return `waiting for the controller to process generation ${generation} (the status is of generation ${status.observedGeneration})`;
+  }
+  if (!status?.conditions?.length) return undefined;
+  if (status.runtime && fn.spec?.runtime && status.runtime !== fn.spec.runtime) {
+    return `waiting for the controller to switch the runtime to ${fn.spec.runtime} (the status is of ${status.runtime})`;
+  }
+  const git = fn.spec?.source?.gitRepository;
+  const recorded = status.gitRepository;
+  if (git && recorded?.reference !== undefined && (recorded.reference !== git.reference || (recorded.baseDir ?? '') !== (git.baseDir ?? ''))) {
+    return `waiting for the controller to resolve ${git.reference} ${git.baseDir ?? ''} to a commit and roll the Deployment out `
+      + `(the status is of ${recorded.reference} ${recorded.baseDir ?? ''}${recorded.commit ? `, commit ${recorded.commit.slice(0, 12)}` : ''}; `
+      + 'the 1.13.0 controller checks the repository again every 5 minutes)';
+  }
+  return undefined;
+}
+
+/** Whether a Function has dependencies its Pods install at start: a Git source may, inline ones when given. */
+function installsDependencies(fn: FunctionResource): boolean {
+  const source = fn.spec?.source;
+  if (source?.gitRepository) return true;
+  const dependencies = source?.inline?.dependencies?.trim() ?? '';
+  if (!dependencies || /^\{\s*\}$/.test(dependencies)) return false;
+  try {
+    const manifest = JSON.parse(dependencies) as { dependencies?: object };
+    return manifest.dependencies === undefined || Object.keys(manifest.dependencies).length > 0;
+  } catch {
+    // requirements.txt: any line that is no comment.
+    return dependencies.split('\n').some(line => line.trim() && !line.trim().startsWith('#'));
+  }
+}
+
+/**
+ * Where a Function is under a buildless release (1.13.0): configured → Deployment → Service →
+ * HPA (when `scaleConfig` autoscales: synth writes it, the controller does not) → ready. No source
+ * ConfigMap and no build Job: the runtime image installs the dependencies at every Pod start, so
+ * a Deployment that is not ready yet says so when the Function has dependencies.
+ */
+function buildlessProgress(fn: FunctionResource, children: FunctionChildren): FunctionProgress {
+  const configured = conditionOf(fn, FunctionConditionType.CONFIGURATION_READY);
+  const running = conditionOf(fn, FunctionConditionType.RUNNING);
+  const isTrue = (c?: ResourceCondition) => c?.status === ConditionStatus.TRUE;
+  const isFalse = (c?: ResourceCondition) => c?.status === ConditionStatus.FALSE;
+  const runningReason = running?.reason ?? '';
+  const stale = behindBuildless(fn);
+  const ready = !stale && isTrue(configured) && isTrue(running);
+  const deployment = newest(ownChildren(fn, children.deployments));
+  const loop = stale ? undefined : updateLoop(fn, running, deployment);
+  const exists = (items: readonly ChildResource[] | undefined, reasons: ReadonlySet<string>) => {
+    const own = ownChildren(fn, items);
+    return ready || (own ? own.length > 0 : isTrue(running) || reasons.has(runningReason));
+  };
+  // Synth's own HPA is labelled with the Function's name, by the controller's label or by ours.
+  const hpas = children.horizontalPodAutoscalers?.filter(h => h.metadata?.labels?.[FUNCTION_LABEL] === fn.metadata?.name
+    && (fn.metadata?.namespace === undefined || h.metadata?.namespace === fn.metadata.namespace));
+
+  type Step = { stage: PipelineStage; done: boolean; failed?: ResourceCondition };
+  const steps: Step[] = [
+    { stage: PipelineStage.CONFIGURED, done: ready || (!stale && isTrue(configured)), failed: isFalse(configured) ? configured : undefined },
+    {
+      stage: PipelineStage.DEPLOYMENT,
+      done: exists(children.deployments, DEPLOYMENT_EXISTS) && !loop,
+      failed: isFalse(running) && runningReason === R.DEPLOYMENT_FAILED ? running : loop,
+    },
+    {
+      stage: PipelineStage.SERVICE,
+      done: exists(children.services, SERVICE_EXISTS),
+      failed: isFalse(running) && runningReason === R.SERVICE_FAILED ? running : undefined,
+    },
+    // Not a step of the controller's: it does not hold the Function back from ready.
+    ...(autoscales(fn) ? [{ stage: PipelineStage.HPA, done: ready || !!ownChildren(fn, children.horizontalPodAutoscalers)?.length || !!hpas?.length }] : []),
+  ];
+  const unexplained = isFalse(running) && !steps.some(s => s.failed === running) ? running : undefined;
+  steps.push({ stage: PipelineStage.READY, done: ready, failed: unexplained });
+  const failedStep = stale ? undefined : steps.find(s => s.failed);
+
+  const scaledObject = scaledObjectOf(fn, children);
+  if (scaledObject && !failedStep && !stale && desiredReplicas(fn, children) === 0 && steps.slice(0, -1).every(s => s.done)) {
+    return scaledToZero(scaledObject, steps.map(s => s.stage));
+  }
+  // The HPA is synth's, not a step the controller takes: never the one a Function waits at.
+  const current = failedStep ?? steps.find(s => !s.done && s.stage !== PipelineStage.HPA);
+  const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
+  const resultSteps = steps.map(s => ({
+    stage: s.stage,
+    state: s.failed && failedStep ? StepState.FAILED : s.done ? StepState.DONE : s === current ? StepState.IN_PROGRESS : StepState.PENDING,
+  }));
+  const explain = (condition: ResourceCondition | undefined, message?: string): FunctionProgress => ({
+    stage: current?.stage ?? PipelineStage.READY,
+    state,
+    ...(condition?.reason ? { reason: condition.reason } : {}),
+    ...(message ?? condition?.message ? { message: message ?? condition?.message } : {}),
+    ...(condition?.lastTransitionTime ? { since: condition.lastTransitionTime } : {}),
+    steps: resultSteps,
+  });
+  if (failedStep) return explain(failedStep.failed);
+  if (stale) return explain(undefined, stale);
+  const conditions = fn.status?.conditions ?? [];
+  if (!conditions.length) return explain(undefined, 'waiting for the controller');
+  const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
+  // Waiting for Pods that install the dependencies before they serve: say so, it is the slow part of a start.
+  const waitingForPods = !ready && current?.stage === PipelineStage.READY && (deployment ? (deployment.status?.readyReplicas ?? 0) < (deployment.spec?.replicas ?? 1)
+    : runningReason === R.DEPLOYMENT_WAITING || runningReason === R.MIN_REPLICAS_NOT_AVAILABLE);
+  if (waitingForPods && installsDependencies(fn)) {
+    const installer = fn.spec?.runtime?.startsWith('python') ? 'pip install' : 'npm install';
+    const logs = deployment?.metadata?.name ? ` (kubectl logs -n ${fn.metadata?.namespace} deployment/${deployment.metadata.name} shows it)` : '';
+    return explain(latest, `${latest.message ? `${latest.message}: ` : ''}its Pods install the Function's dependencies (${installer}) at every start, `
+      + `and are not ready until that is done${logs}`);
+  }
+  return explain(latest);
 }

@@ -41,6 +41,7 @@ const SYMBOLS: { readonly [state in StepState]: string } = {
 };
 
 const STEP_LABELS: { readonly [stage in PipelineStage]: string } = {
+  [PipelineStage.CONFIGURED]: 'configured',
   [PipelineStage.SOURCE]: 'source',
   [PipelineStage.BUILD]: 'build',
   [PipelineStage.DEPLOYMENT]: 'deploy',

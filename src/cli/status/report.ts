@@ -3,7 +3,8 @@
  * pipeline (see `model.ts`), how it is reached (see `reach.ts`), and what it is made of. Pure: no I/O.
  */
 import { FunctionConditionType } from '../../api/function-status';
-import { FunctionProgress, ProgressState, functionProgress, scaledObjectOf } from './model';
+import { ServerlessRelease } from '../../api/release';
+import { FunctionProgress, ProgressState, functionProgress, functionRelease, scaledObjectOf } from './model';
 import { EndpointStatus, SubscriptionStatus, functionReach, withReach } from './reach';
 import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren } from './resources';
 
@@ -29,6 +30,13 @@ export interface FunctionStatusReport extends FunctionProgress {
     /** KEDA's ScaledObject, of a Function with `keda`. */
     readonly scaledObject?: string;
   };
+  /**
+   * The release whose controller writes the status (see {@link functionRelease}); only a release
+   * other than the default is named.
+   */
+  readonly release?: ServerlessRelease;
+  /** A Git Function under 1.13.0: the commit the controller resolved and runs, once recorded. */
+  readonly commit?: string;
   /** The Deployment's desired and ready replicas, once it exists. */
   readonly replicas?: { readonly desired: number; readonly ready: number };
   /** Its APIRules, HTTPRoutes and VirtualServices (none when their kinds are not served). */
@@ -43,8 +51,10 @@ export interface FunctionStatusReport extends FunctionProgress {
  *
  * @param fn the Function
  * @param children the controller's objects, and those synth emits to reach it (see {@link FunctionChildren})
+ * @param clusterRelease the release of the cluster's Function CRD, when it could be read
  */
-export function statusReport(fn: FunctionResource, children: FunctionChildren = {}): FunctionStatusReport {
+export function statusReport(fn: FunctionResource, children: FunctionChildren = {}, clusterRelease?: ServerlessRelease): FunctionStatusReport {
+  const release = functionRelease(fn, clusterRelease);
   const name = (items?: readonly ChildResource[]) => newest(ownChildren(fn, items))?.metadata?.name;
   const deployment = newest(ownChildren(fn, children.deployments));
   const objects = {
@@ -55,7 +65,7 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
     horizontalPodAutoscaler: name(children.horizontalPodAutoscalers),
     scaledObject: scaledObjectOf(fn, children)?.metadata?.name,
   };
-  const progress = functionProgress(fn, children);
+  const progress = functionProgress(fn, children, release);
   const running = fn.status?.conditions?.find(c => c.type === FunctionConditionType.RUNNING);
   const deployed = progress.state === ProgressState.READY || progress.state === ProgressState.IDLE;
   const reach = functionReach(fn, children, deployed ? running?.lastTransitionTime ?? '' : undefined);
@@ -68,6 +78,8 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
     ...withReach(progress, reach),
     conditions: (fn.status?.conditions ?? []).map(c => ({ ...c })),
     objects: Object.fromEntries(Object.entries(objects).filter(([, v]) => v !== undefined)),
+    ...(release !== ServerlessRelease.V1_11_1 ? { release } : {}),
+    ...(fn.status?.gitRepository?.commit ? { commit: fn.status.gitRepository.commit } : {}),
     ...(deployment ? { replicas: { desired: deployment.spec?.replicas ?? 1, ready: deployment.status?.readyReplicas ?? 0 } } : {}),
     endpoints: reach.endpoints,
     subscriptions: reach.subscriptions,

@@ -50,6 +50,8 @@ export interface FunctionResource {
     readonly baseDir?: string;
     readonly reference?: string;
     readonly replicas?: number;
+    /** Git Functions under 1.13.0: what the controller resolved, the commit recorded once the Deployment is ready. */
+    readonly gitRepository?: { readonly url?: string; readonly baseDir?: string; readonly reference?: string; readonly commit?: string };
   };
 }
 

@@ -12,7 +12,9 @@ export const FIXTURES = [
   '01-waiting-for-controller', '02-source-configmap-created', '03-build-job-running', '04-build-failed', '05-build-job-finished',
   '06-deployment-created', '07-service-created', '08-hpa-created', '09-ready', '10-git-ready', '11-keda-idle', '12-deployment-update-loop',
 ] as const;
-export type FixtureName = typeof FIXTURES[number];
+/** Functions as the 1.13.0 (buildless) controller writes them, with its objects: no ConfigMap, Job or HPA. */
+export const BUILDLESS_FIXTURES = ['113-01-installing', '113-02-ready', '113-03-git-ready', '113-04-invalid'] as const;
+export type FixtureName = typeof FIXTURES[number] | typeof BUILDLESS_FIXTURES[number];
 
 /** A fixture's documents: the Function first, then the controller's objects. */
 export function documents(name: FixtureName): KubeObject[] {

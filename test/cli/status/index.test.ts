@@ -18,7 +18,8 @@ import {
   API_RULES, DEFAULT_RESOURCES, DEPLOYMENTS, FUNCTIONS, FUNCTION_RESOURCES, FakeKubeApi, HTTP_ROUTES, JOBS, KubeObject, REACH_RESOURCES, SCALED_OBJECTS,
   SUBSCRIPTIONS, kubeConfigFor, matchesLabelSelector, objectPath, parseLabelSelector, writeKubeconfig,
 } from '../../util/fake-kube-api';
-import { FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../../util/fake-cluster';
+import { BUILDLESS_FIXTURES, FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
 
 /** A stream that keeps what is written; a terminal when asked. */
 function capture(tty = false) {
@@ -734,4 +735,89 @@ describe('kyma-serverless status', () => {
       await expect(cli().parseAsync(['node', 'kyma-serverless', 'status', '--watch', '--timeout', '5'])).rejects.toThrow(/'5' is not a duration/);
     });
   });
+});
+
+describe('kyma-serverless status on a 1.13.0 cluster', () => {
+  let api: FakeKubeApi;
+  let dir: string;
+  let kubeconfig: string;
+  const crd = (annotations?: Record<string, string>, shortNames?: string[]) => ({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'functions.serverless.kyma-project.io', ...(annotations ? { annotations } : {}) },
+    spec: {
+      group: 'serverless.kyma-project.io', scope: 'Namespaced',
+      names: { kind: 'Function', plural: 'functions', singular: 'function', ...(shortNames ? { shortNames } : {}) },
+      versions: [{ name: 'v1alpha2', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  });
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'status-113-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES, CUSTOM_RESOURCE_DEFINITIONS] });
+    kubeconfig = writeKubeconfig(api, path.join(dir, 'config'), { namespace: 'default' });
+  });
+  afterEach(() => api.close());
+
+  async function status(options: Partial<StatusOptions> = {}) {
+    const stdout = capture();
+    const stderr = capture();
+    // The fake stamps objects with the time they were stored: five minutes on, they are 5m old.
+    const io: StatusIo = { stdout, stderr, now: () => Date.now() + 5 * 60_000 };
+    const error = await runStatus({ kubeconfig, output: OutputFormat.TABLE, ...options }, io).then(() => undefined, e => e);
+    return { stdout: stdout.text(), stderr: stderr.text(), error };
+  }
+
+  test('reads the release from the Function CRD and shows 1.13.0\'s stages, the Pods installing dependencies and the Git commit', async () => {
+    api.put(crd({ 'cdk8s-kyma-serverless/release': '1.13.0' }, ['fn', 'fns']));
+    for (const name of BUILDLESS_FIXTURES) seed(api, name);
+    const { stdout, error } = await status();
+    expect(stdout.split('\n')).toEqual([
+      'NAME        RUNTIME   STAGE       STATE        AGE  REASON',
+      'from-git    nodejs22  ready       ready        5m   DeploymentReady: Deployment from-git-q7w2e is ready',
+      'installing  nodejs24  ready       progressing  5m   DeploymentWaiting: Deployment installing-5m2xq is not ready yet: its Pods install the Function\'s '
+        + 'dependencies (npm install) at every start, and are not ready until that is done (kubectl logs -n default deployment/installing-5m2xq shows it)',
+      'invalid     nodejs24  configured  failed       5m   InvalidFunctionSpec: invalid spec.secretMounts: [secretMounts has duplicated mountPath values: /etc/secret]',
+      'running     nodejs24  ready       ready        5m   DeploymentReady: Deployment running-8x2kq is ready',
+      '',
+    ]);
+    expect(error).toBeInstanceOf(CliError);
+    const json = await status({ output: OutputFormat.JSON });
+    const reports = JSON.parse(json.stdout) as FunctionStatusReport[];
+    const fromGit = reports.find(r => r.name === 'from-git')!;
+    expect(fromGit).toMatchObject({ release: '1.13.0', commit: '9ff7d2da8c1e4b6f0a3d5e7c9b1f2a4d6e8c0b13', objects: { deployment: 'from-git-q7w2e', service: 'from-git' } });
+    expect(fromGit.steps.map(s => s.stage)).toEqual(['configured', 'deployment', 'service', 'ready']);
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
+
+  test('without the annotation, tells 1.13.0 by the CRD\'s short names; without a readable CRD, by each Function\'s status', async () => {
+    api.put(crd(undefined, ['fn', 'fns']));
+    seed(api, '113-01-installing');
+    seed(api, '09-ready');
+    // A Function of 1.11.1's shape on a 1.13.0 cluster (left from before the move) is judged by the cluster's release.
+    let reports = JSON.parse((await status({ output: OutputFormat.JSON })).stdout) as FunctionStatusReport[];
+    expect(reports.map(r => [r.name, r.release, r.steps[0].stage])).toEqual([['hello', '1.13.0', 'configured'], ['installing', '1.13.0', 'configured']]);
+    api.remove('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/functions.serverless.kyma-project.io');
+    reports = JSON.parse((await status({ output: OutputFormat.JSON })).stdout) as FunctionStatusReport[];
+    expect(reports.map(r => [r.name, r.release, r.steps[0].stage])).toEqual([['hello', undefined, 'source'], ['installing', '1.13.0', 'configured']]);
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
+});
+
+describe('the HorizontalPodAutoscalers status lists', () => {
+  test('are those labelled with a Function\'s name, whoever manages them: under 1.13.0 synth writes the one of scale', async () => {
+    const api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'status-hpa-'));
+    try {
+      const kubeconfig = writeKubeconfig(api, path.join(dir, 'config'), { namespace: 'default' });
+      seed(api, '113-02-ready');
+      const io: StatusIo = { stdout: capture(), stderr: capture(), now: () => Date.now() };
+      await runStatus({ kubeconfig, output: OutputFormat.JSON }, io);
+      expect(api.requestsOf('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers').map(r => r.query.labelSelector))
+        .toEqual(['serverless.kyma-project.io/function-name']);
+    } finally {
+      await api.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000); // the fake API server over HTTP: seconds on a busy machine
 });

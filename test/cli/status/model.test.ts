@@ -1,10 +1,12 @@
 /**
  * `kyma-serverless status`: the derivation of each Function's progress from its conditions and objects (pure).
  */
+import { FUNCTION_LABEL } from '../../../src/api/labels';
+import { ServerlessRelease } from '../../../src/api/release';
 import {
-  DEPLOYMENT_UPDATE_LOOP, PipelineStage, ProgressState, StepState, explanation, functionProgress, renderSteps, scaledObjectOf,
+  DEPLOYMENT_UPDATE_LOOP, FunctionProgress, PipelineStage, ProgressState, StepState, explanation, functionProgress, functionRelease, renderSteps, scaledObjectOf,
 } from '../../../src/cli/status';
-import { FixtureName, condition, recorded } from './_fixtures';
+import { BUILDLESS_FIXTURES, FixtureName, condition, recorded } from './_fixtures';
 
 describe('functionProgress', () => {
   const cases: [FixtureName, PipelineStage, ProgressState, string, string | undefined][] = [
@@ -206,5 +208,71 @@ describe('functionProgress of a Function the controller keeps updating', () => {
     expect(progress.state).toBe(ProgressState.PROGRESSING);
     expect(progress.reason).not.toBe(DEPLOYMENT_UPDATE_LOOP);
     expect(renderSteps(progress.steps)).toBe('source ✓ build ✓ deploy ✓ service … ready ·');
+  });
+});
+
+describe('functionProgress under Serverless 1.13.0 (buildless)', () => {
+  const progress113 = (name: typeof BUILDLESS_FIXTURES[number]) => {
+    const { fn, children } = recorded(name);
+    return functionProgress(fn, children, ServerlessRelease.V1_13_0);
+  };
+  const steps = (p: FunctionProgress) => p.steps.map(s => `${s.stage} ${s.state}`);
+
+  test('has no source or build step: configured, Deployment, Service, ready', () => {
+    const ready = progress113('113-02-ready');
+    expect(ready).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.READY, reason: 'DeploymentReady' });
+    expect(steps(ready)).toEqual(['configured done', 'deployment done', 'service done', 'ready done']);
+  });
+
+  test('says that a Pod not ready yet installs the Function\'s dependencies at its start', () => {
+    const installing = progress113('113-01-installing');
+    expect(installing).toMatchObject({ stage: PipelineStage.READY, state: ProgressState.PROGRESSING, reason: 'DeploymentWaiting' });
+    expect(installing.message).toBe('Deployment installing-5m2xq is not ready yet: its Pods install the Function\'s dependencies (npm install) at every start, '
+      + 'and are not ready until that is done (kubectl logs -n default deployment/installing-5m2xq shows it)');
+    expect(steps(installing)).toEqual(['configured done', 'deployment done', 'service done', 'ready in-progress']);
+    // Without dependencies there is nothing to install: the controller's message alone.
+    const { fn, children } = recorded('113-01-installing');
+    const bare = { ...fn, spec: { ...fn.spec, source: { inline: { source: 'exports.main = () => 1;', dependencies: '{"dependencies":{}}' } } } };
+    expect(functionProgress(bare, children, ServerlessRelease.V1_13_0).message).toBe('Deployment installing-5m2xq is not ready yet');
+    const python = {
+      ...fn, spec: { ...fn.spec, runtime: 'python312', source: { inline: { source: 'def main(e, c): return 1', dependencies: 'requests==2.32.3\n' } } },
+      status: { ...fn.status, runtime: 'python312' },
+    };
+    expect(functionProgress(python, children, ServerlessRelease.V1_13_0).message).toMatch(/\(pip install\)/);
+  });
+
+  test('fails at configured when the controller refuses the spec', () => {
+    expect(progress113('113-04-invalid')).toMatchObject({
+      stage: PipelineStage.CONFIGURED, state: ProgressState.FAILED, reason: 'InvalidFunctionSpec', message: expect.stringMatching(/duplicated mountPath/),
+    });
+  });
+
+  test('a Git Function whose reference changed waits for the controller to resolve it, naming the commit it runs', () => {
+    const { fn, children } = recorded('113-03-git-ready');
+    expect(functionProgress(fn, children, ServerlessRelease.V1_13_0).state).toBe(ProgressState.READY);
+    const moved = { ...fn, spec: { ...fn.spec, source: { gitRepository: { ...fn.spec!.source!.gitRepository, reference: 'v2.0.0' } } } };
+    expect(functionProgress(moved, children, ServerlessRelease.V1_13_0)).toMatchObject({
+      state: ProgressState.PROGRESSING,
+      message: 'waiting for the controller to resolve v2.0.0 /examples/nodejs to a commit and roll the Deployment out (the status is of main /examples/nodejs, '
+        + 'commit 9ff7d2da8c1e; the 1.13.0 controller checks the repository again every 5 minutes)',
+    });
+  });
+
+  test('an autoscaled Function has an hpa step, which does not hold it back from ready (the controller makes none)', () => {
+    const { fn, children } = recorded('113-01-installing');
+    const scaled = { ...fn, spec: { ...fn.spec, scaleConfig: { minReplicas: 1, maxReplicas: 3 } } };
+    expect(steps(functionProgress(scaled, children, ServerlessRelease.V1_13_0))).toEqual(['configured done', 'deployment done', 'service done', 'hpa pending', 'ready in-progress']);
+    const hpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'installing', namespace: 'default', labels: { [FUNCTION_LABEL]: 'installing' } } };
+    expect(steps(functionProgress(scaled, { ...children, horizontalPodAutoscalers: [hpa] }, ServerlessRelease.V1_13_0))).toContain('hpa done');
+    const { fn: ready, children: readyChildren } = recorded('113-02-ready');
+    expect(functionProgress({ ...ready, spec: { ...ready.spec, scaleConfig: { minReplicas: 1, maxReplicas: 3 } } }, readyChildren, ServerlessRelease.V1_13_0).state)
+      .toBe(ProgressState.READY);
+  });
+
+  test('functionRelease: the cluster\'s, else told by the status', () => {
+    expect(functionRelease(recorded('09-ready').fn)).toBe(ServerlessRelease.V1_11_1);
+    expect(functionRelease(recorded('113-02-ready').fn)).toBe(ServerlessRelease.V1_13_0);
+    expect(functionRelease(recorded('01-waiting-for-controller').fn)).toBe(ServerlessRelease.V1_11_1);
+    expect(functionRelease(recorded('01-waiting-for-controller').fn, ServerlessRelease.V1_13_0)).toBe(ServerlessRelease.V1_13_0);
   });
 });
