@@ -13,13 +13,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { App, Chart } from 'cdk8s';
+import { IConstruct } from 'constructs';
 import {
   ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, RUNTIME_FILES, RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease,
-  MAX_ENV_VAR_BYTES, RELEASES, containerEnv, functionContainerEnv, inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract, unreadVariableNote,
+  MAX_ENV_VAR_BYTES, RELEASES, isServerlessRelease, containerEnv, functionContainerEnv, inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract, unreadVariableNote,
 } from '../api';
 import { FunctionFolder } from '../function/function-folder';
 import { KymaFunction } from '../function/kyma-function';
 import { FunctionRuntime } from '../function/runtime';
+import { ServerlessStack } from '../stack/serverless-stack';
 import { CONTROL_FD, ControlMessage, PRIVATE_ENV } from './_control';
 import { nodeServerProgram } from './_node-server';
 import { CloudEvent, CloudEventInit, CloudEventMode, decodeCloudEvent, encodeCloudEvent } from './cloudevents';
@@ -274,6 +276,23 @@ function objectDefinition(object: FunctionObject, namespace: string | undefined,
   };
 }
 
+/**
+ * The release of the nearest enclosing construct that declares one (a FunctionNamespace or
+ * ServerlessStack with a `release`), else of the app's stacks when they agree.
+ */
+function declaredRelease(fn: KymaFunction): ServerlessRelease | undefined {
+  const releaseOf = (c: IConstruct) => {
+    const release = (c as { release?: unknown }).release;
+    return isServerlessRelease(release) ? release : undefined;
+  };
+  for (const scope of [...fn.node.scopes].reverse()) {
+    const release = releaseOf(scope);
+    if (release) return release;
+  }
+  const stacks = new Set(fn.node.root.node.findAll().filter(c => c instanceof ServerlessStack).map(releaseOf));
+  return stacks.size === 1 ? [...stacks][0] : undefined;
+}
+
 type Target = { readonly port: number } | { readonly failure: string };
 
 const nodeVersions = new Map<string, Promise<string>>();
@@ -333,7 +352,9 @@ export class LocalFunction {
 
   /**
    * Starts a KymaFunction with an inline source (or one read from a folder at synth), written
-   * into a temporary folder.
+   * into a temporary folder, with the runtime contract of the release of its stack (the nearest
+   * enclosing construct with a `release`, such as its FunctionNamespace or ServerlessStack) unless
+   * `options.release` gives one.
    *
    * @param fn the Function
    * @param options where the environment's values come from, the port
@@ -341,7 +362,8 @@ export class LocalFunction {
    */
   public static startKymaFunction(fn: KymaFunction, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
     const object = fn.apiObject.toJson() as FunctionObject;
-    return LocalFunction.startFrom({ description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object }, options);
+    const release = declaredRelease(fn);
+    return LocalFunction.startFrom({ description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object, releaseOf: () => release }, options);
   }
 
   /**

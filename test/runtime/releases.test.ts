@@ -7,7 +7,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { App, Chart } from 'cdk8s';
 import { ServerlessRelease } from '../../src/api';
+import { FunctionRuntime } from '../../src/function/runtime';
+import { FunctionSource } from '../../src/function/source';
+import { KymaFunction } from '../../src/function/kyma-function';
 import { LocalFunction } from '../../src/runtime/local-function';
 import { functionFolder, objectSource } from '../util/local-functions';
 
@@ -116,7 +120,7 @@ describe('the dependencies', () => {
   const manifest = () => JSON.stringify({ name: 'fn', version: '1.0.0', devDependencies: { greeter: `file:${greeter}` } });
   const handler = 'const { greet } = require("greeter");\nexports.main = () => greet("dev");\n';
 
-  test('1.13.0 installs them at every start, devDependencies included; 1.11.1 once, without them', async () => {
+  test('1.13.0 installs them at every start, devDependencies included; 1.11.1 leaves devDependencies out', async () => {
     const folder = functionFolder({ 'handler.js': handler, 'package.json': manifest() });
     const fn = await LocalFunction.startFolder(folder, { cacheDirectory, release: ServerlessRelease.V1_13_0 });
     try {
@@ -201,5 +205,24 @@ describe('the runtime', () => {
     await asked.stop();
     expect(asked.release).toBe(ServerlessRelease.V1_11_1);
     expect(asked.logs).toContain('running with the runtime contract of Serverless 1.11.1 as asked; the app\'s stack deploys 1.13.0');
+  }, STARTS);
+
+  test('a KymaFunction runs with the release of the nearest scope that declares one (its namespace\'s, its stack\'s)', async () => {
+    // A chart that declares a release, as FunctionNamespace and ServerlessStack do.
+    class ReleasedChart extends Chart {
+      public readonly release = ServerlessRelease.V1_13_0;
+    }
+    const app = new App();
+    const inNamespace = new KymaFunction(new ReleasedChart(app, 'team-a'), 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => "hi";\n'),
+    });
+    const alone = new KymaFunction(new Chart(app, 'team-b'), 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => "hi";\n'),
+    });
+    for (const [fn, release] of [[inNamespace, ServerlessRelease.V1_13_0], [alone, ServerlessRelease.V1_11_1]] as const) {
+      const local = await LocalFunction.startKymaFunction(fn, { cacheDirectory });
+      await local.stop();
+      expect(local.release).toBe(release);
+    }
   }, STARTS);
 });
