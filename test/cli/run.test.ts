@@ -5,6 +5,7 @@ import { findRun } from '../../src/cli/_runs';
 import { appCommand, releaseOfObjects, startRun } from '../../src/cli/run';
 import { LogLine } from '../../src/runtime/local-function';
 import { CONFIG_MAPS, FakeKubeApi, SECRETS, writeKubeconfig } from '../util/fake-kube-api';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../util/fake-cluster';
 import { functionFolder } from '../util/local-functions';
 
 // Every test here starts Node.js or Python processes (and some install packages): seconds each on a busy machine, not jest's 5.
@@ -65,6 +66,34 @@ describe('run', () => {
       }
       api.failNext('GET', /\/secrets\/api$/, 403);
       await expect(startRun(folder, { ...quiet, fromCluster: true, kubeconfig })).rejects.toThrow(/Not allowed while reading Secret team-c\/api \(for --from-cluster\)/);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('with --from-cluster, follows the release the cluster\'s Function CRD names, or the buildless CRD implies', async () => {
+    const api = await FakeKubeApi.start({ resources: [SECRETS, CONFIG_MAPS, CUSTOM_RESOURCE_DEFINITIONS] });
+    const kubeconfig = writeKubeconfig(api, path.join(cache, 'kubeconfig-release'), { namespace: 'team-c' });
+    const folder = functionFolder({ 'handler.js': 'exports.main = () => "hi";\n' });
+    const crd = (annotations: { [key: string]: string }, runtimes: string[]) => ({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'functions.serverless.kyma-project.io', annotations },
+      spec: { versions: [{ name: 'v1alpha2', schema: { openAPIV3Schema: { properties: { spec: { properties: { runtime: { enum: runtimes } } } } } } }] },
+    });
+    const releaseOfRun = async () => {
+      const lines: string[] = [];
+      const run = await startRun(folder, { ...quiet, fromCluster: true, kubeconfig, log: line => lines.push(line.text) });
+      await run.stop();
+      return [run.fn.release, lines.find(l => l.startsWith('the cluster of context'))];
+    };
+    try {
+      // No CRD (or none it may read): the default.
+      expect(await releaseOfRun()).toEqual(['1.11.1', undefined]);
+      // Upstream's buildless CRD, which lists nodejs24.
+      api.put(crd({}, ['nodejs20', 'nodejs22', 'nodejs24', 'python312']));
+      expect(await releaseOfRun()).toEqual(['1.13.0', expect.stringMatching(/runs Serverless 1\.13\.0 \(its Function CRD\): following its runtime contract$/)]);
+      // The annotation of this package's CRD wins.
+      api.put(crd({ 'cdk8s-kyma-serverless/release': '1.11.1' }, ['nodejs20', 'nodejs22', 'nodejs24', 'python312']));
+      expect((await releaseOfRun())[0]).toBe('1.11.1');
     } finally {
       await api.close();
     }

@@ -15,7 +15,7 @@ import { CliError, ClusterOptions, connect } from '../_kube';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { registerRun } from '../_runs';
 import { synth } from '../synth';
-import { clusterValues } from './_cluster';
+import { clusterRelease, clusterValues } from './_cluster';
 
 /** Options of {@link startRun}: the global cluster options and the command's own. */
 export interface RunOptions extends ClusterOptions {
@@ -239,12 +239,20 @@ export async function startRun(folder: string | undefined, options: RunOptions):
   if (options.app && !options.function) throw new CliError('--app needs --function <namespace/name>: the Function of the app to run');
   let namespace = options.namespace;
   let cluster;
+  let release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
+  const format = options.output ?? OutputFormat.TABLE;
+  const log = options.log ?? ((line: LogLine) => printLine(line, format));
   if (options.fromCluster) {
     const connection = await connect(options);
+    const context = options.context ?? connection.kubeConfig.getCurrentContext();
     namespace = connection.namespace;
-    cluster = await clusterValues(connection, options.context ?? connection.kubeConfig.getCurrentContext());
+    cluster = await clusterValues(connection, context);
+    // A folder's release: the one the cluster runs (an app's is its stack's).
+    if (!release && !options.app) {
+      release = await clusterRelease(connection, RELEASE_ANNOTATION);
+      if (release) log({ source: LogSource.RUNTIME, text: `the cluster of context ${context} runs Serverless ${release} (its Function CRD): following its runtime contract` });
+    }
   }
-  const format = options.output ?? OutputFormat.TABLE;
   const local: LocalFunctionOptions = {
     port: options.port ?? FUNCTION_PORT,
     host: options.host,
@@ -256,10 +264,10 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     publisherProxy: options.publisherProxy,
     watch: options.watch,
     python: options.python,
-    release: options.release === undefined ? undefined : parseRelease(options.release, '--release'),
+    release,
     node: options.node,
     strictRuntimeVersion: options.strictRuntimeVersion,
-    log: options.log ?? (line => printLine(line, format)),
+    log,
   };
   const fn = folder
     ? await LocalFunction.startFolder(folder, local)
@@ -304,7 +312,7 @@ export function addRunCommand(program: Command): void {
     .option('--publisher-proxy <url>', 'forward the events the Function publishes to this URL (another local run, say) instead of only printing them')
     .option('--python <interpreter>', 'Python 3.11 or newer, for Python Functions', 'python3')
     .option('--release <version>', `the Serverless release whose runtime contract to follow: ${RELEASES_TEXT} `
-      + `(default: the release of the app's stack with --app, else ${DEFAULT_RELEASE})`)
+      + `(default: the release of the app's stack with --app, else with --from-cluster the cluster's, else ${DEFAULT_RELEASE})`)
     .option('--node <executable>', 'the Node.js for Node.js Functions (nodejs24 runs on Node.js 24 in the cluster)', process.execPath)
     .option('--strict-runtime-version', 'refuse a Node.js Function whose runtime\'s Node.js major version is not the local one, instead of a notice')
     .addHelpText('after', `
@@ -321,6 +329,7 @@ publisher proxy, which prints them.
   1.13.0  dependencies installed at every start, as every Pod does (npm install --prefer-offline,
           devDependencies included; pip install --target); the inline source in FUNC_HANDLER_SOURCE;
           the Function's own FUNC_NAME, PUBLISHER_PROXY_ADDRESS, ... win over the controller's.
+The release is --release, else the app's stack's (--app), else the cluster's (--from-cluster), else 1.11.1.
 A nodejs24 Function runs on the local Node.js (--node), with a notice when its major version is
 not 24; --strict-runtime-version refuses instead.
 
