@@ -41,6 +41,12 @@ export const STARTUP_PROBE_SECONDS = 150;
  */
 export const MAX_ENV_VAR_BYTES = 131072;
 
+/**
+ * The Secret in a Function's namespace whose `.npmrc` and `pip.conf` a 1.13.0 Pod installs its
+ * dependencies with (upstream's `packageRegistryConfigSecretName`, mounted when it exists).
+ */
+export const PACKAGE_REGISTRY_CONFIG_SECRET = 'serverless-package-registry-config';
+
 /** One environment variable of a Function's container. */
 export interface ContainerEnvVar {
   readonly name: string;

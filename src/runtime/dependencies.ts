@@ -50,6 +50,13 @@ export interface DependencyRequest {
   /** Receives the installers' output, line by line. */
   readonly log: (line: string) => void;
   /**
+   * A folder with the package registry configuration to install with: `.npmrc` for npm,
+   * `pip.conf` for pip (what the Secret `serverless-package-registry-config` holds).
+   *
+   * @default - this machine's own npm and pip settings
+   */
+  readonly registryConfig?: string;
+  /**
    * The release whose way of installing is followed.
    *
    * @default DEFAULT_RELEASE
@@ -149,7 +156,9 @@ export async function installDependencies(request: DependencyRequest): Promise<I
     if (!lines.length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `python-${await pythonVersion(request.python)}`;
   }
-  const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}`).digest('hex').slice(0, 32);
+  const registry = ['.npmrc', 'pip.conf'].map(f => request.registryConfig && fs.existsSync(path.join(request.registryConfig, f))
+    ? fs.readFileSync(path.join(request.registryConfig, f), 'utf8') : '').join('\0');
+  const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}${registry ? `\0${registry}` : ''}`).digest('hex').slice(0, 32);
   const root = path.join(request.cacheDirectory, atStart ? 'starts' : 'dependencies');
   const target = path.join(root, `${kind}-${hash}`);
   const installed = (folder: string) => runtime.family === RuntimeFamily.NODEJS ? path.join(folder, 'node_modules') : path.join(folder, 'site-packages');
@@ -163,6 +172,11 @@ export async function installDependencies(request: DependencyRequest): Promise<I
     let outcome: Outcome;
     let command: string;
     const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+    const npmrc = request.registryConfig && path.join(request.registryConfig, '.npmrc');
+    const pipConf = request.registryConfig && path.join(request.registryConfig, 'pip.conf');
+    // As the Pod does: npm and pip read the Secret's files instead of the user's own.
+    if (npmrc && fs.existsSync(npmrc)) env.NPM_CONFIG_USERCONFIG = npmrc;
+    if (pipConf && fs.existsSync(pipConf)) env.PIP_CONFIG_FILE = pipConf;
     if (runtime.family === RuntimeFamily.NODEJS) {
       fs.writeFileSync(path.join(scratch, 'package.json'), dependencies);
       // The images set no NODE_ENV: with production here, npm would leave out the devDependencies the Pod installs.

@@ -16,7 +16,7 @@ import { App, Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import {
   ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, RUNTIME_FILES, RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease,
-  MAX_ENV_VAR_BYTES, RELEASES, isServerlessRelease, containerEnv, functionContainerEnv, inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract, unreadVariableNote,
+  MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, RELEASES, isServerlessRelease, containerEnv, functionContainerEnv, inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract, unreadVariableNote,
 } from '../api';
 import { FunctionFolder } from '../function/function-folder';
 import { KymaFunction } from '../function/kyma-function';
@@ -129,6 +129,15 @@ export interface LocalFunctionOptions {
    * @default - the release of the app's stack when the source knows it (`FunctionObjectSource.releaseOf`), else ServerlessRelease.V1_11_1
    */
   readonly release?: ServerlessRelease;
+  /**
+   * A local folder holding what the Secret `serverless-package-registry-config` of the Function's
+   * namespace holds: `.npmrc` for npm, `pip.conf` for pip. A 1.13.0 Pod installs its dependencies
+   * with them at every start; here npm and pip use them instead of this machine's settings, in
+   * either release.
+   *
+   * @default - the Secret from `cluster` when it has one, else this machine's own npm and pip settings
+   */
+  readonly packageRegistryConfig?: string;
   /**
    * The Node.js executable for Node.js Functions. The runtime images run `nodejs24` on Node.js 24:
    * give a Node.js 24 here to run what the cluster runs.
@@ -583,7 +592,9 @@ export class LocalFunction {
       const dependencies = atStart && definition.isFolder
         ? inlineSourceFiles(release, definition.runtime.name, '', definition.dependencies ?? '').dependencies
         : definition.dependencies;
+      const registryConfig = await this.registryConfig(definition.namespace);
       const installed = this.installed = await installDependencies({
+        registryConfig: registryConfig?.folder,
         runtime: definition.runtime,
         dependencies,
         handler: fs.readFileSync(handler, 'utf8'),
@@ -591,7 +602,7 @@ export class LocalFunction {
         python,
         release,
         log: line => this.log(LogSource.RUNTIME, line),
-      });
+      }).finally(() => registryConfig?.dispose());
       if (atStart && installed.path) {
         this.log(LogSource.RUNTIME, `dependencies installed in ${installed.seconds.toFixed(1)} s; a Pod of Serverless ${release} installs them at every start, `
           + `within the ${STARTUP_PROBE_SECONDS} s of its startup probe, resolving the versions of ${definition.runtime.files.dependencies} anew each time`);
@@ -666,6 +677,25 @@ export class LocalFunction {
     env[PRIVATE_ENV.HOST] = '127.0.0.1';
     env[PRIVATE_ENV.PORT] = '0';
     return env;
+  }
+
+  /**
+   * The package registry configuration to install with: the option's folder, else the Secret
+   * `serverless-package-registry-config` of the Function's namespace from the cluster (written into a
+   * private temporary folder, removed after the installation), else none.
+   */
+  private async registryConfig(namespace: string): Promise<{ readonly folder: string; readonly dispose: () => void } | undefined> {
+    if (this.options.packageRegistryConfig) return { folder: path.resolve(this.options.packageRegistryConfig), dispose: () => undefined };
+    const cluster = this.options.cluster;
+    if (!cluster) return undefined;
+    const data = await cluster.readSecret(namespace, PACKAGE_REGISTRY_CONFIG_SECRET);
+    const files = Object.entries(data ?? {}).filter(([key]) => key === '.npmrc' || key === 'pip.conf');
+    if (!files.length) return undefined;
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-registry-'));
+    for (const [key, value] of files) fs.writeFileSync(path.join(folder, key), value, { mode: 0o600 });
+    this.log(LogSource.RUNTIME, `installing with the package registry configuration of Secret ${namespace}/${PACKAGE_REGISTRY_CONFIG_SECRET} `
+      + `(${files.map(([key]) => key).join(', ')}) of ${cluster.where}, as the Function's Pods do`);
+    return { folder, dispose: () => fs.rmSync(folder, { recursive: true, force: true }) };
   }
 
   /** Says when the release's CRD does not accept the runtime: the cluster refuses the Function, here it runs. */

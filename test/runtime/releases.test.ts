@@ -153,6 +153,31 @@ describe('the dependencies', () => {
   }, INSTALLS);
 });
 
+test('installs with the package registry configuration given, as the Pods do with the Secret serverless-package-registry-config', async () => {
+  const registry = path.join(root, 'registry-config');
+  fs.mkdirSync(registry, { recursive: true });
+  // A registry where nothing listens: npm's error names it, so npm read this .npmrc.
+  fs.writeFileSync(path.join(registry, '.npmrc'), 'registry=http://127.0.0.1:9/\nfetch-retries=0\n');
+  const folder = functionFolder({
+    'handler.js': 'exports.main = () => "hi";\n',
+    'package.json': JSON.stringify({ dependencies: { 'kyma-serverless-test-no-such-package': '1.0.0' } }),
+  });
+  await expect(LocalFunction.startFolder(folder, { cacheDirectory, release: ServerlessRelease.V1_13_0, packageRegistryConfig: registry }))
+    .rejects.toThrow(/npm install --prefer-offline --no-audit --progress=false exited \d+: [\s\S]*in the cluster the Pod fails at every start the same way[\s\S]*address: '127\.0\.0\.1',\s+npm error\s+port: 9,/);
+  // From a cluster: the Secret of the Function's namespace, when it is there.
+  const lines: string[] = [];
+  const cluster = {
+    where: 'the test cluster',
+    readSecret: async (namespace: string, name: string) => (namespace === 'default' && name === 'serverless-package-registry-config'
+      ? { '.npmrc': fs.readFileSync(path.join(registry, '.npmrc')) } : undefined),
+    readConfigMap: async () => undefined,
+  };
+  await expect(LocalFunction.startFolder(folder, { cacheDirectory, release: ServerlessRelease.V1_13_0, cluster, log: l => lines.push(l.text) }))
+    .rejects.toThrow(/port: 9,/);
+  expect(lines).toContain('installing with the package registry configuration of Secret default/serverless-package-registry-config (.npmrc) '
+    + 'of the test cluster, as the Function\'s Pods do');
+}, INSTALLS);
+
 describe('the runtime', () => {
   const nodejs24 = () => ({ metadata: { name: 'hello', namespace: 'team-a' }, spec: { runtime: 'nodejs24', source: { inline: { source: 'exports.main = () => process.version;\n' } } } });
   const localMajor = Number(process.versions.node.split('.')[0]);

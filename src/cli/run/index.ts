@@ -92,6 +92,12 @@ export interface RunOptions extends ClusterOptions {
    */
   readonly release?: string;
   /**
+   * A folder with `.npmrc` and `pip.conf`, as the Secret `serverless-package-registry-config` holds them (`--package-registry-config`).
+   *
+   * @default - with `fromCluster`, the namespace's Secret when it has one; else this machine's npm and pip settings
+   */
+  readonly packageRegistryConfig?: string;
+  /**
    * The Node.js executable for Node.js Functions (`--node`).
    *
    * @default - the Node.js that runs the command
@@ -266,6 +272,7 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     python: options.python,
     release,
     node: options.node,
+    packageRegistryConfig: options.packageRegistryConfig,
     strictRuntimeVersion: options.strictRuntimeVersion,
     log,
   };
@@ -314,6 +321,8 @@ export function addRunCommand(program: Command): void {
     .option('--release <version>', `the Serverless release whose runtime contract to follow: ${RELEASES_TEXT} `
       + `(default: the release of the app's stack with --app, else with --from-cluster the cluster's, else ${DEFAULT_RELEASE})`)
     .option('--node <executable>', 'the Node.js for Node.js Functions (nodejs24 runs on Node.js 24 in the cluster)', process.execPath)
+    .option('--package-registry-config <folder>', 'install dependencies with this folder\'s .npmrc and pip.conf, as the Pods do with the '
+      + 'Secret serverless-package-registry-config (default: with --from-cluster, that Secret of the namespace; else this machine\'s settings)')
     .option('--strict-runtime-version', 'refuse a Node.js Function whose runtime\'s Node.js major version is not the local one, instead of a notice')
     .addHelpText('after', `
 The handler runs on this machine's node or python3, as the runtime images run it: main(event,
