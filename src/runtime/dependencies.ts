@@ -146,7 +146,8 @@ export async function installDependencies(request: DependencyRequest): Promise<I
   let lines: string[];
   let kind: string;
   if (runtime.family === RuntimeFamily.NODEJS) {
-    if (!Object.keys(npmPackages(dependencies, file, contract.installTime, contract.npmInstallsDevDependencies)).length) return { cached: false, seconds: 0, dispose: KEEP };
+    const packages = npmPackages(dependencies, file, contract.installTime, contract.npmInstallsDevDependencies);
+    if (!Object.keys(packages).length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `node${process.versions.node.split('.')[0]}`;
     lines = [dependencies];
   } else {
@@ -161,7 +162,7 @@ export async function installDependencies(request: DependencyRequest): Promise<I
   const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}${registry ? `\0${registry}` : ''}`).digest('hex').slice(0, 32);
   const root = path.join(request.cacheDirectory, atStart ? 'starts' : 'dependencies');
   const target = path.join(root, `${kind}-${hash}`);
-  const installed = (folder: string) => runtime.family === RuntimeFamily.NODEJS ? path.join(folder, 'node_modules') : path.join(folder, 'site-packages');
+  const installed = (folder: string) => path.join(folder, runtime.family === RuntimeFamily.NODEJS ? 'node_modules' : 'site-packages');
   if (!atStart && fs.existsSync(path.join(target, '.complete'))) return { path: installed(target), cached: true, seconds: 0, dispose: KEEP };
 
   fs.mkdirSync(root, { recursive: true });
@@ -192,7 +193,8 @@ export async function installDependencies(request: DependencyRequest): Promise<I
       // pip's cache is kept (the Pods use --no-cache-dir and download every package at every start).
       command = `${request.python} -m pip install --target site-packages -r requirements.txt`;
       request.log(atStart
-        ? `installing the requirements of ${file} at start, as every Pod of Serverless ${contract.release} does (pip ${contract.pipInstall.join(' ')}; here: ${command})`
+        ? `installing the requirements of ${file} at start, as every Pod of Serverless ${contract.release} does `
+          + `(pip ${contract.pipInstall.join(' ')}; here: ${command})`
         : `installing the requirements of ${file} (${command})`);
       const pip = ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'];
       outcome = await install(request.python, pip, scratch, request.log, env);

@@ -15,8 +15,9 @@ import * as readline from 'node:readline';
 import { App, Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import {
-  ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, RUNTIME_FILES, RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease,
-  MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, RELEASES, isServerlessRelease, containerEnv, functionContainerEnv, inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract, unreadVariableNote,
+  ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, RELEASES, RUNTIME_FILES,
+  RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease, containerEnv, controllerEnv, inlineSourceFiles, isServerlessRelease, oversizedEnv,
+  releaseFacts, runtimeContract, unreadVariableNote,
 } from '../api';
 import { FunctionFolder } from '../function/function-folder';
 import { KymaFunction } from '../function/kyma-function';
@@ -372,7 +373,8 @@ export class LocalFunction {
   public static startKymaFunction(fn: KymaFunction, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
     const object = fn.apiObject.toJson() as FunctionObject;
     const release = declaredRelease(fn);
-    return LocalFunction.startFrom({ description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object, releaseOf: () => release }, options);
+    const source = { description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object, releaseOf: () => release };
+    return LocalFunction.startFrom(source, options);
   }
 
   /**
@@ -604,8 +606,9 @@ export class LocalFunction {
         log: line => this.log(LogSource.RUNTIME, line),
       }).finally(() => registryConfig?.dispose());
       if (atStart && installed.path) {
-        this.log(LogSource.RUNTIME, `dependencies installed in ${installed.seconds.toFixed(1)} s; a Pod of Serverless ${release} installs them at every start, `
-          + `within the ${STARTUP_PROBE_SECONDS} s of its startup probe, resolving the versions of ${definition.runtime.files.dependencies} anew each time`);
+        this.log(LogSource.RUNTIME, `dependencies installed in ${installed.seconds.toFixed(1)} s; `
+          + `a Pod of Serverless ${release} installs them at every start, within the ${STARTUP_PROBE_SECONDS} s of its startup probe, `
+          + `resolving the versions of ${definition.runtime.files.dependencies} anew each time`);
       }
       this.startClock = { started, installSeconds: installed.seconds };
       const values = { ...readEnvFiles(this.options.envFiles ?? []), ...this.options.env };
@@ -646,20 +649,22 @@ export class LocalFunction {
     if (oversized.length) {
       const names = oversized.map(v => `${v.name} (${v.bytes} bytes)`).join(', ');
       const source = oversized.some(v => v.name.startsWith('FUNC_HANDLER_'))
-        ? `: Serverless ${release} hands an inline source over in variables; make the handler or its dependencies smaller, or take the source from Git`
+        ? `: Serverless ${release} hands an inline source over in variables; `
+          + 'make the handler or its dependencies smaller, or take the source from Git'
         : ': make the value smaller, or mount it from a Secret (secretMounts)';
       throw new LocalFunctionError(`The Function's container cannot start: ${names} is longer than the ${MAX_ENV_VAR_BYTES} bytes Linux allows `
         + `one variable ("argument list too long")${source}`);
     }
     // Later names win, as in Kubernetes: the release's controller decides which of its variables a Function overrides.
     for (const { name, value } of list) env[name] = value;
-    const controllerNames = new Set(functionContainerEnv(identity).map(v => v.name));
-    const own = new Map(functionEnv.map(v => [v.name, v.value]));
-    for (const [name, value] of own) {
-      if (!controllerNames.has(name)) continue;
-      this.log(LogSource.RUNTIME, env[name] === value
-        ? `${name}: the Function's own value replaces the controller's, as Serverless ${release} does (1.11.1 keeps the controller's)`
-        : `${name}: the controller's value replaces the Function's own, as Serverless ${release} does`);
+    const { beforeFunctionEnv, afterFunctionEnv } = controllerEnv(identity);
+    const [overridable, fixed] = [new Set(beforeFunctionEnv.map(v => v.name)), new Set(afterFunctionEnv.map(v => v.name))];
+    for (const name of new Set(functionEnv.map(v => v.name))) {
+      if (fixed.has(name)) this.log(LogSource.RUNTIME, `${name}: the controller's value replaces the Function's own, as Serverless ${release} does`);
+      else if (overridable.has(name)) {
+        this.log(LogSource.RUNTIME, `${name}: the Function's own value replaces the controller's, as Serverless ${release} does `
+          + '(1.11.1 keeps the controller\'s)');
+      }
     }
     // The local server's own port; 1.13.0 sets no FUNC_PORT, and the images always listen on 8080.
     if (env.FUNC_PORT !== undefined) env.FUNC_PORT = String(this.publicPort || FUNCTION_PORT);
@@ -703,7 +708,8 @@ export class LocalFunction {
     const facts = releaseFacts(release);
     if (!(facts.runtimes as readonly string[]).includes(runtime.name)) {
       const other = releaseFacts(release === ServerlessRelease.V1_11_1 ? ServerlessRelease.V1_13_0 : ServerlessRelease.V1_11_1);
-      const hint = (other.runtimes as readonly string[]).includes(runtime.name) ? `; Serverless ${other.release} runs it (--release ${other.release})` : '';
+      const hint = (other.runtimes as readonly string[]).includes(runtime.name)
+        ? `; Serverless ${other.release} runs it (--release ${other.release})` : '';
       this.log(LogSource.RUNTIME, `${runtime.name} is no runtime of Serverless ${release}, whose Function CRD accepts ${facts.runtimes.join(', ')}: `
         + `the cluster refuses this Function${hint}`);
     } else if (facts.deprecatedRuntimes[runtime.name]) {

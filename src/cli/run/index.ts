@@ -8,7 +8,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease } from '../../api';
+import {
+  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease,
+} from '../../api';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
 import { CliError, ClusterOptions, connect } from '../_kube';
@@ -171,7 +173,8 @@ export function releaseOfObjects(objects: readonly any[]): ServerlessRelease | u
   const annotated = crd?.metadata?.annotations?.[RELEASE_ANNOTATION];
   if (isServerlessRelease(annotated)) return annotated;
   const versions = new Set(objects
-    .filter(o => o.metadata?.labels?.['app.kubernetes.io/part-of'] === 'serverless' && o.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'cdk8s-kyma-serverless')
+    .filter(o => o.metadata?.labels?.['app.kubernetes.io/part-of'] === 'serverless'
+      && o.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'cdk8s-kyma-serverless')
     .map(o => o.metadata.labels['app.kubernetes.io/version'])
     .filter(isServerlessRelease));
   return versions.size === 1 ? [...versions][0] : undefined;
@@ -256,7 +259,8 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     // A folder's release: the one the cluster runs (an app's is its stack's).
     if (!release && !options.app) {
       release = await clusterRelease(connection, RELEASE_ANNOTATION);
-      if (release) log({ source: LogSource.RUNTIME, text: `the cluster of context ${context} runs Serverless ${release} (its Function CRD): following its runtime contract` });
+      const text = `the cluster of context ${context} runs Serverless ${release} (its Function CRD): following its runtime contract`;
+      if (release) log({ source: LogSource.RUNTIME, text });
     }
   }
   const local: LocalFunctionOptions = {
@@ -280,7 +284,9 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     ? await LocalFunction.startFolder(folder, local)
     : await LocalFunction.startFrom(appSource(options.app!, options.function!, process.cwd()), local);
   const unregister = folder ? registerRun(folder, fn.url) : () => undefined;
-  if (isStructured(format)) printDocument({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name, release: fn.release }, format);
+  if (isStructured(format)) {
+    printDocument({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name, release: fn.release }, format);
+  }
   return {
     fn,
     async stop() {
