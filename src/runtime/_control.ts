@@ -19,6 +19,8 @@ export const PRIVATE_ENV = {
   HOST: 'KYMA_SERVERLESS_LOCAL_HOST',
   /** The port it listens on (0: any); `FUNC_PORT` holds the port the Function is served on. */
   PORT: 'KYMA_SERVERLESS_LOCAL_PORT',
+  /** The Serverless release whose contract the Function runs with, for the runtime's notes. */
+  RELEASE: 'KYMA_SERVERLESS_LOCAL_RELEASE',
 } as const;
 
 /** A message of a runtime process. */

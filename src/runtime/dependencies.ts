@@ -1,16 +1,23 @@
 /**
- * A Function's dependencies on this machine: installed from its `package.json` (npm) or
- * `requirements.txt` (pip) into a cache folder named by the hash of what is installed, so that a
- * second start, another Function with the same dependencies, or a reload that did not change
- * them installs nothing. npm and pip use the machine's own registry settings (`.npmrc`,
- * `pip.conf`, `PIP_INDEX_URL`), where the cluster uses the stack's registry configuration.
+ * A Function's dependencies on this machine, installed from its `package.json` (npm) or
+ * `requirements.txt` (pip) when the release installs them:
+ *
+ * - 1.11.1 installs them once, when it builds the Function's image: here, into a cache folder
+ *   named by the hash of what is installed, so that a second start, another Function with the same
+ *   dependencies, or a reload that did not change them installs nothing.
+ * - 1.13.0 installs them at every Pod start, with the container's own command line
+ *   (`npm install --prefer-offline`, devDependencies included; `pip install --target`): here, into
+ *   a fresh folder at every start, removed when the Function stops or reloads.
+ *
+ * npm and pip use the machine's own registry settings (`.npmrc`, `pip.conf`, `PIP_INDEX_URL`),
+ * where the cluster uses the stack's registry configuration.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RuntimeFamily } from '../api';
+import { DEFAULT_RELEASE, DependencyInstallTime, RuntimeFamily, ServerlessRelease, runtimeContract } from '../api';
 import { FunctionRuntime } from '../function/runtime';
 
 /** The web framework of the python312 image, which handlers may import without declaring it. */
@@ -42,6 +49,19 @@ export interface DependencyRequest {
   readonly python: string;
   /** Receives the installers' output, line by line. */
   readonly log: (line: string) => void;
+  /**
+   * A folder with the package registry configuration to install with: `.npmrc` for npm,
+   * `pip.conf` for pip (what the Secret `serverless-package-registry-config` holds).
+   *
+   * @default - this machine's own npm and pip settings
+   */
+  readonly registryConfig?: string;
+  /**
+   * The release whose way of installing is followed.
+   *
+   * @default DEFAULT_RELEASE
+   */
+  readonly release?: ServerlessRelease;
 }
 
 /** Where installed dependencies are. */
@@ -50,19 +70,32 @@ export interface InstalledDependencies {
   readonly path?: string;
   /** Whether the cache already held them. */
   readonly cached: boolean;
+  /** Seconds the installation took (0 when nothing was installed). */
+  readonly seconds: number;
+  /** Removes what this start installed (a release that installs at every start); does nothing otherwise. */
+  readonly dispose: () => void;
 }
 
-/** The packages a `package.json` names in `dependencies`. */
-function npmPackages(text: string, file: string): { [name: string]: string } {
-  if (!text.trim()) return {};
+const KEEP = () => undefined;
+
+/** The packages a `package.json` names in `dependencies`, and in `devDependencies` when they are installed too. */
+function npmPackages(text: string, file: string, installTime: DependencyInstallTime, devDependencies: boolean): { [name: string]: string } {
+  // What the build accepts; the Pod of a release that installs at start writes even blank lines as they are.
+  if (installTime === DependencyInstallTime.BUILD && !text.trim()) return {};
   let manifest: unknown;
   try {
     manifest = JSON.parse(text);
   } catch (e) {
-    throw new DependencyError(`${file} is not valid JSON (${(e as Error).message}): the build in the cluster fails on it too; fix the file`);
+    const where = installTime === DependencyInstallTime.BUILD
+      ? 'the build in the cluster fails on it too'
+      : 'npm install fails on it at every start of the Function\'s Pods, which never become ready';
+    throw new DependencyError(`${file} is not valid JSON (${(e as Error).message}): ${where}; fix the file, or leave the dependencies empty`);
   }
-  const dependencies = (manifest as { dependencies?: unknown } | null)?.dependencies;
-  return typeof dependencies === 'object' && dependencies !== null ? dependencies as { [name: string]: string } : {};
+  const packages = (key: string) => {
+    const named = (manifest as { [key: string]: unknown } | null)?.[key];
+    return typeof named === 'object' && named !== null ? named as { [name: string]: string } : {};
+  };
+  return { ...packages('dependencies'), ...(devDependencies ? packages('devDependencies') : {}) };
 }
 
 /** The requirement lines of a `requirements.txt`, without comments and blank lines. */
@@ -70,7 +103,7 @@ function pipRequirements(text: string): string[] {
   return text.split(/\r?\n/).map(l => l.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
 }
 
-/** Runs an installer, sending its output to the log; resolves with its exit code and last lines. */
+/** What an installer did: its exit code and last lines. */
 interface Outcome {
   readonly code: number;
   /** The last lines of its output. */
@@ -79,10 +112,9 @@ interface Outcome {
   readonly error?: Error;
 }
 
-function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<Outcome> {
+function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<Outcome> {
   return new Promise(resolve => {
     const tail: string[] = [];
-    const env = { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split(/\r?\n/).filter(Boolean)) {
@@ -99,56 +131,86 @@ function install(command: string, args: readonly string[], cwd: string, log: (li
 }
 
 /**
- * Installs a Function's dependencies into the cache, unless they are there already.
+ * Installs a Function's dependencies as its release does: into the cache unless they are there
+ * already (a release that builds images), or into a fresh folder (a release that installs at
+ * every Pod start).
  *
  * @returns where they are; nothing is installed for a Function without dependencies
  * @throws DependencyError when the file does not parse or the installer fails, with its output and what to check
  */
 export async function installDependencies(request: DependencyRequest): Promise<InstalledDependencies> {
   const { runtime, dependencies = '' } = request;
+  const contract = runtimeContract(request.release ?? DEFAULT_RELEASE);
+  const atStart = contract.installTime === DependencyInstallTime.POD_START;
   const file = runtime.files.dependencies;
   let lines: string[];
   let kind: string;
   if (runtime.family === RuntimeFamily.NODEJS) {
-    if (!Object.keys(npmPackages(dependencies, file)).length) return { cached: false };
+    const packages = npmPackages(dependencies, file, contract.installTime, contract.npmInstallsDevDependencies);
+    if (!Object.keys(packages).length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `node${process.versions.node.split('.')[0]}`;
     lines = [dependencies];
   } else {
     lines = pipRequirements(dependencies);
     const importsBottle = /^\s*(import\s+bottle\b|from\s+bottle\s+import\b)/m.test(request.handler);
     if (importsBottle && !lines.some(l => /^bottle\b/i.test(l))) lines.push(PYTHON_IMAGE_BOTTLE);
-    if (!lines.length) return { cached: false };
+    if (!lines.length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `python-${await pythonVersion(request.python)}`;
   }
-  const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}`).digest('hex').slice(0, 32);
-  const root = path.join(request.cacheDirectory, 'dependencies');
+  const registry = ['.npmrc', 'pip.conf'].map(f => request.registryConfig && fs.existsSync(path.join(request.registryConfig, f))
+    ? fs.readFileSync(path.join(request.registryConfig, f), 'utf8') : '').join('\0');
+  const hash = createHash('sha256').update(`${kind}\0${lines.join('\n')}${registry ? `\0${registry}` : ''}`).digest('hex').slice(0, 32);
+  const root = path.join(request.cacheDirectory, atStart ? 'starts' : 'dependencies');
   const target = path.join(root, `${kind}-${hash}`);
-  const result = runtime.family === RuntimeFamily.NODEJS ? path.join(target, 'node_modules') : path.join(target, 'site-packages');
-  if (fs.existsSync(path.join(target, '.complete'))) return { path: result, cached: true };
+  const installed = (folder: string) => path.join(folder, runtime.family === RuntimeFamily.NODEJS ? 'node_modules' : 'site-packages');
+  if (!atStart && fs.existsSync(path.join(target, '.complete'))) return { path: installed(target), cached: true, seconds: 0, dispose: KEEP };
 
   fs.mkdirSync(root, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(root, `.${kind}-${hash}-`));
+  const started = Date.now();
+  let keep = false;
   try {
     let outcome: Outcome;
     let command: string;
+    const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+    const npmrc = request.registryConfig && path.join(request.registryConfig, '.npmrc');
+    const pipConf = request.registryConfig && path.join(request.registryConfig, 'pip.conf');
+    // As the Pod does: npm and pip read the Secret's files instead of the user's own.
+    if (npmrc && fs.existsSync(npmrc)) env.NPM_CONFIG_USERCONFIG = npmrc;
+    if (pipConf && fs.existsSync(pipConf)) env.PIP_CONFIG_FILE = pipConf;
     if (runtime.family === RuntimeFamily.NODEJS) {
       fs.writeFileSync(path.join(scratch, 'package.json'), dependencies);
-      command = 'npm install --omit=dev';
-      request.log(`installing the dependencies of ${file} (${command})`);
-      outcome = await install('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], scratch, request.log);
+      // The images set no NODE_ENV: with production here, npm would leave out the devDependencies the Pod installs.
+      if (contract.npmInstallsDevDependencies) delete env.NODE_ENV;
+      command = `npm ${contract.npmInstall.join(' ')}`;
+      request.log(atStart
+        ? `installing the dependencies of ${file} at start, as every Pod of Serverless ${contract.release} does (${command})`
+        : `installing the dependencies of ${file} (${command}), once, as the image build of Serverless ${contract.release} does`);
+      outcome = await install('npm', [...contract.npmInstall, '--no-audit', '--no-fund', '--no-package-lock'], scratch, request.log, env);
     } else {
       fs.writeFileSync(path.join(scratch, 'requirements.txt'), `${lines.join('\n')}\n`);
+      // Into a folder of its own (--target), in both releases: this machine's Python stays as it is.
+      // pip's cache is kept (the Pods use --no-cache-dir and download every package at every start).
       command = `${request.python} -m pip install --target site-packages -r requirements.txt`;
-      request.log(`installing the requirements of ${file} (${command})`);
+      request.log(atStart
+        ? `installing the requirements of ${file} at start, as every Pod of Serverless ${contract.release} does `
+          + `(pip ${contract.pipInstall.join(' ')}; here: ${command})`
+        : `installing the requirements of ${file} (${command})`);
       const pip = ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'];
-      outcome = await install(request.python, pip, scratch, request.log);
+      outcome = await install(request.python, pip, scratch, request.log, env);
     }
     if (outcome.error || outcome.code !== 0) {
       const what = runtime.family === RuntimeFamily.NODEJS
         ? `check the packages and versions in ${file}, and that npm reaches its registry (.npmrc, npm config get registry)`
         : `check the names and versions in ${file}, and that pip reaches its index (pip.conf, PIP_INDEX_URL)`;
       const cause = outcome.error ? `could not start: ${outcome.error.message}` : `exited ${outcome.code}`;
-      throw new DependencyError(`${command} ${cause}: ${what}${outcome.tail.length ? `\n    ${outcome.tail.join('\n    ')}` : ''}`);
+      const pod = atStart ? '; in the cluster the Pod fails at every start the same way' : '';
+      throw new DependencyError(`${command} ${cause}: ${what}${pod}${outcome.tail.length ? `\n    ${outcome.tail.join('\n    ')}` : ''}`);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    if (atStart) {
+      keep = true;
+      return { path: installed(scratch), cached: false, seconds, dispose: () => fs.rmSync(scratch, { recursive: true, force: true }) };
     }
     fs.writeFileSync(path.join(scratch, '.complete'), '');
     try {
@@ -159,9 +221,9 @@ export async function installDependencies(request: DependencyRequest): Promise<I
         throw new DependencyError(`Cannot move the dependencies into ${target}: check that the folder is writable`);
       }
     }
-    return { path: result, cached: false };
+    return { path: installed(target), cached: false, seconds, dispose: KEEP };
   } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
+    if (!keep) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -1,8 +1,10 @@
 /**
- * LocalFunction: a Function running on this machine with the contract of the 1.11.1 runtime
- * images, without a container or a cluster. It serves the handler on localhost (Node.js on the
- * local `node`, Python on the local `python3`), with the Function's environment and Secret mounts,
- * its dependencies installed into a cache, and a publisher proxy that keeps the events it emits.
+ * LocalFunction: a Function running on this machine with the contract of the runtime images of a
+ * Serverless release (1.11.1 or 1.13.0), without a container or a cluster. It serves the handler
+ * on localhost (Node.js on the local `node`, Python on the local `python3`), with the Function's
+ * environment and Secret mounts, its dependencies installed when the release installs them (into
+ * a cache, as an image build; or at every start, as a 1.13.0 Pod), and a publisher proxy that
+ * keeps the events it emits.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,14 +13,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { App, Chart } from 'cdk8s';
-import { ContainerEnvVar, EMPTY_NODE_DEPENDENCIES, FUNCTION_PORT, RUNTIME_FILES, RuntimeFamily, functionContainerEnv } from '../api';
+import { IConstruct } from 'constructs';
+import {
+  ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, RELEASES, RUNTIME_FILES,
+  RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease, containerEnv, controllerEnv, inlineSourceFiles, isServerlessRelease, oversizedEnv,
+  releaseFacts, runtimeContract, unreadVariableNote,
+} from '../api';
 import { FunctionFolder } from '../function/function-folder';
 import { KymaFunction } from '../function/kyma-function';
 import { FunctionRuntime } from '../function/runtime';
+import { ServerlessStack } from '../stack/serverless-stack';
 import { CONTROL_FD, ControlMessage, PRIVATE_ENV } from './_control';
 import { nodeServerProgram } from './_node-server';
 import { CloudEvent, CloudEventInit, CloudEventMode, decodeCloudEvent, encodeCloudEvent } from './cloudevents';
-import { defaultCacheDirectory, installDependencies, pythonVersion } from './dependencies';
+import { InstalledDependencies, defaultCacheDirectory, installDependencies, pythonVersion } from './dependencies';
 import { ClusterValues, FunctionEnvSpec, readEnvFiles, resolveFunctionEnv, resolveSecretMounts, ResolvedMounts } from './function-env';
 import { FunctionRequest, FunctionResponse, invokeFunction } from './invoke';
 
@@ -113,6 +121,38 @@ export interface LocalFunctionOptions {
    * @default - the log is kept in `logs` only
    */
   readonly log?: (line: LogLine) => void;
+  /**
+   * The Serverless release whose runtime contract the Function runs with: how the controller
+   * composes the container's variables, writes an inline source, and when dependencies are
+   * installed (1.11.1: once, into a cache, as the image build; 1.13.0: at every start, as every
+   * Pod does). The runtime servers are the same in both.
+   *
+   * @default - the release of the app's stack when the source knows it (`FunctionObjectSource.releaseOf`), else ServerlessRelease.V1_11_1
+   */
+  readonly release?: ServerlessRelease;
+  /**
+   * A local folder holding what the Secret `serverless-package-registry-config` of the Function's
+   * namespace holds: `.npmrc` for npm, `pip.conf` for pip. A 1.13.0 Pod installs its dependencies
+   * with them at every start; here npm and pip use them instead of this machine's settings, in
+   * either release.
+   *
+   * @default - the Secret from `cluster` when it has one, else this machine's own npm and pip settings
+   */
+  readonly packageRegistryConfig?: string;
+  /**
+   * The Node.js executable for Node.js Functions. The runtime images run `nodejs24` on Node.js 24:
+   * give a Node.js 24 here to run what the cluster runs.
+   *
+   * @default - the Node.js that runs this program (`process.execPath`)
+   */
+  readonly node?: string;
+  /**
+   * Refuse to start a Node.js Function when the local Node.js has another major version than the
+   * runtime's image (`nodejs24` on a Node.js 20, say), instead of running it with a notice.
+   *
+   * @default false
+   */
+  readonly strictRuntimeVersion?: boolean;
 }
 
 /** A Function's definition on this machine, read again on every reload. */
@@ -122,8 +162,14 @@ interface Definition {
   readonly runtime: FunctionRuntime;
   /** The folder that holds the handler. */
   readonly directory: string;
+  /** Whether it is the user's Function folder (run where it is), or one written as the release's controller writes an inline source. */
+  readonly isFolder: boolean;
   /** The dependencies file's text. */
   readonly dependencies?: string;
+  /** The inline source as the Function object holds it, which 1.13.0 hands over in variables. */
+  readonly inline?: { readonly source: string; readonly dependencies?: string };
+  /** The release the Function's source says it runs under (the app's stack's), when it knows. */
+  readonly release?: ServerlessRelease;
   readonly spec: FunctionEnvSpec;
   /** Problems synth would report, for the log. */
   readonly warnings: readonly string[];
@@ -145,6 +191,13 @@ export interface FunctionObjectSource {
   readonly watched: readonly string[];
   /** Reads the Function. */
   read(): Promise<FunctionObject>;
+  /**
+   * The release of the stack the Function was read with (such as the release of the app's
+   * `ServerlessStack`), asked after every `read()`.
+   *
+   * @default - unknown: the options' release, or ServerlessRelease.V1_11_1
+   */
+  releaseOf?(): ServerlessRelease | undefined;
 }
 
 /** A Function that cannot run here: what is wrong, and the fix. */
@@ -190,14 +243,19 @@ function folderDefinition(directory: string, namespace: string | undefined): Def
     namespace: fn.namespace ?? 'default',
     runtime: folder.runtime,
     directory: dir,
+    isFolder: true,
     dependencies: fs.existsSync(dependencies) ? fs.readFileSync(dependencies, 'utf8') : undefined,
+    inline: object.spec.source?.inline,
     spec: { ...object.spec, name: fn.name, namespace: fn.namespace ?? 'default' },
-    warnings: fn.node.validate().map(problem => `synth rejects this Function: ${problem}`),
+    // The construct stands in no stack and is checked against the default release's CRD; the
+    // release's own runtimes are checked in launch().
+    warnings: fn.node.validate().filter(p => !/\(spec\.runtime\)/.test(p)).map(problem => `synth rejects this Function: ${problem}`),
     dispose: () => undefined,
   };
 }
 
-function objectDefinition(object: FunctionObject, namespace: string | undefined, label: string): Definition {
+function objectDefinition(object: FunctionObject, namespace: string | undefined, label: string, release: ServerlessRelease | undefined,
+  defaultRelease: ServerlessRelease): Definition {
   const { metadata, spec } = object;
   const runtime = FunctionRuntime.of(String(spec.runtime));
   if (!spec.source?.inline) {
@@ -207,32 +265,79 @@ function objectDefinition(object: FunctionObject, namespace: string | undefined,
       + 'clone it and run the folder that holds the handler (kyma-serverless run <folder>, or LocalFunction.startFolder)');
   }
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), `kyma-serverless-${metadata.name}-`));
-  const { source, dependencies } = spec.source.inline as { source: string; dependencies?: string };
-  fs.writeFileSync(path.join(directory, runtime.files.handler), source);
-  // As the controller does: blank Node.js dependencies become {}.
-  const deps = runtime.family === RuntimeFamily.NODEJS && !(dependencies ?? '').trim() ? EMPTY_NODE_DEPENDENCIES : dependencies;
-  if (deps !== undefined) fs.writeFileSync(path.join(directory, runtime.files.dependencies), deps);
+  const inline = spec.source.inline as { source: string; dependencies?: string };
+  // The files as the release's controller writes them (1.11.1: blank Node.js dependencies become {}; 1.13.0: echo).
+  const files = inlineSourceFiles(release ?? defaultRelease, runtime.name, inline.source, inline.dependencies);
+  fs.writeFileSync(path.join(directory, runtime.files.handler), files.handler);
+  fs.writeFileSync(path.join(directory, runtime.files.dependencies), files.dependencies);
   const ns = metadata.namespace ?? namespace ?? 'default';
   return {
     name: metadata.name,
     namespace: ns,
     runtime,
     directory,
-    dependencies: deps,
+    isFolder: false,
+    dependencies: files.dependencies,
+    inline,
+    release,
     spec: { ...spec, name: metadata.name, namespace: ns },
     warnings: [],
     dispose: () => fs.rmSync(directory, { recursive: true, force: true }),
   };
 }
 
+/**
+ * The release of the nearest enclosing construct that declares one (a FunctionNamespace or
+ * ServerlessStack with a `release`), else of the app's stacks when they agree.
+ */
+function declaredRelease(fn: KymaFunction): ServerlessRelease | undefined {
+  const releaseOf = (c: IConstruct) => {
+    const release = (c as { release?: unknown }).release;
+    return isServerlessRelease(release) ? release : undefined;
+  };
+  for (const scope of [...fn.node.scopes].reverse()) {
+    const release = releaseOf(scope);
+    if (release) return release;
+  }
+  const stacks = new Set(fn.node.root.node.findAll().filter(c => c instanceof ServerlessStack).map(releaseOf));
+  return stacks.size === 1 ? [...stacks][0] : undefined;
+}
+
 type Target = { readonly port: number } | { readonly failure: string };
 
+const nodeVersions = new Map<string, Promise<string>>();
+
+/** The version of a Node.js executable, such as `20.19.0`. */
+function nodeVersion(node: string): Promise<string> {
+  if (node === process.execPath) return Promise.resolve(process.versions.node);
+  if (!nodeVersions.has(node)) {
+    nodeVersions.set(node, new Promise((resolve, reject) => {
+      const child = spawn(node, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => out += c.toString());
+      child.on('error', e => reject(new LocalFunctionError(`Cannot run ${node} (${e.message}): give the path of a Node.js executable with --node`)));
+      child.on('close', () => {
+        const version = out.trim().replace(/^v/, '');
+        if (/^\d+\.\d+/.test(version)) resolve(version);
+        else reject(new LocalFunctionError(`${node} --version printed '${out.trim()}': give the path of a Node.js executable with --node`));
+      });
+    }));
+    nodeVersions.get(node)!.catch(() => nodeVersions.delete(node));
+  }
+  return nodeVersions.get(node)!;
+}
+
+function major(version: string): number {
+  return Number(version.split('.')[0]);
+}
+
 /**
- * A Function running on this machine, with the contract of the Serverless 1.11.1 runtime images:
- * the handler's `main(event, context)` called for every request, `event` and `context` as the
- * images build them, return values, errors and timeouts answered as the images answer them, and
- * the environment the controller gives the container. Start one from a Function folder or a
- * `KymaFunction`, send it requests and events, and stop it:
+ * A Function running on this machine, with the contract of the runtime images of a Serverless
+ * release (`release`: 1.11.1 or 1.13.0): the handler's `main(event, context)` called for every
+ * request, `event` and `context` as the images build them, return values, errors and timeouts
+ * answered as the images answer them, the environment the release's controller gives the
+ * container, and the dependencies installed when the release installs them. Start one from a
+ * Function folder or a `KymaFunction`, send it requests and events, and stop it:
  *
  * @example
  * const fn = await LocalFunction.startFolder('functions/hello-node');
@@ -257,7 +362,9 @@ export class LocalFunction {
 
   /**
    * Starts a KymaFunction with an inline source (or one read from a folder at synth), written
-   * into a temporary folder.
+   * into a temporary folder, with the runtime contract of the release of its stack (the nearest
+   * enclosing construct with a `release`, such as its FunctionNamespace or ServerlessStack) unless
+   * `options.release` gives one.
    *
    * @param fn the Function
    * @param options where the environment's values come from, the port
@@ -265,7 +372,9 @@ export class LocalFunction {
    */
   public static startKymaFunction(fn: KymaFunction, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
     const object = fn.apiObject.toJson() as FunctionObject;
-    return LocalFunction.startFrom({ description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object }, options);
+    const release = declaredRelease(fn);
+    const source = { description: `KymaFunction ${fn.node.path}`, watched: [], read: async () => object, releaseOf: () => release };
+    return LocalFunction.startFrom(source, options);
   }
 
   /**
@@ -277,7 +386,11 @@ export class LocalFunction {
    * @returns the running Function, once its handler has loaded
    */
   public static startFrom(source: FunctionObjectSource, options: LocalFunctionOptions = {}): Promise<LocalFunction> {
-    return LocalFunction.start(async () => objectDefinition(await source.read(), options.namespace, source.description), source.watched, options);
+    return LocalFunction.start(async () => {
+      const object = await source.read();
+      const release = source.releaseOf?.();
+      return objectDefinition(object, options.namespace, source.description, release, options.release ?? release ?? DEFAULT_RELEASE);
+    }, source.watched, options);
   }
 
   private static async start(define: () => Promise<Definition>, watched: readonly string[], options: LocalFunctionOptions): Promise<LocalFunction> {
@@ -302,6 +415,9 @@ export class LocalFunction {
   private readonly reloadWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private definition?: Definition;
   private mounts?: ResolvedMounts;
+  private installed?: InstalledDependencies;
+  /** When the current start began, and how long its installation took: for the startup probe's budget. */
+  private startClock?: { readonly started: number; readonly installSeconds: number };
   private child?: ChildProcess;
   private childEnv?: NodeJS.ProcessEnv;
   private current: Promise<Target> = Promise.resolve({ failure: 'The Function is starting' });
@@ -338,6 +454,14 @@ export class LocalFunction {
   /** The Function's runtime. */
   public get runtime(): FunctionRuntime | undefined {
     return this.definition?.runtime;
+  }
+
+  /**
+   * The Serverless release whose runtime contract the Function runs with: the `release` option,
+   * else the release its source names (the app's stack's), else ServerlessRelease.V1_11_1.
+   */
+  public get release(): ServerlessRelease {
+    return this.options.release ?? this.definition?.release ?? DEFAULT_RELEASE;
   }
 
   /** Why the Function does not answer, when its last start or reload failed (it answers 500 saying so until the next reload). */
@@ -414,6 +538,7 @@ export class LocalFunction {
     }
     this.agent.destroy();
     this.mounts?.dispose();
+    this.installed?.dispose();
     this.definition?.dispose();
   }
 
@@ -449,27 +574,55 @@ export class LocalFunction {
     try {
       this.definition?.dispose();
       this.mounts?.dispose();
+      this.installed?.dispose();
+      this.installed = undefined;
       const definition = this.definition = await this.define();
+      const started = Date.now();
+      const release = this.release;
       for (const warning of definition.warnings) this.log(LogSource.RUNTIME, warning);
+      if (this.options.release && definition.release && definition.release !== this.options.release) {
+        this.log(LogSource.RUNTIME, `running with the runtime contract of Serverless ${this.options.release} as asked; `
+          + `the app's stack deploys ${definition.release}`);
+      }
+      this.checkRuntime(definition.runtime, release);
       const handler = path.join(definition.directory, definition.runtime.files.handler);
       const python = this.options.python ?? 'python3';
       if (definition.runtime.family === RuntimeFamily.PYTHON) await pythonVersion(python);
-      const dependencies = await installDependencies({
+      else await this.checkNodeVersion(definition.runtime, release);
+      const atStart = runtimeContract(release).installTime === DependencyInstallTime.POD_START;
+      // A folder's dependencies file as the release's Pod writes it (1.13.0 writes even a blank file as it is).
+      const dependencies = atStart && definition.isFolder
+        ? inlineSourceFiles(release, definition.runtime.name, '', definition.dependencies ?? '').dependencies
+        : definition.dependencies;
+      const registryConfig = await this.registryConfig(definition.namespace);
+      const installed = this.installed = await installDependencies({
+        registryConfig: registryConfig?.folder,
         runtime: definition.runtime,
-        dependencies: definition.dependencies,
+        dependencies,
         handler: fs.readFileSync(handler, 'utf8'),
         cacheDirectory: this.options.cacheDirectory ?? defaultCacheDirectory(),
         python,
+        release,
         log: line => this.log(LogSource.RUNTIME, line),
-      });
+      }).finally(() => registryConfig?.dispose());
+      if (atStart && installed.path) {
+        this.log(LogSource.RUNTIME, `dependencies installed in ${installed.seconds.toFixed(1)} s; `
+          + `a Pod of Serverless ${release} installs them at every start, within the ${STARTUP_PROBE_SECONDS} s of its startup probe, `
+          + `resolving the versions of ${definition.runtime.files.dependencies} anew each time`);
+      }
+      this.startClock = { started, installSeconds: installed.seconds };
       const values = { ...readEnvFiles(this.options.envFiles ?? []), ...this.options.env };
       const resolved = await resolveFunctionEnv(definition.spec, { values, cluster: this.options.cluster });
       for (const note of resolved.notes) this.log(LogSource.RUNTIME, note);
+      for (const name of new Set(resolved.env.map(v => v.name))) {
+        const note = unreadVariableNote(definition.runtime.name, name);
+        if (note) this.log(LogSource.RUNTIME, note);
+      }
       this.mounts = await resolveSecretMounts(definition.namespace, definition.spec.secretMounts ?? [], {
         folders: this.options.secretMounts ?? {},
         cluster: this.options.cluster,
       });
-      this.childEnv = this.environment(definition, resolved.env, handler, dependencies.path);
+      this.childEnv = this.environment(definition, resolved.env, handler, installed.path, release);
       return await this.spawn(definition);
     } catch (e) {
       return { failure: (e as Error).message };
@@ -477,20 +630,45 @@ export class LocalFunction {
   }
 
   /** The process's environment: as the controller composes the container's, with local paths and ports. */
-  private environment(definition: Definition, functionEnv: ContainerEnvVar[], handler: string, dependencies: string | undefined): NodeJS.ProcessEnv {
+  private environment(definition: Definition, functionEnv: ContainerEnvVar[], handler: string, dependencies: string | undefined,
+    release: ServerlessRelease): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
     env.HOSTNAME = `${definition.name}-local`;
-    for (const { name, value } of functionEnv) env[name] = value;
-    const controller = functionContainerEnv({
+    const identity = {
       runtime: definition.runtime.name,
       name: definition.name,
       namespace: definition.namespace,
       publisherProxyAddress: `http://127.0.0.1:${this.publisherPort}/publish`,
-    });
-    // Later names win, as in Kubernetes: a Function cannot override what the controller sets.
-    for (const { name, value } of controller) env[name] = value;
-    env.FUNC_PORT = String(this.publicPort || FUNCTION_PORT);
+      release,
+      inline: definition.inline,
+    };
+    const list = containerEnv(functionEnv, identity);
+    // Linux starts no program with a variable above 128 KiB: neither the container nor this process.
+    const oversized = oversizedEnv(list);
+    if (oversized.length) {
+      const names = oversized.map(v => `${v.name} (${v.bytes} bytes)`).join(', ');
+      const source = oversized.some(v => v.name.startsWith('FUNC_HANDLER_'))
+        ? `: Serverless ${release} hands an inline source over in variables; `
+          + 'make the handler or its dependencies smaller, or take the source from Git'
+        : ': make the value smaller, or mount it from a Secret (secretMounts)';
+      throw new LocalFunctionError(`The Function's container cannot start: ${names} is longer than the ${MAX_ENV_VAR_BYTES} bytes Linux allows `
+        + `one variable ("argument list too long")${source}`);
+    }
+    // Later names win, as in Kubernetes: the release's controller decides which of its variables a Function overrides.
+    for (const { name, value } of list) env[name] = value;
+    const { beforeFunctionEnv, afterFunctionEnv } = controllerEnv(identity);
+    const [overridable, fixed] = [new Set(beforeFunctionEnv.map(v => v.name)), new Set(afterFunctionEnv.map(v => v.name))];
+    for (const name of new Set(functionEnv.map(v => v.name))) {
+      if (fixed.has(name)) this.log(LogSource.RUNTIME, `${name}: the controller's value replaces the Function's own, as Serverless ${release} does`);
+      else if (overridable.has(name)) {
+        this.log(LogSource.RUNTIME, `${name}: the Function's own value replaces the controller's, as Serverless ${release} does `
+          + '(1.11.1 keeps the controller\'s)');
+      }
+    }
+    // The local server's own port; 1.13.0 sets no FUNC_PORT, and the images always listen on 8080.
+    if (env.FUNC_PORT !== undefined) env.FUNC_PORT = String(this.publicPort || FUNCTION_PORT);
+    env[PRIVATE_ENV.RELEASE] = release;
     if (definition.runtime.family === RuntimeFamily.NODEJS) {
       env.HANDLER_PATH = handler;
       if (dependencies) env.NODE_PATH = dependencies;
@@ -506,6 +684,62 @@ export class LocalFunction {
     return env;
   }
 
+  /**
+   * The package registry configuration to install with: the option's folder, else the Secret
+   * `serverless-package-registry-config` of the Function's namespace from the cluster (written into a
+   * private temporary folder, removed after the installation), else none.
+   */
+  private async registryConfig(namespace: string): Promise<{ readonly folder: string; readonly dispose: () => void } | undefined> {
+    if (this.options.packageRegistryConfig) return { folder: path.resolve(this.options.packageRegistryConfig), dispose: () => undefined };
+    const cluster = this.options.cluster;
+    if (!cluster) return undefined;
+    const data = await cluster.readSecret(namespace, PACKAGE_REGISTRY_CONFIG_SECRET);
+    const files = Object.entries(data ?? {}).filter(([key]) => key === '.npmrc' || key === 'pip.conf');
+    if (!files.length) return undefined;
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-registry-'));
+    for (const [key, value] of files) fs.writeFileSync(path.join(folder, key), value, { mode: 0o600 });
+    this.log(LogSource.RUNTIME, `installing with the package registry configuration of Secret ${namespace}/${PACKAGE_REGISTRY_CONFIG_SECRET} `
+      + `(${files.map(([key]) => key).join(', ')}) of ${cluster.where}, as the Function's Pods do`);
+    return { folder, dispose: () => fs.rmSync(folder, { recursive: true, force: true }) };
+  }
+
+  /** Says when the release's CRD does not accept the runtime: the cluster refuses the Function, here it runs. */
+  private checkRuntime(runtime: FunctionRuntime, release: ServerlessRelease): void {
+    const facts = releaseFacts(release);
+    if (!(facts.runtimes as readonly string[]).includes(runtime.name)) {
+      const other = releaseFacts(release === ServerlessRelease.V1_11_1 ? ServerlessRelease.V1_13_0 : ServerlessRelease.V1_11_1);
+      const hint = (other.runtimes as readonly string[]).includes(runtime.name)
+        ? `; Serverless ${other.release} runs it (--release ${other.release})` : '';
+      this.log(LogSource.RUNTIME, `${runtime.name} is no runtime of Serverless ${release}, whose Function CRD accepts ${facts.runtimes.join(', ')}: `
+        + `the cluster refuses this Function${hint}`);
+    } else if (facts.deprecatedRuntimes[runtime.name]) {
+      this.log(LogSource.RUNTIME, `${runtime.name} is deprecated in Serverless ${release} (end of life ${facts.deprecatedRuntimes[runtime.name]}): `
+        + `move to ${facts.runtimes.filter(r => r.startsWith(runtime.family) && r !== runtime.name).join(' or ')}`);
+    }
+  }
+
+  /**
+   * Compares the local Node.js with the one of the runtime's image: a notice when their major
+   * versions differ, or a refusal with `strictRuntimeVersion`.
+   */
+  private async checkNodeVersion(runtime: FunctionRuntime, release: ServerlessRelease): Promise<void> {
+    const node = this.options.node ?? process.execPath;
+    const local = await nodeVersion(node);
+    // A runtime the release does not have (checkRuntime says so): the image of the release that has it.
+    const imageRelease = [release, ...RELEASES].find(r => runtimeContract(r).nodeVersions[runtime.name]);
+    if (!imageRelease) return;
+    const image = runtimeContract(imageRelease).nodeVersions[runtime.name];
+    if (major(image) === major(local)) return;
+    const newer = major(image) > major(local);
+    const message = `${runtime.name} runs on Node.js ${image} in the image of Serverless ${imageRelease}; this run uses Node.js ${local} (${node}): `
+      + (newer
+        ? `what Node.js ${major(local) + 1} to ${major(image)} added (APIs, syntax) fails here and works there`
+        : `what Node.js ${major(image) + 1} to ${major(local)} added works here and fails there`)
+      + `. Give a Node.js ${major(image)} with --node <path> (the 'node' option) to run what the cluster runs`;
+    if (this.options.strictRuntimeVersion) throw new LocalFunctionError(`${message}; or run without --strict-runtime-version to run it anyway`);
+    this.log(LogSource.RUNTIME, message);
+  }
+
   /** Starts the runtime process and waits until the handler loaded or failed. */
   private spawn(definition: Definition): Promise<Target> {
     if (this.stopping) return Promise.resolve({ failure: 'The Function was stopped' });
@@ -516,7 +750,7 @@ export class LocalFunction {
       command = this.options.python ?? 'python3';
       args = [path.join(__dirname, 'python', 'server.py')];
     } else {
-      command = process.execPath;
+      command = this.options.node ?? process.execPath;
       const { program, typescript } = nodeServerProgram();
       // TypeScript in a checkout: ts-node compiles the program's own modules (the handler is plain JavaScript).
       args = typescript ? ['--require', require.resolve('ts-node/register/transpile-only'), program] : [program];
@@ -557,7 +791,9 @@ export class LocalFunction {
             break;
           case 'loaded':
             loaded = true;
-            this.log(LogSource.RUNTIME, `${definition.name} (${definition.runtime.name}, namespace ${definition.namespace}) answers at ${this.url}`);
+            this.log(LogSource.RUNTIME, `${definition.name} (${definition.runtime.name}, namespace ${definition.namespace}, `
+              + `Serverless ${this.release}) answers at ${this.url}`);
+            this.checkStartupTime();
             settle({ port: port! });
             break;
           case 'load-failed':
@@ -594,6 +830,19 @@ export class LocalFunction {
         }
       });
     });
+  }
+
+  /** Says when a start took longer than the startup probe allows: Kubernetes would restart the container before it answered. */
+  private checkStartupTime(): void {
+    const clock = this.startClock;
+    if (!clock) return;
+    this.startClock = undefined;
+    const atStart = runtimeContract(this.release).installTime === DependencyInstallTime.POD_START;
+    const seconds = (Date.now() - clock.started) / 1000 - (atStart ? 0 : clock.installSeconds);
+    if (seconds <= STARTUP_PROBE_SECONDS) return;
+    const install = atStart && clock.installSeconds ? `, ${clock.installSeconds.toFixed(0)} s of it installing dependencies,` : '';
+    this.log(LogSource.RUNTIME, `this start took ${seconds.toFixed(0)} s${install} and the startup probe of Serverless ${this.release} allows `
+      + `${STARTUP_PROBE_SECONDS} s: Kubernetes would restart the container before it answered, again and again`);
   }
 
   /** Remembers why the Function does not answer once a start settles, and logs it (a first start that fails throws it instead). */

@@ -10,6 +10,9 @@ import { FunctionResponse } from '../../src/runtime/invoke';
 import { LocalFunction } from '../../src/runtime/local-function';
 import { functionFolder } from '../util/local-functions';
 
+// Every test here starts Node.js or Python processes (and some install packages): seconds each on a busy machine, not jest's 5.
+jest.setTimeout(60_000);
+
 // Test input: a Function that answers with what it got.
 const ECHO = 'module.exports.main = function (event) {\n'
   + '  return { method: event.extensions.request.method, url: event.extensions.request.url, data: event.data, type: event["ce-type"] || null };\n};\n';
@@ -73,6 +76,13 @@ describe('invokeTarget', () => {
   test('starts a folder that is not running for the one call', async () => {
     const { response, started } = await invokeTarget(folder, {});
     expect([started, response.json().method]).toEqual([true, 'GET']);
+  });
+
+  test('starts a folder for the one call with the runtime contract of --release', async () => {
+    const released = functionFolder({ 'handler.js': 'exports.main = () => process.env.FUNC_HANDLER_SOURCE === undefined ? "1.11.1" : "1.13.0";\n' });
+    expect((await invokeTarget(released, {})).response.text()).toBe('1.11.1');
+    expect((await invokeTarget(released, { release: '1.13.0' })).response.text()).toBe('1.13.0');
+    await expect(invokeTarget(released, { release: '2.0' })).rejects.toThrow("--release (2.0) is no release this package deploys: use '1.11.1' or '1.13.0'");
   });
 
   test('fails for a folder started for the call that needs an option of run, naming run', async () => {

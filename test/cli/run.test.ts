@@ -2,10 +2,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findRun } from '../../src/cli/_runs';
-import { appCommand, startRun } from '../../src/cli/run';
+import { appCommand, releaseOfObjects, startRun } from '../../src/cli/run';
 import { LogLine } from '../../src/runtime/local-function';
 import { CONFIG_MAPS, FakeKubeApi, SECRETS, writeKubeconfig } from '../util/fake-kube-api';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../util/fake-cluster';
 import { functionFolder } from '../util/local-functions';
+
+// Every test here starts Node.js or Python processes (and some install packages): seconds each on a busy machine, not jest's 5.
+jest.setTimeout(60_000);
 
 let cache: string;
 const saved = process.env.KYMA_SERVERLESS_CACHE;
@@ -67,6 +71,34 @@ describe('run', () => {
     }
   });
 
+  test('with --from-cluster, follows the release the cluster\'s Function CRD names, or the buildless CRD implies', async () => {
+    const api = await FakeKubeApi.start({ resources: [SECRETS, CONFIG_MAPS, CUSTOM_RESOURCE_DEFINITIONS] });
+    const kubeconfig = writeKubeconfig(api, path.join(cache, 'kubeconfig-release'), { namespace: 'team-c' });
+    const folder = functionFolder({ 'handler.js': 'exports.main = () => "hi";\n' });
+    const crd = (annotations: { [key: string]: string }, runtimes: string[]) => ({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'functions.serverless.kyma-project.io', annotations },
+      spec: { versions: [{ name: 'v1alpha2', schema: { openAPIV3Schema: { properties: { spec: { properties: { runtime: { enum: runtimes } } } } } } }] },
+    });
+    const releaseOfRun = async () => {
+      const lines: string[] = [];
+      const run = await startRun(folder, { ...quiet, fromCluster: true, kubeconfig, log: line => lines.push(line.text) });
+      await run.stop();
+      return [run.fn.release, lines.find(l => l.startsWith('the cluster of context'))];
+    };
+    try {
+      // No CRD (or none it may read): the default.
+      expect(await releaseOfRun()).toEqual(['1.11.1', undefined]);
+      // Upstream's buildless CRD, which lists nodejs24.
+      api.put(crd({}, ['nodejs20', 'nodejs22', 'nodejs24', 'python312']));
+      expect(await releaseOfRun()).toEqual(['1.13.0', expect.stringMatching(/runs Serverless 1\.13\.0 \(its Function CRD\): following its runtime contract$/)]);
+      // The annotation of this package's CRD wins.
+      api.put(crd({ 'cdk8s-kyma-serverless/release': '1.11.1' }, ['nodejs20', 'nodejs22', 'nodejs24', 'python312']));
+      expect((await releaseOfRun())[0]).toBe('1.11.1');
+    } finally {
+      await api.close();
+    }
+  });
+
   test('runs a Function of a cdk8s app, synthesized as synth does', async () => {
     const app = fs.mkdtempSync(path.join(os.tmpdir(), 'run-app-'));
     const fn = {
@@ -91,6 +123,71 @@ describe('run', () => {
       fs.rmSync(app, { recursive: true, force: true });
     }
   });
+
+  test('runs a Function of an app with the runtime contract of the release of the app\'s stack, unless --release says otherwise', async () => {
+    const app = fs.mkdtempSync(path.join(os.tmpdir(), 'run-app-release-'));
+    const fn = {
+      apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'echo', namespace: 'team-a' },
+      spec: { runtime: 'nodejs22', source: { inline: { source: 'exports.main = () => process.env.FUNC_PORT === undefined ? "no FUNC_PORT" : "FUNC_PORT";\n' } } },
+    };
+    // An object of the stack, labelled with its version as ServerlessStack labels every one.
+    const stackObject = {
+      apiVersion: 'v1', kind: 'ServiceAccount', metadata: {
+        name: 'serverless-controller', namespace: 'kyma-system',
+        labels: { 'app.kubernetes.io/part-of': 'serverless', 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', 'app.kubernetes.io/version': '1.13.0' },
+      },
+    };
+    fs.writeFileSync(path.join(app, 'app.js'), `const fs = require('fs');\nfs.mkdirSync(process.env.CDK8S_OUTDIR, { recursive: true });\n`
+      + `fs.writeFileSync(process.env.CDK8S_OUTDIR + '/app.k8s.yaml', ${JSON.stringify(`${JSON.stringify(stackObject)}\n---\n${JSON.stringify(fn)}\n`)});\n`);
+    const cwd = process.cwd();
+    process.chdir(app);
+    try {
+      const run = await startRun(undefined, { ...quiet, app: 'app.js', function: 'team-a/echo' });
+      try {
+        expect(run.fn.release).toBe('1.13.0');
+        expect((await run.fn.get('/')).text()).toBe('no FUNC_PORT');
+      } finally {
+        await run.stop();
+      }
+      const asked = await startRun(undefined, { ...quiet, app: 'app.js', function: 'team-a/echo', release: 'v1.11.1' });
+      try {
+        expect((await asked.fn.get('/')).text()).toBe('FUNC_PORT');
+        expect(asked.fn.logs).toContain('running with the runtime contract of Serverless 1.11.1 as asked; the app\'s stack deploys 1.13.0');
+      } finally {
+        await asked.stop();
+      }
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(app, { recursive: true, force: true });
+    }
+  }, 120_000); // synthesizes the app and starts Node.js twice
+
+  test('releaseOfObjects reads the release from the Function CRD, else from the version label of the stack\'s objects', () => {
+    const labels = (version: string) => ({
+      metadata: { labels: { 'app.kubernetes.io/part-of': 'serverless', 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', 'app.kubernetes.io/version': version } },
+    });
+    const crd = (release: string) => ({
+      kind: 'CustomResourceDefinition', metadata: { name: 'functions.serverless.kyma-project.io', annotations: { 'cdk8s-kyma-serverless/release': release } },
+    });
+    expect(releaseOfObjects([crd('1.13.0'), labels('1.11.1')])).toBe('1.13.0');
+    expect(releaseOfObjects([labels('1.13.0'), labels('1.13.0')])).toBe('1.13.0');
+    // An image version of its own (ServerlessStack's 'version') names no release; two stacks that disagree name none.
+    expect(releaseOfObjects([labels('1.13.0-custom')])).toBeUndefined();
+    expect(releaseOfObjects([labels('1.11.1'), labels('1.13.0')])).toBeUndefined();
+    expect(releaseOfObjects([])).toBeUndefined();
+  });
+
+  test('serves a folder with --release 1.13.0 (the source in FUNC_HANDLER_SOURCE), and refuses a release it does not deploy', async () => {
+    const folder = functionFolder({ 'handler.js': 'exports.main = () => process.env.FUNC_HANDLER_SOURCE === undefined ? "1.11.1" : "1.13.0";\n' });
+    const run = await startRun(folder, { ...quiet, release: '1.13.0' });
+    try {
+      expect(run.fn.release).toBe('1.13.0');
+      expect((await run.fn.get('/')).text()).toBe('1.13.0');
+    } finally {
+      await run.stop();
+    }
+    await expect(startRun(folder, { ...quiet, release: '1.12.0' })).rejects.toThrow("--release (1.12.0) is no release this package deploys: use '1.11.1' or '1.13.0'");
+  }, 60_000);
 
   test('fails on what it cannot run, naming the fix', async () => {
     await expect(startRun(undefined, quiet)).rejects.toThrow('Give the folder of a Function (kyma-serverless run functions/hello), or --app <main.ts> --function <namespace/name>');

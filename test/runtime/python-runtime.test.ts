@@ -12,6 +12,9 @@ import { LocalFunction } from '../../src/runtime/local-function';
 import { HAS_UPSTREAM_REFERENCE } from '../util/fixtures';
 import { functionFolder, objectSource, upstreamSample } from '../util/local-functions';
 
+// Every test here starts Node.js or Python processes (and some install packages): seconds each on a busy machine, not jest's 5.
+jest.setTimeout(60_000);
+
 const ROOT = path.resolve(__dirname, '..', '..');
 const MOUNT_PATH = '/kyma-serverless-test-python-secret';
 

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { Command, Option } from 'commander';
+import { DEFAULT_RELEASE, ServerlessRelease, parseRelease } from '../../api';
 import { CloudEventMode } from '../../runtime/cloudevents';
 import { FunctionRequest, FunctionResponse, invokeFunction } from '../../runtime/invoke';
 import { LocalFunction } from '../../runtime/local-function';
@@ -74,6 +75,18 @@ export interface InvokeOptions {
    * @default - none
    */
   readonly envFile?: readonly string[];
+  /**
+   * For a folder started for this call: the Serverless release whose runtime contract it follows, as `run` takes it.
+   *
+   * @default ServerlessRelease.V1_11_1
+   */
+  readonly release?: string;
+  /**
+   * For a folder started for this call: the Node.js executable, as `run` takes it.
+   *
+   * @default - the Node.js that runs the command
+   */
+  readonly node?: string;
   /**
    * The output format.
    *
@@ -148,12 +161,13 @@ export interface InvokeResult {
  */
 export async function invokeTarget(target: string, options: InvokeOptions): Promise<InvokeResult> {
   const request = invokeRequest(options);
+  const release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     const run = findRun(target);
     if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false };
     let fn: LocalFunction;
     try {
-      fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, log: () => undefined });
+      fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, release, node: options.node, log: () => undefined });
     } catch (e) {
       // The fix may name an option of run (--env, --mount, --from-cluster, --python), which invoke has not.
       throw new CliError(`${(e as Error).message}\n  invoke starts a folder that no run serves with --env-file only: for the options of run `
@@ -189,6 +203,9 @@ export function addInvokeCommand(program: Command): void {
     .option('-H, --header <header>', '"Name: value" (repeatable)', collect)
     .option('--env-file <file>', 'for a folder started for this call: NAME=value lines, as run takes them (repeatable)', collect)
     .option('--timeout <duration>', 'how long to wait for the answer', '5m')
+    .option('--release <version>', `for a folder started for this call: the Serverless release whose runtime contract to follow, `
+      + `${Object.values(ServerlessRelease).join(' or ')} (default: ${DEFAULT_RELEASE})`)
+    .option('--node <executable>', 'for a folder started for this call: the Node.js for Node.js Functions')
     .addHelpText('after', `
 Exit code 0 when the Function answers with a status below 400, 1 otherwise.
 

@@ -1,20 +1,23 @@
 /**
- * `kyma-serverless run`: a Function served on localhost with the contract of the 1.11.1 runtime
- * images (see `runtime/local-function.ts`), from a Function folder or from a Function of a cdk8s
- * app, until Ctrl-C; with `--watch`, reloaded when its code, dependencies or settings change.
+ * `kyma-serverless run`: a Function served on localhost with the contract of the runtime images
+ * of a Serverless release (see `runtime/local-function.ts`), from a Function folder or from a
+ * Function of a cdk8s app, until Ctrl-C; with `--watch`, reloaded when its code, dependencies or
+ * settings change. The release is `--release`, else that of the app's stack, else 1.11.1.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_PORT } from '../../api';
+import {
+  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease,
+} from '../../api';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
 import { CliError, ClusterOptions, connect } from '../_kube';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { registerRun } from '../_runs';
 import { synth } from '../synth';
-import { clusterValues } from './_cluster';
+import { clusterRelease, clusterValues } from './_cluster';
 
 /** Options of {@link startRun}: the global cluster options and the command's own. */
 export interface RunOptions extends ClusterOptions {
@@ -85,6 +88,30 @@ export interface RunOptions extends ClusterOptions {
    */
   readonly python?: string;
   /**
+   * The Serverless release whose runtime contract the Function runs with (`--release`).
+   *
+   * @default - the release of the app's stack with `app`, else ServerlessRelease.V1_11_1
+   */
+  readonly release?: string;
+  /**
+   * A folder with `.npmrc` and `pip.conf`, as the Secret `serverless-package-registry-config` holds them (`--package-registry-config`).
+   *
+   * @default - with `fromCluster`, the namespace's Secret when it has one; else this machine's npm and pip settings
+   */
+  readonly packageRegistryConfig?: string;
+  /**
+   * The Node.js executable for Node.js Functions (`--node`).
+   *
+   * @default - the Node.js that runs the command
+   */
+  readonly node?: string;
+  /**
+   * Refuse a Node.js Function whose runtime's Node.js major version differs from the local one.
+   *
+   * @default false
+   */
+  readonly strictRuntimeVersion?: boolean;
+  /**
    * The output format of the log.
    *
    * @default OutputFormat.TABLE
@@ -117,14 +144,40 @@ export function appCommand(app: string, cwd: string): string {
   return app;
 }
 
-/** The Functions of a folder of manifests, with the file each is in, shallowest files first. */
-function functionsOfManifests(dir: string): { readonly object: FunctionObject; readonly file: string }[] {
+/**
+ * The annotation on the Function CRD that names the release of the stack that wrote it.
+ * (`ServerlessStack` writes it from its `release`.)
+ */
+export const RELEASE_ANNOTATION = 'cdk8s-kyma-serverless/release';
+
+/** The objects of a folder of manifests, with the file each is in, shallowest files first. */
+function objectsOfManifests(dir: string): { readonly object: any; readonly file: string }[] {
   return manifestFiles(dir, true)
     .sort((a, b) => a.split(path.sep).length - b.split(path.sep).length)
     .flatMap(file => parseManifests(fs.readFileSync(file, 'utf8'))
       .map(d => d.object)
-      .filter(o => o?.apiVersion === FUNCTION_API_VERSION && o?.kind === FUNCTION_KIND)
-      .map(object => ({ object: object as FunctionObject, file: path.relative(dir, file) })));
+      .filter(o => o && typeof o === 'object')
+      .map(object => ({ object, file: path.relative(dir, file) })));
+}
+
+/**
+ * The release of the stack among synthesized objects: the `cdk8s-kyma-serverless/release`
+ * annotation of the Function CRD, else the `app.kubernetes.io/version` label the stack puts on its
+ * objects (when it names a release).
+ *
+ * @param objects the app's objects
+ * @returns the release, or undefined when the app has no stack (or several that disagree)
+ */
+export function releaseOfObjects(objects: readonly any[]): ServerlessRelease | undefined {
+  const crd = objects.find(o => o.kind === 'CustomResourceDefinition' && o.metadata?.name === FUNCTION_CRD_NAME);
+  const annotated = crd?.metadata?.annotations?.[RELEASE_ANNOTATION];
+  if (isServerlessRelease(annotated)) return annotated;
+  const versions = new Set(objects
+    .filter(o => o.metadata?.labels?.['app.kubernetes.io/part-of'] === 'serverless'
+      && o.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'cdk8s-kyma-serverless')
+    .map(o => o.metadata.labels['app.kubernetes.io/version'])
+    .filter(isServerlessRelease));
+  return versions.size === 1 ? [...versions][0] : undefined;
 }
 
 /** The folders of an app that hold its code (not node_modules, Git, outputs or hidden ones), for watching. */
@@ -141,14 +194,20 @@ function appFolders(cwd: string, depth = 3): string[] {
 /** A Function of a cdk8s app: synthesized into a scratch folder (and checked, as synth does) on every read. */
 function appSource(app: string, name: string, cwd: string): FunctionObjectSource {
   const [namespace, fnName] = name.includes('/') ? name.split('/', 2) : [undefined, name];
+  let release: ServerlessRelease | undefined;
   return {
     description: `Function ${name} of the app (${app})`,
     watched: appFolders(cwd),
+    releaseOf: () => release,
     async read() {
       const output = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-run-app-'));
       try {
         synth({ app: appCommand(app, cwd), output, cwd });
-        const all = functionsOfManifests(output);
+        const objects = objectsOfManifests(output);
+        release = releaseOfObjects(objects.map(o => o.object));
+        const all = objects
+          .filter(o => o.object.apiVersion === FUNCTION_API_VERSION && o.object.kind === FUNCTION_KIND)
+          .map(o => ({ object: o.object as FunctionObject, file: o.file }));
         const found = all.filter(f => f.object.metadata.name === fnName && (namespace === undefined || f.object.metadata.namespace === namespace));
         if (!found.length) {
           const names = [...new Set(all.map(f => `${f.object.metadata.namespace}/${f.object.metadata.name}`))].sort();
@@ -189,12 +248,21 @@ export async function startRun(folder: string | undefined, options: RunOptions):
   if (options.app && !options.function) throw new CliError('--app needs --function <namespace/name>: the Function of the app to run');
   let namespace = options.namespace;
   let cluster;
+  let release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
+  const format = options.output ?? OutputFormat.TABLE;
+  const log = options.log ?? ((line: LogLine) => printLine(line, format));
   if (options.fromCluster) {
     const connection = await connect(options);
+    const context = options.context ?? connection.kubeConfig.getCurrentContext();
     namespace = connection.namespace;
-    cluster = await clusterValues(connection, options.context ?? connection.kubeConfig.getCurrentContext());
+    cluster = await clusterValues(connection, context);
+    // A folder's release: the one the cluster runs (an app's is its stack's).
+    if (!release && !options.app) {
+      release = await clusterRelease(connection, RELEASE_ANNOTATION);
+      const text = `the cluster of context ${context} runs Serverless ${release} (its Function CRD): following its runtime contract`;
+      if (release) log({ source: LogSource.RUNTIME, text });
+    }
   }
-  const format = options.output ?? OutputFormat.TABLE;
   const local: LocalFunctionOptions = {
     port: options.port ?? FUNCTION_PORT,
     host: options.host,
@@ -206,13 +274,19 @@ export async function startRun(folder: string | undefined, options: RunOptions):
     publisherProxy: options.publisherProxy,
     watch: options.watch,
     python: options.python,
-    log: options.log ?? (line => printLine(line, format)),
+    release,
+    node: options.node,
+    packageRegistryConfig: options.packageRegistryConfig,
+    strictRuntimeVersion: options.strictRuntimeVersion,
+    log,
   };
   const fn = folder
     ? await LocalFunction.startFolder(folder, local)
     : await LocalFunction.startFrom(appSource(options.app!, options.function!, process.cwd()), local);
   const unregister = folder ? registerRun(folder, fn.url) : () => undefined;
-  if (isStructured(format)) printDocument({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name }, format);
+  if (isStructured(format)) {
+    printDocument({ url: fn.url, name: fn.name, namespace: fn.namespace, runtime: fn.runtime?.name, release: fn.release }, format);
+  }
   return {
     fn,
     async stop() {
@@ -232,10 +306,12 @@ function port(text: string): number {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+const RELEASES_TEXT = Object.values(ServerlessRelease).join(' or ');
+
 /** Adds `run` to a program. */
 export function addRunCommand(program: Command): void {
   program.command('run')
-    .description('Serve a Function on localhost with the contract of the 1.11.1 runtime images: no Docker, no cluster')
+    .description('Serve a Function on localhost with the contract of a Serverless release\'s runtime images: no Docker, no cluster')
     .argument('[folder]', 'Function folder: handler.js or handler.py, its dependencies file, an optional function.yaml')
     .option('--app <app>', 'take the Function from a cdk8s app instead: main.ts, or the command that runs the app')
     .option('--function <name>', 'with --app: the Function, as namespace/name or name')
@@ -248,13 +324,29 @@ export function addRunCommand(program: Command): void {
     .option('-w, --watch', 'reload when the code, the dependencies, function.yaml or an env file change')
     .option('--publisher-proxy <url>', 'forward the events the Function publishes to this URL (another local run, say) instead of only printing them')
     .option('--python <interpreter>', 'Python 3.11 or newer, for Python Functions', 'python3')
+    .option('--release <version>', `the Serverless release whose runtime contract to follow: ${RELEASES_TEXT} `
+      + `(default: the release of the app's stack with --app, else with --from-cluster the cluster's, else ${DEFAULT_RELEASE})`)
+    .option('--node <executable>', 'the Node.js for Node.js Functions (nodejs24 runs on Node.js 24 in the cluster)', process.execPath)
+    .option('--package-registry-config <folder>', 'install dependencies with this folder\'s .npmrc and pip.conf, as the Pods do with the '
+      + 'Secret serverless-package-registry-config (default: with --from-cluster, that Secret of the namespace; else this machine\'s settings)')
+    .option('--strict-runtime-version', 'refuse a Node.js Function whose runtime\'s Node.js major version is not the local one, instead of a notice')
     .addHelpText('after', `
 The handler runs on this machine's node or python3, as the runtime images run it: main(event,
 context) for every request, event.data, the ce-* attributes of CloudEvents, event.extensions.request
 and .response, event.emitCloudEvent(), FUNC_TIMEOUT, and the variables the controller sets
-(FUNC_NAME, SERVICE_NAMESPACE, FUNC_RUNTIME, FUNC_PORT, ...). Dependencies are installed from
-package.json or requirements.txt into a cache (~/.cache/cdk8s-kyma-serverless), keyed by their hash.
-Events the Function publishes go to a local publisher proxy, which prints them.
+(FUNC_NAME, SERVICE_NAMESPACE, FUNC_RUNTIME, ...). Events the Function publishes go to a local
+publisher proxy, which prints them.
+
+--release picks how the controller starts the container:
+  1.11.1  dependencies installed once, as the image build does (npm install --omit=dev), into a
+          cache (~/.cache/cdk8s-kyma-serverless) keyed by their hash; the controller's variables
+          win over the Function's own.
+  1.13.0  dependencies installed at every start, as every Pod does (npm install --prefer-offline,
+          devDependencies included; pip install --target); the inline source in FUNC_HANDLER_SOURCE;
+          the Function's own FUNC_NAME, PUBLISHER_PROXY_ADDRESS, ... win over the controller's.
+The release is --release, else the app's stack's (--app), else the cluster's (--from-cluster), else 1.11.1.
+A nodejs24 Function runs on the local Node.js (--node), with a notice when its major version is
+not 24; --strict-runtime-version refuses instead.
 
 Examples:
   kyma-serverless run functions/hello-node
@@ -262,6 +354,7 @@ Examples:
   kyma-serverless run functions/orders --from-cluster -n team-a
   kyma-serverless run --app main.ts --function team-a/orders --port 8081
   kyma-serverless run functions/hello-node --publisher-proxy http://127.0.0.1:8081   # events to another run
+  kyma-serverless run functions/hello-node --release 1.13.0 --node ~/.nvm/versions/node/v24.18.0/bin/node
 `)
     .action(async (folder: string | undefined, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<RunOptions>();

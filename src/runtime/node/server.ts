@@ -1,6 +1,7 @@
 /**
- * The Node.js runtime on this machine: what the `nodejs20` and `nodejs22` images of Serverless
- * 1.11.1 run (`server.mjs`), on Node.js's own http module instead of Express. It listens on
+ * The Node.js runtime on this machine: what the `nodejs20`, `nodejs22` and `nodejs24` images of
+ * Serverless 1.11.1 and 1.13.0 run (`server.mjs`, the same in both), on Node.js's own http module
+ * instead of Express. It listens on
  * `FUNC_PORT`, loads `HANDLER_PATH` with `import()` as the images do, and calls its `main(event,
  * context, callback)` for every request but `/healthz`, `/metrics` and `/favicon.ico`.
  *
@@ -80,13 +81,14 @@ function resolveFromDependencies(nodeModules: string | undefined): void {
 function readEnvironment() {
   const mounts = JSON.parse(process.env[PRIVATE_ENV.MOUNTS] ?? '{}') as { [mountPath: string]: string };
   const host = process.env[PRIVATE_ENV.HOST] ?? '127.0.0.1';
+  const release = process.env[PRIVATE_ENV.RELEASE] ?? '1.11.1';
   const port = Number(process.env[PRIVATE_ENV.PORT] ?? process.env.FUNC_PORT ?? FUNCTION_PORT);
   // What only this process needs (and ts-node's settings in a checkout) is not the handler's business.
   for (const name of [...Object.values(PRIVATE_ENV), 'TS_NODE_PROJECT', 'TS_NODE_SWC', 'TS_NODE_TRANSPILE_ONLY']) delete process.env[name];
   const timeout = Number(process.env.FUNC_TIMEOUT || DEFAULT_FUNCTION_TIMEOUT_SECONDS);
   const bodySizeLimit = Number(process.env.REQ_MB_LIMIT || DEFAULT_BODY_SIZE_LIMIT_MB);
   return {
-    mounts, host, timeout, bodySizeLimit,
+    mounts, host, timeout, bodySizeLimit, release,
     handlerPath: path.resolve(process.env.HANDLER_PATH || './handler.js'),
     port,
     publisher: process.env.PUBLISHER_PROXY_ADDRESS,
@@ -112,11 +114,11 @@ export function main(): void {
 
   const note = (message: string) => sendControl({ type: 'note', message });
   const asyncErrorNote = (err: unknown) => note(`main's promise rejected, or what it resolved to could not be sent (${String(err)}); `
-    + `the ${settings.context.runtime} runtime of Serverless 1.11.1 sends no 500 for that: its error handler fails (${SPAN_ERROR}), `
+    + `the ${settings.context.runtime} runtime of Serverless ${settings.release} sends no 500 for that: its error handler fails (${SPAN_ERROR}), `
     + `so the request waits for FUNC_TIMEOUT (${settings.timeout} s) and gets 408 Request Timeout, as in the cluster. `
     + 'Catch errors in main and answer them yourself: event.setResponseStatus(500); return { error: ... }');
   const syncErrorNote = (err: unknown) => note(`main threw, or what it returned could not be sent (${String(err)}); `
-    + `the ${settings.context.runtime} runtime of Serverless 1.11.1 then fails in its own error handler (${SPAN_ERROR}) `
+    + `the ${settings.context.runtime} runtime of Serverless ${settings.release} then fails in its own error handler (${SPAN_ERROR}) `
     + 'and Express answers 500 with an error page about that, as in the cluster. '
     + 'Catch errors in main and answer them yourself: event.setResponseStatus(500); return { error: ... }');
 

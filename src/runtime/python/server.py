@@ -1,4 +1,4 @@
-"""The Python runtime on this machine: what the python312 image of Serverless 1.11.1 runs
+"""The Python runtime on this machine: what the python312 image of Serverless 1.11.1 and 1.13.0 runs
 (server.py on bottle, cheroot and the cloudevents SDK), with the standard library only.
 
 It imports the module MOD_NAME (handler) from FUNCTION_PATH, finds FUNC_HANDLER (main) in it,
@@ -34,6 +34,7 @@ CONTROL_FD = 3
 MOUNTS_ENV = 'KYMA_SERVERLESS_LOCAL_MOUNTS'
 HOST_ENV = 'KYMA_SERVERLESS_LOCAL_HOST'
 PORT_ENV = 'KYMA_SERVERLESS_LOCAL_PORT'
+RELEASE_ENV = 'KYMA_SERVERLESS_LOCAL_RELEASE'
 CLOUDEVENTS_JSON = 'application/cloudevents+json'
 METHODS = ('DELETE', 'GET', 'PATCH', 'POST')
 DEFAULT_CONTENT_TYPE = 'text/html; charset=UTF-8'
@@ -643,6 +644,7 @@ def main():
     mounts = json.loads(os.environ.pop(MOUNTS_ENV, '{}'))
     host = os.environ.pop(HOST_ENV, '127.0.0.1')
     port = int(os.environ.pop(PORT_ENV, os.getenv('FUNC_PORT', '8080')))
+    os.environ.pop(RELEASE_ENV, None)
     redirect_mounts(mounts)
     try:
         func = load_handler()
