@@ -34,10 +34,14 @@ export function synthDefaultApp(outdir: string, release: ServerlessRelease): voi
  * files, so that every apply of the folder sends the same configuration (a patch in the cluster
  * would be undone by the next apply). Only `clientConfig` changes.
  *
+ * The webhook program writes its CA only into webhooks that call its Service: give it here once
+ * the program made it (the `ca.crt` of its Secret), as a manifest without cert-manager carries it.
+ *
  * @param base such as `https://serverless-webhook.kyma-system.svc:8443`
+ * @param caBundle the CA, base64, when known
  * @returns how many webhooks it changed
  */
-export function pointWebhooksAt(folder: string, base: string): number {
+export function pointWebhooksAt(folder: string, base: string, caBundle?: string): number {
   let changed = 0;
   for (const file of fs.readdirSync(folder).filter(f => f.endsWith('.yaml') && f !== 'kustomization.yaml')) {
     const text = fs.readFileSync(path.join(folder, file), 'utf8');
@@ -49,8 +53,10 @@ export function pointWebhooksAt(folder: string, base: string): number {
       if (!/^(Mutating|Validating)WebhookConfiguration$/.test(object?.kind ?? '')) continue;
       object.webhooks.forEach((webhook: any, i: number) => {
         const service = webhook.clientConfig?.service;
-        if (!service) return;
-        const clientConfig = { url: `${base}${service.path ?? '/'}`, ...(webhook.clientConfig.caBundle ? { caBundle: webhook.clientConfig.caBundle } : {}) };
+        const url = service ? `${base}${service.path ?? '/'}` : webhook.clientConfig?.url;
+        if (!url) return;
+        const ca = caBundle ?? webhook.clientConfig.caBundle;
+        const clientConfig = { url, ...(ca ? { caBundle: ca } : {}) };
         document.setIn(['webhooks', i, 'clientConfig'], document.createNode(clientConfig));
         changed++;
         touched = true;

@@ -16,7 +16,7 @@ import { Duration, Size } from 'cdk8s';
 import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import {
   BuildProfile, BuildResources, FunctionFolder, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource,
-  GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack,
+  GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack, ServerlessStackProps,
 } from '../../src';
 
 /** Where the coverage app's Git Functions clone from. */
@@ -37,6 +37,8 @@ export interface CoverageOptions {
   readonly portable?: boolean;
   /** Also the Functions of the app `cdk8s.yaml` synthesizes (functions/), in default-functions. */
   readonly defaultFunctions?: string;
+  /** Props of the stack besides its release (the default app's exposure, for its Functions). */
+  readonly stack?: ServerlessStackProps;
 }
 
 /** The namespaces of the coverage app. */
@@ -114,7 +116,7 @@ export function synthCoverage(outdir: string, scratch: string, git: CoverageGit,
   const newIn113 = !options.portable && options.release === ServerlessRelease.V1_13_0;
   writeFolders(scratch, builds);
   const app = new GitOpsApp({ outdir });
-  const stack = new ServerlessStack(app, 'serverless', { release: options.release });
+  const stack = new ServerlessStack(app, 'serverless', { ...options.stack, release: options.release });
   if (options.defaultFunctions) {
     const defaults = new FunctionNamespace(app, 'default-functions', { stack });
     for (const folder of FunctionFolder.discover(options.defaultFunctions)) folder.addTo(defaults);

@@ -363,6 +363,11 @@ export class Run {
     });
   }
 
+  /** The CA the webhook program made (its Secret's `ca.crt`, base64), once it made it. */
+  public async webhookCa(): Promise<string> {
+    return until('the webhook\'s CA in Secret serverless-webhook', 60, () => this.kubectl.list(['secrets', '-n', STACK_NAMESPACE, '--field-selector', 'metadata.name=serverless-webhook'])[0]?.data?.['ca.crt']);
+  }
+
   /** Points the webhook configurations at the program on this machine, by URL: no Pod serves the Service. */
   public pointWebhooksHere(): void {
     for (const [kind, name] of WEBHOOK_CONFIGURATIONS) {
@@ -427,7 +432,12 @@ export class Run {
       synthDefaultApp(app, this.release.release);
       fs.copyFileSync(path.join(app, '0000-serverless.k8s.yaml'), path.join(stack, '0000-serverless.k8s.yaml'));
     }
+    const requested = this.release.release;
     const result = await this.applyFolder(stack);
+    if (this.release.release !== requested) {
+      throw new Error(`the stack synthesized with release ${requested} runs the controller of ${this.release.release} (image ${
+        this.kubectl.json(['-n', STACK_NAMESPACE, 'get', 'deployment', 'serverless-ctrl-mngr']).spec.template.spec.containers[0].image}): this checkout's ServerlessStack does not deploy ${requested} yet`);
+    }
     log(`apply exited ${result.status}${result.status ? `:\n${result.output}` : `: ${result.output.trim().split('\n').slice(-1)[0]}`}`);
     if (result.status !== 0) throw new Error('kyma-serverless apply of the stack failed');
     await this.webhookReady();

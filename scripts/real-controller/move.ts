@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_KIND, FunctionConditionType, ServerlessRelease } from '../../src/api';
+import { ENVIRONMENTS } from '../../src/environments';
 import { pointWebhooksAt } from './apps';
 import { COVERAGE_NAMESPACES, synthCoverage } from './coverage';
 import {
@@ -76,10 +77,11 @@ export async function runMove(run: Run, releases: readonly ControllerRelease[]):
   const git = { publicUrl: publicRepo.url, privateUrl: privateRepo.url };
   const folder = path.join(run.work, 'app');
   const scratch = path.join(run.work, 'app-folders');
-  const synth = (release: ServerlessRelease) => {
+  const webhookBase = `https://${WEBHOOK_HOST}:${WEBHOOK_PORT}`;
+  const synth = (release: ServerlessRelease, caBundle?: string) => {
     fs.rmSync(folder, { recursive: true, force: true });
-    synthCoverage(folder, scratch, git, { release, portable: true, defaultFunctions: path.join(ROOT, 'functions') });
-    const changed = pointWebhooksAt(folder, `https://${WEBHOOK_HOST}:${WEBHOOK_PORT}`);
+    synthCoverage(folder, scratch, git, { release, portable: true, defaultFunctions: path.join(ROOT, 'functions'), stack: ENVIRONMENTS.find(e => e.name === '')!.stack });
+    const changed = pointWebhooksAt(folder, webhookBase, caBundle);
     const objects = objectsOf(folder);
     log(`synthesized the app with release ${release}: ${objects.length} objects, ${objects.filter(isFunction).length} Functions; ${changed} webhooks pointed at this machine`);
     return objects;
@@ -89,15 +91,16 @@ export async function runMove(run: Run, releases: readonly ControllerRelease[]):
   const objects111 = synth(ServerlessRelease.V1_11_1);
   const functions = objects111.filter(isFunction);
   for (const ns of namespaces) run.kubectl.run(['create', 'namespace', ns]);
+  run.ensureKinds(objects111);
   run.createReferenced(functions);
   run.track(functions);
   let since = Date.now();
   let auditFrom = run.audit.offset;
   let result = await run.applyFolder(folder);
   if (result.status !== 0 && /webhook/i.test(result.output)) {
-    // The webhook program starts when its Deployment appears; Functions sent before it wrote its caBundle are refused: apply again, as a sync retries.
-    log(`apply refused Functions before the webhook was up; again: ${result.output.trim().split('\n').slice(-1)[0]}`);
-    await run.webhookReady();
+    // The webhook program makes its CA when it starts: until the folder's configurations carry it, Functions are refused. Then apply again, as a sync retries.
+    log(`apply: Functions refused before the folder's webhook configurations carry the webhook's CA: ${result.output.trim().split('\n').slice(-1)[0].slice(0, 200)}`);
+    pointWebhooksAt(folder, webhookBase, await run.webhookCa());
     result = await run.applyFolder(folder);
   }
   log(`apply (1.11.1) exited ${result.status}: ${result.output.trim().split('\n').slice(-1)[0]}`);
@@ -107,7 +110,7 @@ export async function runMove(run: Run, releases: readonly ControllerRelease[]):
   const before = snapshot(run);
 
   // 2. The same app with release 1.13.0: diff, then apply --prune.
-  const objects113 = synth(ServerlessRelease.V1_13_0);
+  const objects113 = synth(ServerlessRelease.V1_13_0, await run.webhookCa());
   const in113 = new Set(objects113.map(idOf));
   const stackOnlyIn111 = new Set(objects111.filter(o => !in113.has(idOf(o)) && !['Namespace', 'CustomResourceDefinition'].includes(o.kind)).map(idOf));
   const diff = run.cli(['diff', folder]);

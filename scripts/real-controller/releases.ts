@@ -58,7 +58,6 @@ const V1_13_0: ControllerRelease = {
   problems: () => [],
   isRunning: fn => condition(fn, FunctionConditionType.RUNNING)?.status === 'True'
     && conditions(fn).every(c => c.status === 'True')
-    && !condition(fn, FunctionConditionType.BUILD_READY)
     && fn.status?.observedGeneration === fn.metadata.generation,
   // No ConfigMap, Job, HPA, ServiceAccount or Secret: a Deployment and a Service, nothing else.
   expectedChildren: { Deployment: 1, Service: 1 },
