@@ -1,4 +1,5 @@
 export * from './api';
+export * from './stack/buildless-controller';
 export * from './stack/controller';
 export * from './stack/exposure';
 export * from './stack/images';

@@ -11,6 +11,8 @@
  * of these a change is before it reaches the cluster.
  */
 import { changedPaths, isObject } from './_json';
+import { ServerlessRelease, releaseFacts } from './release';
+import { RuntimeFamily, runtimeFamily } from './runtimes';
 
 /** What a change to a Function does, from the least to the most disruptive. */
 export enum FunctionChangeKind {
@@ -121,4 +123,93 @@ export function functionChangeOf(before: unknown, after: unknown): FunctionChang
   }
   const changed = what.length ? ` (${what.join(', ')} changed)` : '';
   return { kind, what, fields: paths.map(p => p.join('.')), summary: `${TITLES[kind]}${changed}: ${CONSEQUENCES[kind]}` };
+}
+
+/** The Secret in a Function's namespace that 1.13.0's runtime images read their package registry from (`.npmrc`, `pip.conf`). */
+export const PACKAGE_REGISTRY_SECRET = 'serverless-package-registry-config';
+
+/** The public package registries the runtime images install from by default. */
+const PUBLIC_REGISTRY: { readonly [family in RuntimeFamily]: string } = {
+  [RuntimeFamily.NODEJS]: 'registry.npmjs.org (npm install)',
+  [RuntimeFamily.PYTHON]: 'pypi.org and files.pythonhosted.org (pip install)',
+};
+
+/** What moving a Function from one release's controller to another's does to it. */
+export interface FunctionReleaseMove {
+  readonly from: ServerlessRelease;
+  readonly to: ServerlessRelease;
+  /** Whether its Pods are replaced. */
+  readonly restarts: boolean;
+  /** What happens to it, a sentence each. */
+  readonly happens: readonly string[];
+  /** What it needs from then on that it did not need before, a sentence each. */
+  readonly needs: readonly string[];
+  /** One line for people: what happens, then what it needs. */
+  readonly summary: string;
+}
+
+/** Whether an inline Function names dependencies to install: entries in package.json, or lines of requirements.txt. */
+function hasDependencies(family: RuntimeFamily | undefined, dependencies: unknown): boolean {
+  if (typeof dependencies !== 'string' || !dependencies.trim()) return false;
+  if (family === RuntimeFamily.PYTHON) return dependencies.split('\n').some(line => line.replace(/#.*/, '').trim() !== '');
+  try {
+    const json = JSON.parse(dependencies);
+    return isObject(json) && isObject(json.dependencies) && Object.keys(json.dependencies).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * What changing the controller under a running Function from one release to another does to it,
+ * judged from the Function alone (the cluster's facts, such as a package registry Secret, are the
+ * caller's to add). From 1.11.1 to 1.13.0: the 1.13.0 controller takes over the Function's
+ * Deployment and replaces its Pod template, so every Function restarts, on the runtime image
+ * instead of a built one; dependencies are installed at every Pod start; `scaleConfig` is no longer
+ * the controller's HPA; build resources no longer apply. Back from 1.13.0 to 1.11.1: every Function
+ * is built again (into a registry that starts empty), then restarts.
+ *
+ * @param fn the Function, as the cluster or a folder holds it
+ * @param from the release of the controller that runs it now
+ * @param to the release of the controller that will run it
+ */
+export function functionReleaseMoveOf(fn: unknown, from: ServerlessRelease, to: ServerlessRelease): FunctionReleaseMove {
+  const spec = isObject(fn) && isObject(fn.spec) ? fn.spec : {};
+  const namespace = isObject(fn) && isObject(fn.metadata) ? String(fn.metadata.namespace ?? '') : '';
+  const runtime = String(spec.runtime ?? '');
+  const family = runtimeFamily(runtime);
+  const [before, after] = [releaseFacts(from), releaseFacts(to)];
+  const happens: string[] = [];
+  const needs: string[] = [];
+  if (from === to || before.buildsImages === after.buildsImages) {
+    return { from, to, restarts: false, happens, needs, summary: 'nothing changes for it' };
+  }
+  const inline = isObject(spec.source) && isObject(spec.source.inline) ? spec.source.inline : undefined;
+  const git = isObject(spec.source) && isObject(spec.source.gitRepository) ? spec.source.gitRepository : undefined;
+  const scale = isObject(spec.scaleConfig) ? spec.scaleConfig : undefined;
+  const scales = scale !== undefined && scale.minReplicas !== scale.maxReplicas;
+  const build = isObject(spec.resourceConfiguration) && spec.resourceConfiguration.build !== undefined;
+  if (before.buildsImages) {
+    const image = typeof spec.runtimeImageOverride === 'string' && spec.runtimeImageOverride
+      ? spec.runtimeImageOverride : `the ${runtime} runtime image of ${to}`;
+    happens.push(`Pods restarted: the ${to} controller takes over its Deployment and runs ${image}, with no build`);
+    if (git) happens.push(`its Pods clone ${git.url ?? 'the repository'} at every start (an init container), at the commit the controller resolves`);
+    else if (inline && hasDependencies(family, inline.dependencies)) happens.push('its dependencies are installed at every Pod start, which makes each start slower');
+    happens.push('its Pods run as user 1000 with a read-only root file system: only /tmp is writable');
+    if (scales) happens.push('`scale` is a HorizontalPodAutoscaler written beside the Function (the controller writes none), which replaces the controller\'s');
+    if (build) happens.push('its build resources no longer apply: nothing builds');
+    if (after.deprecatedRuntimes[runtime]) happens.push(`${runtime} is deprecated in ${to} (end of life ${after.deprecatedRuntimes[runtime]}): move to a newer runtime`);
+    if (git) needs.push(`egress from its Pods and from the controller to ${git.url ?? 'the Git server'}`);
+    if ((inline && hasDependencies(family, inline.dependencies)) || git) {
+      needs.push(`egress from its Pods to ${family ? PUBLIC_REGISTRY[family] : 'the package registry'}, or a mirror named in the Secret `
+        + `${PACKAGE_REGISTRY_SECRET}${namespace ? ` in ${namespace}` : ''}`);
+    }
+  } else {
+    happens.push(`a build Job builds its image into the registry (which starts empty), then new Pods replace the old ones`);
+    happens.push('its dependencies are installed once, at build time');
+    if (scales) happens.push('`scale` is the controller\'s HorizontalPodAutoscaler again');
+    needs.push('a build: the registry, and the build Job\'s resources in its namespace (LimitRange, ResourceQuota)');
+  }
+  const summary = `${happens.join('; ')}${needs.length ? `. Needs: ${needs.join('; ')}` : ''}`;
+  return { from, to, restarts: true, happens, needs, summary };
 }

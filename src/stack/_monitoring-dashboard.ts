@@ -42,8 +42,48 @@ const PANEL_HEIGHT = 8;
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 
-/** The rows of a stack's dashboard: Functions and builds, the controller, and the webhook and registry when the stack runs them. */
+/**
+ * The rows of a stack's dashboard: Functions and builds, the controller, and the webhook and registry
+ * when the stack runs them. A release that builds nothing (1.13.0) has no build row or build series.
+ */
 function rows(scope: MonitoringScope): Row[] {
+  return (scope.builds ?? true) ? buildRows(scope) : buildlessRows(scope);
+}
+
+/** The rows of a stack of release 1.13.0: Functions, the controller, the webhook. */
+function buildlessRows(scope: MonitoringScope): Row[] {
+  const controller = controllerSeries(scope);
+  return [{
+    title: 'Functions',
+    panels: [{
+      type: 'timeseries',
+      title: 'Functions by state',
+      description: 'Functions whose Deployment is available or not (kube-state-metrics: Deployments a Function owns).',
+      unit: 'none',
+      targets: [
+        // kube_deployment_status_condition, kube_deployment_owner: kube-state-metrics 2.18 and later.
+        { expr: `count(${functionDeployments('true')}) or vector(0)`, legendFormat: 'running' },
+        { expr: `count(${functionDeployments('false')}) or vector(0)`, legendFormat: 'not available' },
+      ],
+    }, {
+      type: 'timeseries',
+      title: 'Time to reach a condition (99th percentile)',
+      description: 'How long Functions took, from a change of their spec, to reach each condition (the controller\'s own histogram).',
+      unit: 's',
+      targets: [
+        // serverless_function_state_reach_time_seconds: the 1.13.0 controller's histogram, by state (condition).
+        {
+          expr: 'histogram_quantile(0.99, sum by (state, le) '
+            + `(rate(serverless_function_state_reach_time_seconds_bucket{${controller}}[$__rate_interval])))`,
+          legendFormat: '{{state}}',
+        },
+      ],
+    }],
+  }, controllerRow(scope), ...webhookRows(scope)];
+}
+
+/** The rows of a stack of a release that builds images (1.11.1). */
+function buildRows(scope: MonitoringScope): Row[] {
   const controller = controllerSeries(scope);
   const hour = Duration.hours(1);
   const result: Row[] = [{
@@ -101,7 +141,34 @@ function rows(scope: MonitoringScope): Row[] {
         },
       ],
     }],
-  }, {
+  }, controllerRow(scope), ...webhookRows(scope)];
+
+  if (scope.registry) {
+    const volume = registryVolumeSeries(scope);
+    result.push({
+      title: 'Registry',
+      panels: [{
+        type: 'timeseries',
+        title: 'Registry volume used',
+        description: 'The share of the internal registry\'s volume in use (the kubelet\'s volume stats).',
+        unit: 'percent',
+        targets: [
+          // kubelet_volume_stats_used_bytes, kubelet_volume_stats_capacity_bytes: the kubelet.
+          {
+            expr: `100 * max(kubelet_volume_stats_used_bytes{${volume}}) / max(kubelet_volume_stats_capacity_bytes{${volume}})`,
+            legendFormat: 'used',
+          },
+        ],
+      }],
+    });
+  }
+  return result;
+}
+
+/** The controller's row: the same for every release (controller-runtime v0.22.5 in both). */
+function controllerRow(scope: MonitoringScope): Row {
+  const controller = controllerSeries(scope);
+  return {
     title: 'Controller',
     panels: [{
       type: 'timeseries',
@@ -138,68 +205,49 @@ function rows(scope: MonitoringScope): Row[] {
         { expr: `sum by (name) (workqueue_depth{${controller}})`, legendFormat: '{{name}}' },
       ],
     }],
+  };
+}
+
+/** The webhook's row, when the stack runs the webhook. */
+function webhookRows(scope: MonitoringScope): Row[] {
+  if (!scope.webhookJob) return [];
+  const admission = admissionSeries(scope);
+  return [{
+    title: 'Admission webhook',
+    panels: [{
+      type: 'timeseries',
+      title: 'Admission reviews',
+      description: 'Admission reviews per second, by path and result (allowed, denied, or a failure).',
+      unit: 'reqps',
+      targets: [
+        // kyma_serverless_webhook_requests_total: our webhook (src/webhook/metrics.ts).
+        {
+          expr: `sum by (path, result) (rate(kyma_serverless_webhook_requests_total{${admission}}[$__rate_interval]))`,
+          legendFormat: '{{path}} {{result}}',
+        },
+      ],
+    }, {
+      type: 'timeseries',
+      title: 'Admission latency',
+      description: 'The median and the 99th percentile of the time to answer an admission review, by path.',
+      unit: 's',
+      targets: [0.5, 0.99].map(q => ({
+        // kyma_serverless_webhook_request_duration_seconds: our webhook's histogram (src/webhook/metrics.ts).
+        expr: `histogram_quantile(${q}, sum by (path, le) `
+          + `(rate(kyma_serverless_webhook_request_duration_seconds_bucket{${admission}}[$__rate_interval])))`,
+        legendFormat: `p${q * 100} {{path}}`,
+      })),
+    }, {
+      type: 'stat',
+      title: 'Certificate expires in',
+      description: 'Time left until the serving certificate the webhook serves expires (the earliest of its Pods).',
+      unit: 's',
+      targets: [
+        // kyma_serverless_webhook_certificate_expiry_timestamp_seconds: our webhook (src/webhook/metrics.ts).
+        { expr: `min(kyma_serverless_webhook_certificate_expiry_timestamp_seconds{${webhookSeries(scope)}}) - time()`, legendFormat: 'expires in' },
+      ],
+    }],
   }];
-
-  if (scope.webhookJob) {
-    const admission = admissionSeries(scope);
-    result.push({
-      title: 'Admission webhook',
-      panels: [{
-        type: 'timeseries',
-        title: 'Admission reviews',
-        description: 'Admission reviews per second, by path and result (allowed, denied, or a failure).',
-        unit: 'reqps',
-        targets: [
-          // kyma_serverless_webhook_requests_total: our webhook (src/webhook/metrics.ts).
-          {
-            expr: `sum by (path, result) (rate(kyma_serverless_webhook_requests_total{${admission}}[$__rate_interval]))`,
-            legendFormat: '{{path}} {{result}}',
-          },
-        ],
-      }, {
-        type: 'timeseries',
-        title: 'Admission latency',
-        description: 'The median and the 99th percentile of the time to answer an admission review, by path.',
-        unit: 's',
-        targets: [0.5, 0.99].map(q => ({
-          // kyma_serverless_webhook_request_duration_seconds: our webhook's histogram (src/webhook/metrics.ts).
-          expr: `histogram_quantile(${q}, sum by (path, le) `
-            + `(rate(kyma_serverless_webhook_request_duration_seconds_bucket{${admission}}[$__rate_interval])))`,
-          legendFormat: `p${q * 100} {{path}}`,
-        })),
-      }, {
-        type: 'stat',
-        title: 'Certificate expires in',
-        description: 'Time left until the serving certificate the webhook serves expires (the earliest of its Pods).',
-        unit: 's',
-        targets: [
-          // kyma_serverless_webhook_certificate_expiry_timestamp_seconds: our webhook (src/webhook/metrics.ts).
-          { expr: `min(kyma_serverless_webhook_certificate_expiry_timestamp_seconds{${webhookSeries(scope)}}) - time()`, legendFormat: 'expires in' },
-        ],
-      }],
-    });
-  }
-
-  if (scope.registry) {
-    const volume = registryVolumeSeries(scope);
-    result.push({
-      title: 'Registry',
-      panels: [{
-        type: 'timeseries',
-        title: 'Registry volume used',
-        description: 'The share of the internal registry\'s volume in use (the kubelet\'s volume stats).',
-        unit: 'percent',
-        targets: [
-          // kubelet_volume_stats_used_bytes, kubelet_volume_stats_capacity_bytes: the kubelet.
-          {
-            expr: `100 * max(kubelet_volume_stats_used_bytes{${volume}}) / max(kubelet_volume_stats_capacity_bytes{${volume}})`,
-            legendFormat: 'used',
-          },
-        ],
-      }],
-    });
-  }
-  return result;
 }
 
 /** A Grafana uid: at most 40 characters, the same for the same namespace. */

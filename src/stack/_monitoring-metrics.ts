@@ -22,6 +22,12 @@ export enum MetricSource {
    * `namespace` label is the Function's, which Prometheus keeps as `exported_namespace`.
    */
   FUNCTION_CONTROLLER = 'the 1.11.1 Function Controller (components/serverless/internal/controllers/serverless/metrics/function_metrics.go)',
+  /**
+   * The 1.13.0 Function Controller's own collector
+   * (`components/buildless-serverless/internal/controller/metrics/metrics.go`): the time from a change of a
+   * Function's spec to each condition it reaches (`state`), by runtime and source.
+   */
+  BUILDLESS_FUNCTION_CONTROLLER = 'the 1.13.0 Function Controller (components/buildless-serverless/internal/controller/metrics/metrics.go)',
   /** Our admission webhook (`src/webhook/metrics.ts`, `/metrics` on 8080). */
   WEBHOOK = 'our admission webhook (src/webhook/metrics.ts)',
   /** The kubelet's `/metrics` (kube-prometheus-stack scrapes it), labelled by `namespace` and `persistentvolumeclaim`. */
@@ -61,6 +67,7 @@ export const KNOWN_METRICS: readonly KnownMetric[] = [
   metric('workqueue_depth', MetricType.GAUGE, MetricSource.CONTROLLER_RUNTIME),
 
   metric('function_running_status_duration_millisecond', MetricType.GAUGE, MetricSource.FUNCTION_CONTROLLER),
+  metric('serverless_function_state_reach_time_seconds', MetricType.HISTOGRAM, MetricSource.BUILDLESS_FUNCTION_CONTROLLER),
 
   metric('kyma_serverless_webhook_requests_total', MetricType.COUNTER, MetricSource.WEBHOOK),
   metric('kyma_serverless_webhook_request_duration_seconds', MetricType.HISTOGRAM, MetricSource.WEBHOOK),

@@ -60,6 +60,18 @@ export interface MonitoringScope {
   readonly webhookJob?: string;
   /** The internal registry: its targets' `job` label and its PersistentVolumeClaim; undefined for an external one. */
   readonly registry?: { readonly job: string; readonly claim: string };
+  /**
+   * The `controller` label of the Function reconciler's series.
+   *
+   * @default FUNCTION_RECONCILER (1.11.1's)
+   */
+  readonly reconciler?: string;
+  /**
+   * Whether the release builds images: without builds (1.13.0) nothing reads build Jobs.
+   *
+   * @default true
+   */
+  readonly builds?: boolean;
 }
 
 /** The thresholds of the alerts, every default resolved. */
@@ -92,7 +104,7 @@ export interface AlertGroup {
 /** The least number of Functions whose builds failed before {@link ServerlessAlert.BUILD_JOBS_FAILING} fires. */
 export const BUILD_FAILURE_MIN_FUNCTIONS = 2;
 
-/** The controller's reconciler of Functions: the `controller` label of its series (`Named("function-controller")` at 1.11.1). */
+/** The 1.11.1 controller's reconciler of Functions: the `controller` label of its series (`Named("function-controller")` at 1.11.1). */
 export const FUNCTION_RECONCILER = 'function-controller';
 
 /** The admission paths of the webhook, the `path` label of its request series. */
@@ -191,7 +203,8 @@ export function runbookReference(alert: ServerlessAlert): string {
  */
 export function alertGroups(scope: MonitoringScope, thresholds: AlertThresholds): AlertGroup[] {
   const controller = controllerSeries(scope);
-  const reconciler = `${controller},controller="${FUNCTION_RECONCILER}"`;
+  const reconciler = `${controller},controller="${scope.reconciler ?? FUNCTION_RECONCILER}"`;
+  const builds = scope.builds ?? true;
   const groups: AlertGroup[] = [{
     name: 'kyma-serverless-controller',
     rules: [{
@@ -201,12 +214,13 @@ export function alertGroups(scope: MonitoringScope, thresholds: AlertThresholds)
       for: '5m',
       severity: AlertSeverity.CRITICAL,
       summary: 'The Function Controller is down',
-      description: `No Pod of the Function Controller in ${scope.namespace} can be scraped: no Function is built, deployed or updated.`,
+      description: `No Pod of the Function Controller in ${scope.namespace} can be scraped: no Function is ${builds ? 'built, ' : ''}deployed or updated.`,
     }, {
       alert: ServerlessAlert.CONTROLLER_NOT_RECONCILING,
-      // controller_runtime_reconcile_total: controller-runtime v0.22.5 in the 1.11.1 controller, only on
-      // the leader (controllers start after leader election); every liveness probe (120 s) makes the
-      // Function reconciler reconcile a health event, so a working leader never counts 0 in 15 minutes.
+      // controller_runtime_reconcile_total: controller-runtime v0.22.5 in the 1.11.1 and 1.13.0 controllers,
+      // only on the leader (controllers start after leader election); every liveness probe (120 s; 30 s
+      // under 1.13.0, when the queue is empty) makes the Function reconciler reconcile a health event, so a
+      // working leader never counts 0 in 15 minutes.
       // up: Prometheus, one series per controller Pod.
       expr: `sum(rate(controller_runtime_reconcile_total{${reconciler}}[15m])) == 0`
         + ` or (absent(controller_runtime_reconcile_total{${reconciler}}) and on () sum(up{${controller}}) > 0)`,
@@ -232,31 +246,33 @@ export function alertGroups(scope: MonitoringScope, thresholds: AlertThresholds)
   const hour = Duration.hours(1);
   const failed = failedBuildJobs(promDuration(hour));
   const notReadyFor = promDuration(thresholds.functionNotReadyFor);
+  const buildRules: AlertRule[] = [{
+    alert: ServerlessAlert.BUILD_JOBS_FAILING,
+    // kube_job_owner, kube_job_failed, kube_job_status_completion_time: kube-state-metrics, of the
+    // Jobs Functions own (see failedBuildJobs and succeededBuildJobs).
+    expr: `100 * count(${failed}) / (count(${failed}) + (count(${succeededBuildJobs(hour)}) or vector(0)))`
+      + ` > ${thresholds.buildFailurePercent}`
+      + ` and on () count(count by (namespace, owner_name) (${failed})) >= ${BUILD_FAILURE_MIN_FUNCTIONS}`,
+    for: '5m',
+    severity: AlertSeverity.WARNING,
+    summary: 'Most Function builds fail',
+    description: `{{ printf "%.0f" $value }}% of the build Jobs that finished in the last hour failed, across at least `
+      + `${BUILD_FAILURE_MIN_FUNCTIONS} Functions: the registry, the build image or the nodes may be at fault rather than the Functions.`,
+  }, {
+    alert: ServerlessAlert.FUNCTION_NOT_READY,
+    // kube_job_owner, kube_job_failed: kube-state-metrics (see failedBuildJobs); kube_job_complete:
+    // kube-state-metrics, 1 for a Job that succeeded (see succeededBuildJobsNow: a fixed build ends the alert at once).
+    expr: `${byFunction(failedBuildJobs('15m'))} unless on (namespace, function) ${byFunction(succeededBuildJobsNow())}`,
+    for: notReadyFor,
+    severity: AlertSeverity.WARNING,
+    labels: { condition: 'BuildReady' },
+    summary: 'A Function\'s builds keep failing',
+    description: `The build Jobs of Function {{ $labels.namespace }}/{{ $labels.function }} have kept failing for ${notReadyFor}.`,
+  }];
   groups.push({
     name: 'kyma-serverless-functions',
-    rules: [{
-      alert: ServerlessAlert.BUILD_JOBS_FAILING,
-      // kube_job_owner, kube_job_failed, kube_job_status_completion_time: kube-state-metrics, of the
-      // Jobs Functions own (see failedBuildJobs and succeededBuildJobs).
-      expr: `100 * count(${failed}) / (count(${failed}) + (count(${succeededBuildJobs(hour)}) or vector(0)))`
-        + ` > ${thresholds.buildFailurePercent}`
-        + ` and on () count(count by (namespace, owner_name) (${failed})) >= ${BUILD_FAILURE_MIN_FUNCTIONS}`,
-      for: '5m',
-      severity: AlertSeverity.WARNING,
-      summary: 'Most Function builds fail',
-      description: `{{ printf "%.0f" $value }}% of the build Jobs that finished in the last hour failed, across at least `
-        + `${BUILD_FAILURE_MIN_FUNCTIONS} Functions: the registry, the build image or the nodes may be at fault rather than the Functions.`,
-    }, {
-      alert: ServerlessAlert.FUNCTION_NOT_READY,
-      // kube_job_owner, kube_job_failed: kube-state-metrics (see failedBuildJobs); kube_job_complete:
-      // kube-state-metrics, 1 for a Job that succeeded (see succeededBuildJobsNow: a fixed build ends the alert at once).
-      expr: `${byFunction(failedBuildJobs('15m'))} unless on (namespace, function) ${byFunction(succeededBuildJobsNow())}`,
-      for: notReadyFor,
-      severity: AlertSeverity.WARNING,
-      labels: { condition: 'BuildReady' },
-      summary: 'A Function\'s builds keep failing',
-      description: `The build Jobs of Function {{ $labels.namespace }}/{{ $labels.function }} have kept failing for ${notReadyFor}.`,
-    }, {
+    // Only a release that builds images (1.11.1) has build Jobs to alert on.
+    rules: [...(builds ? buildRules : []), {
       alert: ServerlessAlert.FUNCTION_NOT_READY,
       // kube_deployment_status_condition, kube_deployment_owner: kube-state-metrics (2.18 and later), of
       // the Deployment a Function owns (see functionDeployments).

@@ -1,12 +1,14 @@
 /**
- * The Function Controller: its Deployment, identity, permissions and configuration.
+ * The Function Controller of release 1.11.1: its Deployment, identity, permissions and configuration;
+ * and what every release's controller shares (names, selector, options).
  */
 import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, isDns1123Label,
 } from '../api';
+import { FUNCTION_RECONCILER } from './_monitoring-rules';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 
 import { LogLevel } from '../log-level';
@@ -50,7 +52,22 @@ export const CONTROLLER_SELECTOR = {
  */
 export const EXCLUDED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
 
-/** Settings of the controller that a stack exposes. */
+/** What the stack, its namespaces and its monitoring need of a release's controller. */
+export interface IFunctionController extends IConstruct {
+  /** Controller replicas. */
+  readonly replicas: number;
+  /** Namespaces besides the stack's that the controller copies nothing into, and so cannot run Functions in. */
+  readonly excludedNamespaces: readonly string[];
+  /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
+  readonly metricsService: k8s.KubeService;
+  /** The name of the controller-runtime reconciler of Functions: the `controller` label of its metrics. */
+  readonly functionReconciler: string;
+}
+
+/**
+ * Settings of the controller that a stack exposes. `buildExecutorArgs`, `excludedNamespaces` and
+ * `resyncPeriod` are settings of the build pipeline (1.11.1); a stack of release 1.13.0 refuses them.
+ */
 export interface FunctionControllerOptions {
   /**
    * Controller replicas. Leader election is always on, so only one reconciles at a time; more
@@ -140,7 +157,8 @@ const DEFAULT_BUILD_EXECUTOR_ARGS = [
   '--compressed-caching=false',
 ];
 
-function presetTable(presets: { readonly [name: string]: ResourcePreset }) {
+/** Presets as the controllers' resource configuration writes them. @internal */
+export function presetTable(presets: { readonly [name: string]: ResourcePreset }) {
   return Object.fromEntries(Object.entries(presets).map(([name, p]) => [name, {
     requestCpu: p.requestCpu.amount,
     requestMemory: p.requestMemory.asString(),
@@ -185,9 +203,11 @@ function goDuration(d: Duration): string {
  * The Function Controller (upstream's `function-controller` image): it turns Functions into
  * ConfigMaps, build Jobs, Deployments, Services and HorizontalPodAutoscalers.
  */
-export class FunctionController extends Construct {
+export class FunctionController extends Construct implements IFunctionController {
   /** Controller replicas. */
   public readonly replicas: number;
+  /** The `controller` label of the Function reconciler's metrics. */
+  public readonly functionReconciler = FUNCTION_RECONCILER;
   /** Namespaces besides the stack's that the controller copies nothing into, and so cannot run Functions in. */
   public readonly excludedNamespaces: readonly string[];
   /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */

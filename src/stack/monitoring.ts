@@ -187,6 +187,20 @@ export interface ServerlessMonitoringProps extends MonitoringOptions {
   readonly controllerService: ApiObject;
 
   /**
+   * The `controller` label of the controller's Function reconciler (the release's controller says it).
+   *
+   * @default 'function-controller' (1.11.1's)
+   */
+  readonly functionReconciler?: string;
+
+  /**
+   * Whether the stack's release builds images. Without builds (1.13.0) there is no build alert, panel or series.
+   *
+   * @default true
+   */
+  readonly builds?: boolean;
+
+  /**
    * The webhook's Service (port `http-metrics`).
    *
    * @default - no webhook: nothing of it is scraped or alerted on
@@ -266,6 +280,8 @@ export class ServerlessMonitoring extends Construct {
       controllerJob: props.controllerService.name,
       webhookJob: props.webhookService?.name,
       registry: props.registry ? { job: `${props.namespace}/${props.registry.name}`, claim: props.registry.claimName } : undefined,
+      reconciler: props.functionReconciler,
+      builds: props.builds,
     };
     // Prometheus finds the monitors and the rules by the selector labels.
     const labels = (component: string) => ({

@@ -47,6 +47,14 @@ export interface ServerlessNetworkPoliciesProps {
   readonly webhook?: boolean;
 
   /**
+   * Open the internal registry's port (5000) to pushes and pulls: for a release that builds images.
+   * Without it (1.13.0) nothing is pushed or pulled in the stack's namespace.
+   *
+   * @default true
+   */
+  readonly registry?: boolean;
+
+  /**
    * Let Prometheus scrape the metrics ports from other namespaces (the stack's `monitoring`).
    *
    * @default - only the Pods upstream's metrics policy allows, in the stack's namespace
@@ -57,9 +65,11 @@ export interface ServerlessNetworkPoliciesProps {
 /**
  * A default deny for every Pod of the stack's namespace, then five NetworkPolicies that allow what
  * the stack needs, named as upstream names them so they replace rather than duplicate:
- * - the controller may reach anything (Git servers, registries, the API server);
+ * - the controller may reach anything (Git servers, registries, the API server; under 1.13.0 it
+ *   still resolves Git Functions' commits itself);
  * - metrics ports are open to scrapers labelled `networking.kyma-project.io/metrics-scraping: allowed`;
- * - the registry accepts pushes and pulls on 5000 from anywhere (build Jobs, kubelets via the NodePort);
+ * - with `registry` (1.11.1), the registry accepts pushes and pulls on 5000 from anywhere (build
+ *   Jobs, kubelets via the NodePort);
  * - labelled Pods may reach the API server on 443 and 6443 (upstream allows only 443, which
  *   misses clusters whose CNI sees the endpoint port after DNAT);
  * - every stack Pod may resolve DNS;
@@ -102,11 +112,13 @@ export class ServerlessNetworkPolicies extends Construct {
       }],
     });
 
-    policy('AllowRegistry', 'allow-registry', 'registry', {
-      podSelector: { matchLabels: { ...MODULE, 'app.kubernetes.io/name': 'docker-registry' } },
-      policyTypes: ['Ingress'],
-      ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(INTERNAL_REGISTRY_PORT) }] }],
-    });
+    if (props.registry ?? true) {
+      policy('AllowRegistry', 'allow-registry', 'registry', {
+        podSelector: { matchLabels: { ...MODULE, 'app.kubernetes.io/name': 'docker-registry' } },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(INTERNAL_REGISTRY_PORT) }] }],
+      });
+    }
 
     policy('AllowToApiServer', 'allow-to-apiserver', 'apiserver', {
       podSelector: { matchLabels: { 'networking.serverless.kyma-project.io/to-apiserver': 'allowed' } },

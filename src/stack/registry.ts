@@ -10,7 +10,7 @@ import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
-import { ResolvedImages } from './images';
+import { BuildImages } from './images';
 import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
@@ -171,7 +171,7 @@ export abstract class Registry {
 /** What the stack tells its registry when rendering it. @internal */
 export interface RegistryBindProps {
   readonly namespace: string;
-  readonly images: ResolvedImages;
+  readonly images: BuildImages;
   readonly priorityClassName: string;
   /** Whether Prometheus scrapes the registry: its container then names the metrics port. */
   readonly monitoring?: boolean;

@@ -3,7 +3,7 @@
  */
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api';
+import { KnownRuntimeName, RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api';
 import { CONTROLLER_NAMES } from './controller';
 
 /**
@@ -54,7 +54,8 @@ export function runtimeDockerfile(runtime: RuntimeName, baseImage: string): stri
 
 /** Props of {@link FunctionRuntimes}. */
 export interface FunctionRuntimesProps {
-  readonly images: { readonly [runtime in RuntimeName]: string };
+  /** The base image of each runtime; every runtime of 1.11.1 must have one. */
+  readonly images: { readonly [runtime in KnownRuntimeName]?: string };
   readonly registrySecretName: string;
 }
 
@@ -66,6 +67,8 @@ export class FunctionRuntimes extends Construct {
   constructor(scope: Construct, id: string, props: FunctionRuntimesProps) {
     super(scope, id);
     for (const runtime of RUNTIMES) {
+      const baseImage = props.images[runtime];
+      if (!baseImage) throw new Error(`No base image was given for runtime '${runtime}'`);
       new k8s.KubeConfigMap(this, runtime, {
         metadata: {
           name: `dockerfile-${runtime}`,
@@ -77,7 +80,7 @@ export class FunctionRuntimes extends Construct {
             'serverless.kyma-project.io/runtime': runtime,
           },
         },
-        data: { Dockerfile: runtimeDockerfile(runtime, props.images[runtime]) },
+        data: { Dockerfile: runtimeDockerfile(runtime, baseImage) },
       });
     }
 

@@ -6,14 +6,15 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
-  FunctionProfile, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems,
+  FunctionProfile, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
 } from '../api';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
-import { FunctionController, FunctionControllerOptions, LogFormat, LogLevel } from './controller';
+import { BuildlessFunctionController } from './buildless-controller';
+import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat, LogLevel } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
-import { ResolvedImages, ServerlessImages, resolveImages } from './images';
-import { MonitoringOptions, ServerlessMonitoring } from './monitoring';
+import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from './images';
+import { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
 import { _markRelease } from './release-scope';
@@ -65,10 +66,10 @@ export interface ServerlessStackProps {
   readonly namespace?: string;
 
   /**
-   * The upstream release whose images the stack uses. Its configuration and objects are
-   * those of 1.11.1; other versions are at your own risk.
+   * The tag of upstream's images the stack runs. The configuration and objects stay those of
+   * `release`; a tag of another upstream version (a patch of the release) is at your own risk.
    *
-   * @default '1.11.1'
+   * @default - the release's own version, such as '1.11.1'
    */
   readonly version?: string;
 
@@ -80,7 +81,9 @@ export interface ServerlessStackProps {
   readonly images?: ServerlessImages;
 
   /**
-   * Controller settings: replicas, resources, endpoints, build arguments.
+   * Controller settings: replicas, resources, endpoints, build arguments. The settings of the
+   * build pipeline (`buildExecutorArgs`, `excludedNamespaces`, `resyncPeriod`) are refused under
+   * a release that builds nothing (1.13.0).
    *
    * @default - one replica with upstream's settings
    */
@@ -103,37 +106,43 @@ export interface ServerlessStackProps {
   readonly defaultFunctionPreset?: FunctionProfile;
 
   /**
-   * Values of the build Job presets. Given presets replace upstream's of the same name.
+   * Values of the build Job presets. Given presets replace upstream's of the same name. Only for
+   * a release that builds images (1.11.1).
    *
    * @default - upstream's local-dev, slow, normal and fast
    */
   readonly buildPresets?: { readonly [P in BuildProfile]?: ResourcePreset };
 
   /**
-   * The build preset of Functions that name neither a build preset nor build resources.
+   * The build preset of Functions that name neither a build preset nor build resources. Only for
+   * a release that builds images (1.11.1).
    *
    * @default BuildProfile.NORMAL
    */
   readonly defaultBuildPreset?: BuildProfile;
 
   /**
-   * CPU utilisation the HorizontalPodAutoscalers of scaled Functions aim at, in percent.
+   * CPU utilisation the HorizontalPodAutoscalers of scaled Functions aim at, in percent. Under
+   * 1.11.1 the controller creates those HPAs; under 1.13.0 the Function constructs write them
+   * beside each Function with `scale`, reading `stack.targetCpuUtilizationPercentage`.
    *
    * @default 50
    */
   readonly targetCpuUtilizationPercentage?: number;
 
   /**
-   * How many build Jobs may run at once in the whole cluster; more wait.
+   * How many build Jobs may run at once in the whole cluster; more wait. Only for a release that
+   * builds images (1.11.1).
    *
    * @default 5
    */
   readonly maxSimultaneousBuilds?: number;
 
   /**
-   * Where Function images are pushed and pulled.
+   * Where Function images are pushed and pulled. Only for a release that builds images (1.11.1):
+   * under 1.13.0 Function Pods run the runtime image, and there is no registry.
    *
-   * @default Registry.internal()
+   * @default - Registry.internal() under 1.11.1; none under 1.13.0
    */
   readonly registry?: Registry;
 
@@ -193,20 +202,71 @@ export interface ServerlessStackProps {
 }
 
 /**
- * The Kyma Serverless stack, wire-compatible with upstream release 1.11.1: the Function CRD,
- * the Function Controller with its RBAC and configuration, the runtime Dockerfiles, the Docker
- * registry (internal by default), our admission webhook and NetworkPolicies, in their own namespace;
- * with `monitoring`, also what the Prometheus Operator needs to watch it, and a Grafana dashboard.
+ * A prop of the stack that only a release that builds images reads, and why a buildless release
+ * refuses it rather than dropping it.
+ */
+interface BuildOnlyProp {
+  readonly prop: string;
+  readonly given: (props: ServerlessStackProps) => unknown;
+  readonly why: string;
+}
+
+/** The props of the build pipeline (1.11.1), which a buildless stack (1.13.0) refuses. */
+const BUILD_ONLY_PROPS: readonly BuildOnlyProp[] = [
+  { prop: 'registry', given: p => p.registry, why: 'nothing is built or pushed: Function Pods run the runtime image itself' },
+  { prop: 'buildPresets', given: p => p.buildPresets, why: 'no build Job runs' },
+  { prop: 'defaultBuildPreset', given: p => p.defaultBuildPreset, why: 'no build Job runs' },
+  { prop: 'maxSimultaneousBuilds', given: p => p.maxSimultaneousBuilds, why: 'no build Job runs' },
+  { prop: 'controller.buildExecutorArgs', given: p => p.controller?.buildExecutorArgs, why: 'no kaniko Job runs' },
+  {
+    prop: 'controller.excludedNamespaces',
+    given: p => p.controller?.excludedNamespaces,
+    why: 'the controller copies nothing into namespaces, and runs Functions in every one',
+  },
+  {
+    prop: 'controller.resyncPeriod',
+    given: p => p.controller?.resyncPeriod,
+    why: 'there is no registry Secret, runtime Dockerfile or Function ServiceAccount to copy into namespaces',
+  },
+  { prop: 'monitoring.alerts.buildFailurePercent', given: p => p.monitoring?.alerts?.buildFailurePercent, why: 'there is no build alert' },
+  {
+    prop: 'monitoring.alerts.registryVolumeUsagePercent',
+    given: p => p.monitoring?.alerts?.registryVolumeUsagePercent,
+    why: 'there is no registry',
+  },
+];
+
+/** A prop's value as an error message echoes it: scalars and lists as written, objects by their kind. */
+function echo(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value.constructor?.name ?? 'object';
+  return JSON.stringify(value);
+}
+
+/** Why the props contradict the release: the build pipeline's props under a release that builds nothing. */
+function releaseProblems(release: ServerlessRelease, props: ServerlessStackProps): string[] {
+  if (releaseFacts(release).buildsImages) return [];
+  return BUILD_ONLY_PROPS.filter(p => p.given(props) !== undefined).map(p =>
+    `'${p.prop}' (${echo(p.given(props))}) is a setting of the build pipeline, which release ${release} does not have: ${p.why}. `
+    + `Remove it, or deploy release ${ServerlessRelease.V1_11_1}`);
+}
+
+/**
+ * The Kyma Serverless stack of one upstream release (`release`): the Function CRD, the Function
+ * Controller with its RBAC and configuration, our admission webhook and NetworkPolicies, in their
+ * own namespace; under 1.11.1 (the default) also the runtime Dockerfiles and the Docker registry
+ * (internal by default) of the build pipeline; with `monitoring`, also what the Prometheus Operator
+ * needs to watch it, and a Grafana dashboard.
  *
  * @example
  * new ServerlessStack(app, 'serverless');
+ * new ServerlessStack(app, 'serverless', { release: ServerlessRelease.V1_13_0 });
  */
 export class ServerlessStack extends Chart {
   /** The upstream release the stack deploys. */
   public readonly release: ServerlessRelease;
   /** The namespace the stack runs in. */
   public readonly namespace: string;
-  /** The upstream release the stack deploys. */
+  /** The tag of upstream's images the stack runs. */
   public readonly version: string;
   /** Every image the stack uses. */
   public readonly images: ResolvedImages;
@@ -214,16 +274,21 @@ export class ServerlessStack extends Chart {
   public readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
   /** The default Function preset. */
   public readonly defaultFunctionPreset: FunctionProfile;
-  /** Build presets, upstream's merged with the given ones. */
+  /** Build presets, upstream's merged with the given ones (read by a release that builds images). */
   public readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
   /** The default build preset. */
   public readonly defaultBuildPreset: BuildProfile;
-  /** Where Function images go. */
-  public readonly registry: Registry;
+  /** Where Function images go; `undefined` under a release that builds none (1.13.0). */
+  public readonly registry?: Registry;
+  /**
+   * The CPU utilisation, in percent, the HorizontalPodAutoscalers of scaled Functions aim at: under
+   * 1.13.0 the Function constructs write those HPAs with it.
+   */
+  public readonly targetCpuUtilizationPercentage: number;
   /** The Function CRD. */
   public readonly crd: ApiObject;
-  /** The controller. */
-  public readonly controller: FunctionController;
+  /** The controller of the release: a `FunctionController` (1.11.1) or a `BuildlessFunctionController` (1.13.0). */
+  public readonly controller: IFunctionController;
   /** The admission webhook; `undefined` when disabled. */
   public readonly webhook?: AdmissionWebhook;
   /** The exposure defaults of Functions in namespaces made with this stack, when set. */
@@ -250,6 +315,9 @@ export class ServerlessStack extends Chart {
     if (!isDns1123Label(namespace)) {
       throw new Error(`'namespace' (${namespace}) must be a DNS-1123 label: at most 63 lower-case letters, digits and '-'`);
     }
+    const builds = releaseFacts(release).buildsImages;
+    const contradictions = releaseProblems(release, props);
+    if (contradictions.length) throw new Error(contradictions.join('\n'));
     const targetCpu = props.targetCpuUtilizationPercentage ?? 50;
     requireInteger('targetCpuUtilizationPercentage', targetCpu, 1, 100);
     const maxBuilds = props.maxSimultaneousBuilds ?? 5;
@@ -260,15 +328,16 @@ export class ServerlessStack extends Chart {
     _markRelease(this, this.release, true);
     this.namespace = namespace;
     this.version = version;
-    this.images = resolveImages(version, props.images);
+    this.images = resolveImages(release, version, props.images);
+    this.targetCpuUtilizationPercentage = targetCpu;
     this.functionPresets = { ...DEFAULT_FUNCTION_PRESETS, ...props.functionPresets };
     this.defaultFunctionPreset = props.defaultFunctionPreset ?? FunctionProfile.L;
     this.buildPresets = { ...DEFAULT_BUILD_PRESETS, ...props.buildPresets };
     this.defaultBuildPreset = props.defaultBuildPreset ?? BuildProfile.NORMAL;
-    this.registry = props.registry ?? Registry.internal();
+    this.registry = builds ? props.registry ?? Registry.internal() : undefined;
     const problems = [
       ...Object.entries(this.functionPresets).flatMap(([name, p]) => presetProblems(`functionPresets.${name}`, p, FUNCTION_MIN_REQUEST)),
-      ...Object.entries(this.buildPresets).flatMap(([name, p]) => presetProblems(`buildPresets.${name}`, p, BUILD_MIN_REQUEST)),
+      ...(builds ? Object.entries(this.buildPresets).flatMap(([name, p]) => presetProblems(`buildPresets.${name}`, p, BUILD_MIN_REQUEST)) : []),
     ];
     if (problems.length) throw new Error(problems.join('\n'));
 
@@ -277,8 +346,9 @@ export class ServerlessStack extends Chart {
         name: namespace,
         labels: {
           // The registry's storage-ownership init container needs root with CHOWN (baseline);
-          // everything else is restricted, which warn and audit report on.
-          'pod-security.kubernetes.io/enforce': 'baseline',
+          // everything else is restricted, which warn and audit report on. Without a registry
+          // (1.13.0) every Pod of the namespace is restricted.
+          'pod-security.kubernetes.io/enforce': builds ? 'baseline' : 'restricted',
           'pod-security.kubernetes.io/warn': 'restricted',
           'pod-security.kubernetes.io/audit': 'restricted',
           // The stack's Pods opt out one by one too; no sidecars in the system namespace.
@@ -297,6 +367,8 @@ export class ServerlessStack extends Chart {
         labels: { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'crd' },
         annotations: { [RELEASE_ANNOTATION]: release },
       },
+      // WAITS ON api113: the CRD of the release, functionCrdSpec(release) (1.13.0: nodejs24, the
+      // security contexts, its CEL rules). Until then both releases get the 1.11.1 schema.
       spec: functionCrdSpec(),
     }));
 
@@ -307,30 +379,13 @@ export class ServerlessStack extends Chart {
       description: 'Scheduling priority of Serverless components: they must not wait behind unschedulable user workloads.',
     }));
 
-    this.controller = new FunctionController(this, 'Controller', {
-      ...props.controller,
-      namespace,
-      image: this.images.controller,
-      buildExecutorImage: this.images.buildExecutor,
-      repoFetcherImage: this.images.buildInit,
-      priorityClassName: PRIORITY_CLASS_NAME,
-      registrySecretName: this.registry.secretName,
-      functionPresets: this.functionPresets,
-      defaultFunctionPreset: this.defaultFunctionPreset,
-      buildPresets: this.buildPresets,
-      defaultBuildPreset: this.defaultBuildPreset,
-      targetCpuUtilizationPercentage: targetCpu,
-      maxSimultaneousBuilds: maxBuilds,
-      logLevel: props.logLevel ?? LogLevel.INFO,
-      logFormat: props.logFormat ?? LogFormat.JSON,
-    });
-
-    new FunctionRuntimes(this, 'Runtimes', { images: this.images.runtimes, registrySecretName: this.registry.secretName });
-
     const monitoring = props.monitoring && (props.monitoring.enabled ?? true) ? props.monitoring : undefined;
-    const registryMetrics = this.registry._bind(this, {
-      namespace, images: this.images, priorityClassName: PRIORITY_CLASS_NAME, monitoring: monitoring !== undefined,
-    });
+    // The release's controller, and under 1.11.1 the rest of its build pipeline: one method per kind of release.
+    const pipeline = this.registry
+      ? this.buildPipeline(props, this.registry, maxBuilds, monitoring !== undefined)
+      : { controller: this.buildlessController(props), registryMetrics: undefined };
+    this.controller = pipeline.controller;
+    const registryMetrics = pipeline.registryMetrics;
 
     if (props.webhook?.enabled ?? true) {
       this.webhook = new AdmissionWebhook(this, 'Webhook', {
@@ -340,6 +395,7 @@ export class ServerlessStack extends Chart {
         nodeImage: this.images.nodejs,
         priorityClassName: PRIORITY_CLASS_NAME,
         defaults: { replicas: 1, functionProfile: this.defaultFunctionPreset, buildProfile: this.defaultBuildPreset },
+        release,
         logLevel: props.logLevel ?? LogLevel.INFO,
       });
     }
@@ -347,6 +403,7 @@ export class ServerlessStack extends Chart {
     if (props.networkPolicies ?? true) {
       new ServerlessNetworkPolicies(this, 'NetworkPolicies', {
         webhook: this.webhook !== undefined,
+        registry: builds,
         prometheus: monitoring ? { namespace: monitoring.prometheusNamespace, registry: registryMetrics !== undefined } : undefined,
       });
     }
@@ -356,6 +413,8 @@ export class ServerlessStack extends Chart {
         ...monitoring,
         namespace,
         controllerService: this.controller.metricsService,
+        functionReconciler: this.controller.functionReconciler,
+        builds,
         webhookService: this.webhook?.service,
         webhookTimeout: this.webhook?.timeout,
         registry: registryMetrics,
@@ -369,5 +428,54 @@ export class ServerlessStack extends Chart {
       const gateway = props.exposure.gateway;
       if (gateway) this.exposureGateway = new ExposureGateway(this, 'ExposureGateway', { ...props.exposure, gateway });
     }
+  }
+
+  /**
+   * The build pipeline of a release that builds images (1.11.1): its controller, the runtime
+   * Dockerfiles and Function ServiceAccount it copies into namespaces, and the registry.
+   */
+  private buildPipeline(props: ServerlessStackProps, registry: Registry, maxBuilds: number, monitoring: boolean)
+    : { controller: FunctionController; registryMetrics?: RegistryMetricsTarget } {
+    const images = _buildImages(this.images);
+    const controller = new FunctionController(this, 'Controller', {
+      ...props.controller,
+      namespace: this.namespace,
+      image: this.images.controller,
+      buildExecutorImage: images.buildExecutor,
+      repoFetcherImage: images.buildInit,
+      priorityClassName: PRIORITY_CLASS_NAME,
+      registrySecretName: registry.secretName,
+      functionPresets: this.functionPresets,
+      defaultFunctionPreset: this.defaultFunctionPreset,
+      buildPresets: this.buildPresets,
+      defaultBuildPreset: this.defaultBuildPreset,
+      targetCpuUtilizationPercentage: this.targetCpuUtilizationPercentage,
+      maxSimultaneousBuilds: maxBuilds,
+      logLevel: props.logLevel ?? LogLevel.INFO,
+      logFormat: props.logFormat ?? LogFormat.JSON,
+    });
+
+    new FunctionRuntimes(this, 'Runtimes', { images: images.runtimes, registrySecretName: registry.secretName });
+
+    const registryMetrics = registry._bind(this, { namespace: this.namespace, images, priorityClassName: PRIORITY_CLASS_NAME, monitoring });
+    return { controller, registryMetrics };
+  }
+
+  /** The controller of a buildless release (1.13.0): nothing else runs Functions. */
+  private buildlessController(props: ServerlessStackProps): BuildlessFunctionController {
+    const functionInit = this.images.functionInit;
+    if (!functionInit) throw new Error(`Release ${this.release} has no image that clones Git repositories into Function Pods`);
+    return new BuildlessFunctionController(this, 'Controller', {
+      ...props.controller,
+      namespace: this.namespace,
+      image: this.images.controller,
+      functionInitImage: functionInit,
+      runtimeImages: this.images.runtimes,
+      priorityClassName: PRIORITY_CLASS_NAME,
+      functionPresets: this.functionPresets,
+      defaultFunctionPreset: this.defaultFunctionPreset,
+      logLevel: props.logLevel ?? LogLevel.INFO,
+      logFormat: props.logFormat ?? LogFormat.JSON,
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { FunctionChangeKind, functionChangeOf, functionChangeTitle } from '../../src/api';
+import { FunctionChangeKind, ServerlessRelease, functionChangeOf, functionChangeTitle, functionReleaseMoveOf } from '../../src/api';
 
 /** A Function as the cluster holds it: defaulted, with a status and server-written metadata. */
 const fn = (spec: object = {}, labels?: object) => ({
@@ -87,5 +87,38 @@ describe('functionChangeOf', () => {
   test('has words for every kind of change', () => {
     expect(Object.values(FunctionChangeKind).map(functionChangeTitle))
       .toEqual(['nothing', 'relabel', 'next build', 'rescale', 'rollout', 'new build']);
+  });
+});
+
+describe('functionReleaseMoveOf', () => {
+  const moving = (spec: object) => ({ metadata: { name: 'f', namespace: 'team' }, spec });
+  test('an inline Function with dependencies installs them at every start and needs the registry or a mirror', () => {
+    const move = functionReleaseMoveOf(moving({ runtime: 'python312', source: { inline: { source: 'x', dependencies: 'requests==2.32.3\n' } } }),
+      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
+    expect(move.happens).toContain('its dependencies are installed at every Pod start, which makes each start slower');
+    expect(move.needs).toEqual(['egress from its Pods to pypi.org and files.pythonhosted.org (pip install), '
+      + 'or a mirror named in the Secret serverless-package-registry-config in team']);
+  });
+  test('dependencies are what package.json names or requirements.txt lists: none, nothing to install or reach', () => {
+    const node = (dependencies: string) => functionReleaseMoveOf(moving({ runtime: 'nodejs22', source: { inline: { source: 'x', dependencies } } }),
+      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
+    expect(node('{"dependencies":{"lodash":"4.17.21"}}').needs[0]).toMatch(/^egress from its Pods to registry\.npmjs\.org \(npm install\)/);
+    expect(node('{"name":"f","dependencies":{}}').needs).toEqual([]);
+    const python = functionReleaseMoveOf(moving({ runtime: 'python312', source: { inline: { source: 'x', dependencies: '# none\n\n' } } }),
+      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
+    expect(python.needs).toEqual([]);
+    expect(python.restarts).toBe(true);
+  });
+
+  test('a Git Function clones at every start and needs the Git server', () => {
+    const move = functionReleaseMoveOf(moving({ runtime: 'nodejs20', source: { gitRepository: { url: 'https://git.example.com/f.git', baseDir: '/', reference: 'main' } } }),
+      ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0);
+    expect(move.needs[0]).toBe('egress from its Pods and from the controller to https://git.example.com/f.git');
+    expect(move.happens).toContain('nodejs20 is deprecated in 1.13.0 (end of life April 2026): move to a newer runtime');
+  });
+  test('going back to 1.11.1 builds every Function again, into an empty registry', () => {
+    const move = functionReleaseMoveOf(moving({ runtime: 'nodejs22', source: { inline: { source: 'x' } } }), ServerlessRelease.V1_13_0, ServerlessRelease.V1_11_1);
+    expect(move.happens[0]).toBe('a build Job builds its image into the registry (which starts empty), then new Pods replace the old ones');
+    expect(functionReleaseMoveOf(moving({}), ServerlessRelease.V1_11_1, ServerlessRelease.V1_11_1)).toMatchObject({ restarts: false, summary: 'nothing changes for it' });
   });
 });

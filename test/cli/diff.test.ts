@@ -240,7 +240,7 @@ describe('kyma-serverless diff against a cluster holding an earlier dist/', () =
     expect(byLabel.get('Deployment kyma-system/serverless-ctrl-mngr')!.meaning)
       .toBe('Pods restarted: the Pod template changes (spec.template.spec.containers); new Pods replace the old ones one by one');
     expect(byLabel.get('Deployment kyma-system/serverless-webhook')).toMatchObject({ title: 'rescale', meaning: 'rescale: 2 → 3 replicas' });
-  });
+  }, 60_000);
 
   test('apply --prune, once the registry opts in to replacement, replaces the claim and deletes exactly the orphans, APIRule first', async () => {
     const next = changed();

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { parse } from 'yaml';
-import { Registry, WebhookCertificates } from '../../src';
+import { Registry, ServerlessRelease, WebhookCertificates } from '../../src';
 import { fixture, loadYamlDocuments } from '../util/fixtures';
 import { readTree } from '../util/project-copy';
 import { synthStack } from '../util/synth';
@@ -21,10 +21,20 @@ const ANY_NAME = '*any*';
 /** Verbs that let an account grant itself (or act as) more than it has. */
 const ESCALATING_VERBS = ['escalate', 'bind', 'impersonate'];
 
-/** A set of objects that is deployed together: one environment folder of dist/, or one synthesized stack. */
+/**
+ * A set of objects that is deployed together: one environment folder of dist/, or one synthesized stack.
+ * A stack of another release than the default is reviewed apart: its accounts are keyed
+ * `<namespace>/<serviceaccount>@<release>` in the allow-list.
+ */
 interface Source {
   readonly name: string;
   readonly objects: readonly any[];
+  readonly release?: ServerlessRelease;
+}
+
+/** The allow-list key of an account of a source. */
+function accountKey(account: string, source: Pick<Source, 'release'>): string {
+  return source.release ? `${account}@${source.release}` : account;
 }
 
 /** One ServiceAccount bound to one role, in one scope (`cluster` or `namespace <ns>`). */
@@ -125,7 +135,8 @@ function effectivePermissions(objects: readonly any[]): Permissions {
 function granted(sources: readonly Source[]): Granted {
   const result: Granted = new Map();
   for (const source of sources) {
-    for (const [account, lines] of effectivePermissions(source.objects).accounts) {
+    for (const [name, lines] of effectivePermissions(source.objects).accounts) {
+      const account = accountKey(name, source);
       if (!result.has(account)) result.set(account, new Map());
       const byLine = result.get(account)!;
       for (const line of lines) byLine.set(line, [...(byLine.get(line) ?? []), source.name]);
@@ -211,7 +222,7 @@ function wildcardProblems(role: any): string[] {
 }
 
 /** Grants that let an account read every Secret of its scope (list or watch, no resourceNames) and are not allow-listed. */
-function secretReadProblems(objects: readonly any[], allow: AllowList): string[] {
+function secretReadProblems(objects: readonly any[], allow: AllowList, release?: ServerlessRelease): string[] {
   const { grants } = effectivePermissions(objects);
   const problems: string[] = [];
   for (const role of objects.filter(o => o.kind === 'Role' || o.kind === 'ClusterRole')) {
@@ -223,7 +234,7 @@ function secretReadProblems(objects: readonly any[], allow: AllowList): string[]
       if (!bound.length) problems.push(`${describeObject(role)} rule ${i} reads every Secret but is bound to no ServiceAccount, so no allow-list entry covers it`);
       for (const grant of bound) {
         const missing = ruleLines(grant.scope, { ...rule, resources: ['secrets'] })
-          .filter(line => / \| (list|watch)$/.test(line) && !(allow[grant.account] ?? []).includes(line));
+          .filter(line => / \| (list|watch)$/.test(line) && !(allow[accountKey(grant.account, { release })] ?? []).includes(line));
         if (missing.length) {
           problems.push(`${describeObject(role)} rule ${i} lets ${grant.account} read every Secret (${grant.scope}) through ${grant.binding}: `
             + `${missing.join('; ')}. Restrict it with resourceNames, or review it and add the lines to ${ALLOW_LIST_FILE}`);
@@ -252,6 +263,11 @@ function synthesizedSources(): Source[] {
     { name: 'synthStack(webhook disabled)', objects: synthStack({ webhook: { enabled: false } }) },
     { name: 'synthStack(external registry)', objects: synthStack({ registry: Registry.external({ secretName: 'x' }) }) },
     { name: 'synthStack(2 controllers)', objects: synthStack({ controller: { replicas: 2 } }) },
+    ...[
+      { name: 'synthStack(1.13.0)', props: {} },
+      { name: 'synthStack(1.13.0, webhook certManager)', props: { webhook: { certificates: WebhookCertificates.certManager() } } },
+      { name: 'synthStack(1.13.0, 2 controllers)', props: { controller: { replicas: 2 } } },
+    ].map(({ name, props }) => ({ name, release: ServerlessRelease.V1_13_0, objects: synthStack({ ...props, release: ServerlessRelease.V1_13_0 }) })),
   ];
 }
 
@@ -347,6 +363,7 @@ describe('RBAC least privilege', () => {
     expect(sources.map(s => s.name)).toEqual([
       'dist/', 'dist/dev', 'dist/prod',
       'synthStack(webhook certManager)', 'synthStack(webhook disabled)', 'synthStack(external registry)', 'synthStack(2 controllers)',
+      'synthStack(1.13.0)', 'synthStack(1.13.0, webhook certManager)', 'synthStack(1.13.0, 2 controllers)',
     ]);
     for (const source of sources) expect(`${source.name}: ${source.objects.some(o => o.kind === 'ClusterRoleBinding')}`).toBe(`${source.name}: true`);
   });
@@ -358,7 +375,7 @@ describe('RBAC least privilege', () => {
 
   test(`${ALLOW_LIST_FILE} is a sorted list of unique lines per ServiceAccount`, () => {
     const problems = Object.entries(allow).flatMap(([account, lines]) => {
-      if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(account)) return [`${account}: not a <namespace>/<serviceaccount> key`];
+      if (!/^[a-z0-9-]+\/[a-z0-9.-]+(@\d+\.\d+\.\d+)?$/.test(account)) return [`${account}: not a <namespace>/<serviceaccount>[@<release>] key`];
       if (!Array.isArray(lines) || lines.some(l => typeof l !== 'string')) return [`${account}: not a list of strings`];
       const sorted = [...new Set(lines)].sort();
       return JSON.stringify(sorted) === JSON.stringify(lines) ? [] : [`${account}: not sorted, or has duplicates; should be:\n${sorted.map(l => `  - ${l}`).join('\n')}`];
@@ -385,7 +402,7 @@ describe('RBAC least privilege', () => {
   });
 
   test('no role lets an account list or watch every Secret unless that is allow-listed', () => {
-    const problems = sources.flatMap(s => secretReadProblems(s.objects, allow).map(p => `${s.name}: ${p}`));
+    const problems = sources.flatMap(s => secretReadProblems(s.objects, allow, s.release).map(p => `${s.name}: ${p}`));
     expectNoProblems(problems.join('\n'));
   });
 

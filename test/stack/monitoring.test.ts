@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Duration, Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import {
-  AlertSeverity, Registry, ServerlessAlert, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
+  AlertSeverity, Registry, ServerlessAlert, ServerlessRelease, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
 } from '../../src';
 import { KNOWN_METRICS, MetricSource, seriesNames } from '../../src/stack/_monitoring-metrics';
 import { WebhookMetrics } from '../../src/webhook/metrics';
@@ -278,8 +278,8 @@ describe('alerts', () => {
     expect(parsePromql('sum by (le) (rate(a_bucket{job="x"}[5m])) and on () b > 1').metrics).toEqual(['a_bucket', 'b']);
   });
 
-  test('every metric an expression reads is one a program really exports, and every listed one is read', () => {
-    const all = expressions(objects);
+  test('every metric an expression reads is one a program really exports, and every listed one is read (by one release or the other)', () => {
+    const all = [...expressions(objects), ...expressions(synthStack({ ...MONITORED, release: ServerlessRelease.V1_13_0 }))];
     const unknown = all.flatMap(e => parsePromql(e.expr).metrics.filter(m => !KNOWN_SERIES.has(m)).map(m => `${e.where}: ${m}`));
     expect(unknown).toEqual([]);
     const read = new Set(all.flatMap(e => parsePromql(e.expr).metrics));
@@ -473,5 +473,65 @@ describe('monitoring props', () => {
     expect(() => synthStack({ webhook: { timeout: Duration.seconds(2) }, monitoring: { alerts: { webhookLatency: Duration.seconds(2) } } }))
       .toThrow(/\(2000 ms\) must be shorter than 'webhook\.timeout' \(2 s\)/);
     expect(() => synthStack({ webhook: { enabled: false }, monitoring: { alerts: { webhookLatency: Duration.seconds(20) } } })).not.toThrow();
+  });
+});
+
+describe('monitoring of a 1.13.0 stack: nothing builds', () => {
+  const objects = synthStack({ ...MONITORED, release: ServerlessRelease.V1_13_0 });
+  const alerts = alertsOf(objects);
+  const dashboard = dashboardsOf(objects)[0];
+
+  test('every object is valid against the Kubernetes schema', () => {
+    expectValidKubernetesObjects(objects);
+  });
+
+  test('scrapes the controller and the webhook; there is no registry to scrape', () => {
+    expect(objects.filter(isMonitoring).map(o => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'ServiceMonitor/serverless-controller-manager', 'ServiceMonitor/serverless-webhook', expect.stringMatching(/^PrometheusRule\//),
+    ]);
+    const prometheus = find(objects, 'NetworkPolicy', 'kyma-project.io--serverless-allow-prometheus');
+    expect(prometheus.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+  });
+
+  test('alerts on the controller, Functions\' Deployments and the webhook, on nothing of builds or a registry', () => {
+    expect(alerts.map(a => [a.alert, a.labels.condition])).toEqual([
+      ['KymaServerlessControllerDown', undefined],
+      ['KymaServerlessControllerNotReconciling', undefined],
+      ['KymaServerlessControllerReconcileErrors', undefined],
+      ['KymaServerlessFunctionNotReady', 'Running'],
+      ['KymaServerlessWebhookDown', undefined],
+      ['KymaServerlessWebhookErrors', undefined],
+      ['KymaServerlessWebhookLatencyHigh', undefined],
+      ['KymaServerlessWebhookCertificateExpiring', undefined],
+    ]);
+  });
+
+  test('no rule or panel reads build Jobs or the registry', () => {
+    const all = expressions(objects);
+    expect(all.length).toBeGreaterThan(alerts.length);
+    expect(all.filter(e => /kube_job_|kubelet_volume_stats|docker-registry|registry/.test(e.expr)).map(e => e.where)).toEqual([]);
+    expect(alerts.filter(a => /build|registry/i.test(`${a.annotations.summary} ${a.annotations.description}`)).map(a => a.alert)).toEqual([]);
+    expect(all.map(e => ({ where: e.where, errors: parsePromql(e.expr).errors }))).toEqual(all.map(e => ({ where: e.where, errors: [] })));
+    expect(all.flatMap(e => parsePromql(e.expr).metrics.filter(m => !KNOWN_SERIES.has(m)))).toEqual([]);
+  });
+
+  test('selects the 1.13.0 controller\'s Function reconciler, named "function"', () => {
+    expect(alerts.find(a => a.alert === 'KymaServerlessControllerNotReconciling').expr).toContain('controller="function"}');
+  });
+
+  test('the dashboard shows Functions, the controller and the webhook, and the controller\'s own condition times', () => {
+    expect(dashboard.panels.map((p: any) => `${p.type}: ${p.title}`)).toEqual([
+      'row: Functions', 'timeseries: Functions by state', 'timeseries: Time to reach a condition (99th percentile)',
+      'row: Controller', 'timeseries: Reconciliations', 'timeseries: Reconcile time (99th percentile)', 'timeseries: Work queue depth',
+      'row: Admission webhook', 'timeseries: Admission reviews', 'timeseries: Admission latency', 'stat: Certificate expires in',
+    ]);
+    expect(dashboard.panels.find((p: any) => p.title === 'Functions by state').targets.map((t: any) => t.legendFormat)).toEqual(['running', 'not available']);
+  });
+
+  test('throws when a threshold of a build or registry alert is given: there is no such alert', () => {
+    expect(() => synthStack({ release: ServerlessRelease.V1_13_0, monitoring: { alerts: { buildFailurePercent: 20 } } }))
+      .toThrow(/'monitoring.alerts.buildFailurePercent' \(20\) is a setting of the build pipeline, which release 1.13.0 does not have: there is no build alert/);
+    expect(() => synthStack({ release: ServerlessRelease.V1_13_0, monitoring: { alerts: { registryVolumeUsagePercent: 90 } } }))
+      .toThrow(/'monitoring.alerts.registryVolumeUsagePercent' \(90\) .*there is no registry/);
   });
 });

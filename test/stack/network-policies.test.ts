@@ -1,3 +1,4 @@
+import { ServerlessRelease } from '../../src';
 import { find, synthStack } from '../util/synth';
 
 /** Whether a podSelector's matchLabels select a Pod with these labels. */
@@ -75,5 +76,33 @@ describe('NetworkPolicies', () => {
     for (const labels of [podLabels('serverless-ctrl-mngr'), podLabels('serverless-docker-registry'), jobLabels]) {
       expect(applying(labels)).toContain('kyma-project.io--serverless-to-dns');
     }
+  });
+});
+
+describe('NetworkPolicies of a 1.13.0 stack', () => {
+  const objects = synthStack({ release: ServerlessRelease.V1_13_0 });
+  const policies = objects.filter(o => o.kind === 'NetworkPolicy');
+  const controller = find(objects, 'Deployment', 'serverless-ctrl-mngr').spec.template.metadata.labels;
+
+  test('have no registry policy: nothing is pushed or pulled in the namespace', () => {
+    expect(policies.map(p => p.metadata.name)).not.toContain('kyma-project.io--serverless-allow-registry');
+    expect(policies.filter(p => JSON.stringify(p.spec).includes('5000'))).toEqual([]);
+  });
+
+  test('the controller still reaches anything (Git servers: it resolves commits itself), the API server and DNS, and is scraped', () => {
+    expect(policies.filter(p => selects(p, controller)).map(p => p.metadata.name).sort()).toEqual([
+      'kyma-project.io--serverless-allow-egress',
+      'kyma-project.io--serverless-allow-metrics',
+      'kyma-project.io--serverless-allow-to-apiserver',
+      'kyma-project.io--serverless-default-deny',
+      'kyma-project.io--serverless-to-dns',
+    ]);
+    expect(find(objects, 'NetworkPolicy', 'kyma-project.io--serverless-allow-egress').spec.egress).toEqual([{}]);
+  });
+
+  test('the other policies are those of 1.11.1, unchanged', () => {
+    const specs = (list: any[]) => list.filter(o => o.kind === 'NetworkPolicy' && o.metadata.name !== 'kyma-project.io--serverless-allow-registry')
+      .map(o => ({ name: o.metadata.name, purpose: o.metadata.labels.purpose, spec: o.spec }));
+    expect(specs(policies)).toEqual(specs(synthStack()));
   });
 });

@@ -117,7 +117,7 @@ describe('registry credentials', () => {
     const stack = new ServerlessStack(Testing.app(), 'serverless', { registry: Registry.external({ secretName: 'ext-registry' }) });
     const env = envOf(find(Testing.synth(stack), 'Deployment', 'serverless-ctrl-mngr').spec.template.spec.containers[0]);
     expect(env.APP_FUNCTION_IMAGE_REGISTRY_DEFAULT_DOCKER_CONFIG_SECRET_NAME).toBe('ext-registry');
-    expect(stack.registry.secretName).toBe('ext-registry');
+    expect(stack.registry?.secretName).toBe('ext-registry');
   });
 
   test('throws when the Secret name is not a DNS-1123 subdomain', () => {

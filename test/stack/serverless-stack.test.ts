@@ -1,6 +1,13 @@
-import { Size, Testing } from 'cdk8s';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
-import { FunctionProfile, BuildProfile, ServerlessStack, DEFAULT_FUNCTION_PRESETS, DEFAULT_BUILD_PRESETS, functionCrdSpec, Registry } from '../../src';
+import { stringify } from 'yaml';
+import {
+  FunctionProfile, BuildProfile, ServerlessStack, DEFAULT_FUNCTION_PRESETS, DEFAULT_BUILD_PRESETS, functionCrdSpec, Registry, ServerlessRelease,
+  validateManifests,
+} from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { envOf, find, synthStack } from '../util/synth';
 
@@ -8,6 +15,18 @@ const CLUSTER_SCOPED = new Set([
   'Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass',
   'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
 ]);
+
+/**
+ * The output with the webhook's bundle as a placeholder: it is 200 KiB of base64 that changes with
+ * every change of src/webhook/; test/stack/webhook.test.ts and webhook-program.test.ts check it.
+ */
+function withoutWebhookBundle(objects: any[]): any[] {
+  const program = objects.find(o => o.kind === 'ConfigMap' && o.metadata.name === 'serverless-webhook-server');
+  const placeholder = { ...program, binaryData: { 'server.js.gz': '<bundle>' }, metadata: { ...program.metadata, annotations: { 'cdk8s-kyma-serverless/program-sha256': '<sha256>' } } };
+  return objects.map(o => (o === program ? placeholder : o)).map(o => (o.kind === 'Deployment' && o.metadata.name === 'serverless-webhook'
+    ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, metadata: { ...o.spec.template.metadata, annotations: { ...o.spec.template.metadata.annotations, 'checksum/program': '<sha256>' } } } } }
+    : o));
+}
 
 describe('ServerlessStack with defaults', () => {
   const objects = synthStack();
@@ -105,14 +124,7 @@ describe('ServerlessStack with defaults', () => {
   });
 
   test('matches the snapshot', () => {
-    // The webhook's bundle is 200 KiB of base64 that changes with every change of src/webhook/:
-    // test/stack/webhook.test.ts and webhook-program.test.ts check it; here it is a placeholder.
-    const program = objects.find(o => o.kind === 'ConfigMap' && o.metadata.name === 'serverless-webhook-server');
-    const placeholder = { ...program, binaryData: { 'server.js.gz': '<bundle>' }, metadata: { ...program.metadata, annotations: { 'cdk8s-kyma-serverless/program-sha256': '<sha256>' } } };
-    const stable = objects.map(o => (o === program ? placeholder : o)).map(o => (o.kind === 'Deployment' && o.metadata.name === 'serverless-webhook'
-      ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, metadata: { ...o.spec.template.metadata, annotations: { ...o.spec.template.metadata.annotations, 'checksum/program': '<sha256>' } } } } }
-      : o));
-    expect(stable).toMatchSnapshot();
+    expect(withoutWebhookBundle(objects)).toMatchSnapshot();
   });
 
   test('exposes its resolved settings', () => {
@@ -177,5 +189,147 @@ describe('ServerlessStack options', () => {
       '\'buildPresets.slow.requestCpu\' (100m) must be at least 200m\n\'buildPresets.slow.requestMemory\' (100Mi) must be at least 200Mi'],
   ])('throws when given %j', (props, message) => {
     expect(() => new ServerlessStack(Testing.app(), 'serverless', props as any)).toThrow(message);
+  });
+});
+
+describe('ServerlessStack of release 1.13.0 (buildless)', () => {
+  const V1_13_0 = { release: ServerlessRelease.V1_13_0 };
+  const objects = synthStack(V1_13_0);
+
+  test('every object is valid against the Kubernetes 1.27 schema', () => {
+    expectValidKubernetesObjects(objects);
+  });
+
+  test('renders the controller with its two configuration files, the webhook and the policies: nothing of a build pipeline', () => {
+    expect(objects.map(o => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Namespace/kyma-system',
+      'CustomResourceDefinition/functions.serverless.kyma-project.io',
+      'PriorityClass/serverless-priority',
+      'ServiceAccount/serverless-controller-manager',
+      'ClusterRole/serverless',
+      'ClusterRoleBinding/serverless',
+      'Role/serverless-leader-election',
+      'RoleBinding/serverless-leader-election',
+      'ConfigMap/serverless-config',
+      'ConfigMap/serverless-log-config',
+      'Deployment/serverless-ctrl-mngr',
+      'Service/serverless-controller-manager',
+      'ServiceAccount/serverless-webhook',
+      'Role/serverless-webhook',
+      'RoleBinding/serverless-webhook',
+      'ClusterRole/serverless-webhook',
+      'ClusterRoleBinding/serverless-webhook',
+      'ConfigMap/serverless-webhook-config',
+      'ConfigMap/serverless-webhook-server',
+      'Deployment/serverless-webhook',
+      'PodDisruptionBudget/serverless-webhook',
+      'Service/serverless-webhook',
+      'MutatingWebhookConfiguration/defaulting.webhook.serverless.kyma-project.io',
+      'ValidatingWebhookConfiguration/validation.webhook.serverless.kyma-project.io',
+      'NetworkPolicy/kyma-project.io--serverless-default-deny',
+      'NetworkPolicy/kyma-project.io--serverless-allow-egress',
+      'NetworkPolicy/kyma-project.io--serverless-allow-metrics',
+      'NetworkPolicy/kyma-project.io--serverless-allow-to-apiserver',
+      'NetworkPolicy/kyma-project.io--serverless-to-dns',
+      'NetworkPolicy/kyma-project.io--serverless-allow-webhook',
+    ]);
+  });
+
+  test('nothing of the registry, the build Jobs or the runtime Dockerfiles is there, under any name', () => {
+    const text = JSON.stringify(objects);
+    expect(objects.filter(o => ['Job', 'PersistentVolumeClaim', 'Secret', 'HorizontalPodAutoscaler'].includes(o.kind))).toEqual([]);
+    expect(text).not.toMatch(/docker-registry|registry-config-default|registry-credentials|dockerfile-|kaniko|function-build-init|serverless-function"/);
+    expect(objects.some(o => o.metadata.labels?.['serverless.kyma-project.io/config'])).toBe(false);
+  });
+
+  test('every image is upstream\'s 1.13.0, and the Function CRD names the release', () => {
+    const images = objects.flatMap(o => o.spec?.template?.spec?.containers ?? []).map((c: any) => c.image);
+    expect(images).toEqual(['europe-docker.pkg.dev/kyma-project/prod/function-buildless-controller:1.13.0', 'docker.io/library/node:22.12.0-alpine3.20']);
+    expect(find(objects, 'CustomResourceDefinition').metadata.annotations['cdk8s-kyma-serverless/release']).toBe('1.13.0');
+    expect(find(objects, 'Deployment', 'serverless-ctrl-mngr').metadata.labels['app.kubernetes.io/version']).toBe('1.13.0');
+  });
+
+  test('the namespace enforces PSS restricted: without the registry no Pod of it needs baseline', () => {
+    expect(find(objects, 'Namespace').metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted',
+    });
+    for (const pod of objects.filter(o => o.kind === 'Deployment').map(d => d.spec.template.spec)) {
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true });
+      }
+    }
+  });
+
+  test('synthesizes the same bytes twice', () => {
+    expect(JSON.stringify(synthStack(V1_13_0))).toBe(JSON.stringify(objects));
+  });
+
+  test('passes validateManifests: schemas and security policies, with no finding', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stack-113-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'stack.yaml'), objects.map(o => stringify(o)).join('---\n'));
+      const report = validateManifests(dir);
+      expect(report.objects).toBe(objects.length);
+      expect(report.findings.map(f => `${f.severity} ${f.object} ${f.rule}: ${f.message}`)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('matches the snapshot', () => {
+    expect(withoutWebhookBundle(objects)).toMatchSnapshot();
+  });
+
+  test('exposes its release, no registry, the controller and the CPU target Functions\' autoscalers aim at', () => {
+    const stack = new ServerlessStack(Testing.app(), 'serverless', { ...V1_13_0, targetCpuUtilizationPercentage: 70 });
+    expect(stack.release).toBe(ServerlessRelease.V1_13_0);
+    expect(stack.version).toBe('1.13.0');
+    expect(stack.registry).toBeUndefined();
+    expect(stack.targetCpuUtilizationPercentage).toBe(70);
+    expect(new ServerlessStack(Testing.app(), 'serverless', V1_13_0).targetCpuUtilizationPercentage).toBe(50);
+    expect(new ServerlessStack(Testing.app(), 'serverless').targetCpuUtilizationPercentage).toBe(50);
+    expect(stack.images.controller).toBe('europe-docker.pkg.dev/kyma-project/prod/function-buildless-controller:1.13.0');
+    expect(stack.images.functionInit).toBe('europe-docker.pkg.dev/kyma-project/prod/function-buildless-init:1.13.0');
+    expect(stack.images.buildInit).toBeUndefined();
+    expect(stack.images.runtimes.nodejs24).toBe('europe-docker.pkg.dev/kyma-project/prod/function-runtime-nodejs24:1.13.0');
+    expect(stack.webhook?.release).toBe(ServerlessRelease.V1_13_0);
+  });
+
+  test('throws when targetCpuUtilizationPercentage is out of range, as under 1.11.1', () => {
+    expect(() => synthStack({ ...V1_13_0, targetCpuUtilizationPercentage: 0 })).toThrow(/'targetCpuUtilizationPercentage' \(0\) must be a whole number from 1 to 100/);
+  });
+
+  test('version changes the tag of upstream\'s 1.13.0 images, not the configuration', () => {
+    const stack = new ServerlessStack(Testing.app(), 'serverless', { ...V1_13_0, version: '1.13.1' });
+    expect(stack.images.controller).toBe('europe-docker.pkg.dev/kyma-project/prod/function-buildless-controller:1.13.1');
+    expect(stack.images.runtimes.python312).toBe('europe-docker.pkg.dev/kyma-project/prod/function-runtime-python312:1.13.1');
+    expect(Testing.synth(stack).some(o => o.metadata.name === 'serverless-config')).toBe(true);
+  });
+
+  describe('refuses the build pipeline\'s props, each with the reason', () => {
+    const cases: [string, object, RegExp][] = [
+      ['registry', { registry: Registry.internal() }, /'registry' \(\w+\) is a setting of the build pipeline, which release 1.13.0 does not have: nothing is built or pushed/],
+      ['buildPresets', { buildPresets: { fast: DEFAULT_BUILD_PRESETS.fast } }, /'buildPresets' .* no build Job runs/],
+      ['defaultBuildPreset', { defaultBuildPreset: BuildProfile.FAST }, /'defaultBuildPreset' \("fast"\) .* no build Job runs/],
+      ['maxSimultaneousBuilds', { maxSimultaneousBuilds: 3 }, /'maxSimultaneousBuilds' \(3\) .* no build Job runs/],
+      ['controller.buildExecutorArgs', { controller: { buildExecutorArgs: ['--cache=false'] } }, /'controller.buildExecutorArgs' \(\["--cache=false"\]\) .* no kaniko Job runs/],
+      ['controller.excludedNamespaces', { controller: { excludedNamespaces: ['kube-system'] } },
+        /'controller.excludedNamespaces' \(\["kube-system"\]\) .* copies nothing into namespaces, and runs Functions in every one/],
+      ['controller.resyncPeriod', { controller: { resyncPeriod: Duration.minutes(1) } }, /'controller.resyncPeriod' .* no registry Secret, runtime Dockerfile or Function ServiceAccount/],
+    ];
+    test.each(cases)('throws when %s is given', (_prop, props, message) => {
+      expect(() => synthStack({ ...V1_13_0, ...props })).toThrow(message);
+      expect(() => synthStack({ ...V1_13_0, ...props })).toThrow(/Remove it, or deploy release 1.11.1/);
+    });
+
+    test('names every such prop at once', () => {
+      expect(() => synthStack({ ...V1_13_0, maxSimultaneousBuilds: 3, defaultBuildPreset: BuildProfile.FAST }))
+        .toThrow(/'defaultBuildPreset'[^\n]*\n'maxSimultaneousBuilds'/);
+    });
+
+    test('the same props are still taken under 1.11.1', () => {
+      expect(() => synthStack({ maxSimultaneousBuilds: 3, controller: { resyncPeriod: Duration.minutes(1) } })).not.toThrow();
+    });
   });
 });

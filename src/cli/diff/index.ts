@@ -21,10 +21,13 @@ import { OutputFormat, isStructured, printDocument } from '../_output';
 import { ApplyPlan, DEFAULT_FIELD_MANAGER, planApply } from '../_plan';
 import { APPLY_PATCH, Discovery, RestClient, resourcePath } from '../_rest';
 import { DiffOutcome, ObjectDiff, changeMeaning, changedFields, comparable, createMeaning, orphanMeaning } from './model';
+import { ReleaseMove, releaseMoveOf, renderMove, renderMoveMarkdown } from './move';
 import { DiffCounts, countOutcomes, renderMarkdown, renderText, tally, yamlFieldDiff } from './render';
 
 export { DiffOutcome } from './model';
 export type { ObjectDiff } from './model';
+export { LeftoverRemoval } from './move';
+export type { FunctionMove, Leftover, ReleaseMove } from './move';
 
 /** Options of {@link runDiff}: the cluster options and the command's own. */
 export interface DiffOptions extends ClusterOptions {
@@ -68,6 +71,11 @@ export interface DiffReport {
   readonly counts: DiffCounts;
   /** Every object of the folder in apply order, then the orphans in the order prune deletes them. */
   readonly objects: readonly ObjectDiff[];
+  /**
+   * When the folder moves the cluster to another release (its Function CRD names another one): what
+   * happens to every Function of the cluster, and what build mode left behind, with who removes it.
+   */
+  readonly move?: ReleaseMove;
   /** Why the diff failed, when it did. */
   readonly error?: string;
 }
@@ -98,6 +106,7 @@ class DiffRun {
     const objects: ObjectDiff[] = [];
     let state: ApplySetState = { exists: false, groupKinds: [], namespaces: [] };
     let error: string | undefined;
+    let move: ReleaseMove | undefined;
     try {
       const problems = await this.resolver.resolveAll(this.targets);
       if (problems.length) throw new CliError(`Cannot diff ${this.plan.dir}:\n${problems.map(p => `  ${p}`).join('\n')}`);
@@ -109,6 +118,7 @@ class DiffRun {
       }
       for (const target of this.targets) objects.push(await this.diffOne(target));
       objects.push(...await this.orphans(state));
+      move = await releaseMoveOf(this.plan, this.client);
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       error = e.message;
@@ -124,6 +134,7 @@ class DiffRun {
       applySet: { parent: parentLabel(this.applySet.parent), id: this.applySet.parent.id, exists: state.exists },
       counts,
       objects,
+      ...(move ? { move } : {}),
       ...(error ? { error } : {}),
     };
   }
@@ -245,7 +256,7 @@ export function formatDiffReport(report: DiffReport): string {
   const joining = report.objects.filter(o => o.joinsApplySet).length;
   const summary = `${tally(report.counts)}${joining ? `; ${joining} object${joining === 1 ? '' : 's'} join${joining === 1 ? 's' : ''} the ApplySet `
     + '(kyma-serverless apply labels them; Argo CD and Flux do not)' : ''}`;
-  const lines = [header, ...renderText(report.objects), `${report.dir}: ${summary}`];
+  const lines = [header, ...renderText(report.objects), ...(report.move ? renderMove(report.move, 12) : []), `${report.dir}: ${summary}`];
   if (report.error) lines.push(`kyma-serverless: ${report.error}`);
   return `${lines.join('\n')}\n`;
 }
@@ -270,6 +281,10 @@ changes is shown as YAML of the changed fields, with what it means:
   refused                 a change the API server will refuse (a smaller PVC, a selector, a Job's
                           template, an immutable ConfigMap), with the way through and what it costs
   orphaned                in the folder's ApplySet, no longer in the folder: apply --prune deletes it
+  move, leftover          when the folder's Function CRD names another release than the cluster's
+                          (1.11.1 to 1.13.0): what happens to every Function of the cluster and what
+                          it now needs, and each object build mode left, with who removes it (the
+                          clean-up Job of the 1.13.0 stack, or the sync's prune)
 
 Exit code, as kubectl diff: 0 nothing changes, 1 something changes, 2 the diff failed.
 
@@ -301,7 +316,7 @@ Examples:
       }
       if (options.markdown) {
         const markdown = renderMarkdown(`kyma-serverless diff: ${report.dir} against ${report.server}`, report.objects,
-          `<sub>Exit code ${report.exitCode}. Server-side dry run as field manager ${report.fieldManager}; `
+          `${report.move ? `${renderMoveMarkdown(report.move).join('\n')}\n` : ''}<sub>Exit code ${report.exitCode}. Server-side dry run as field manager ${report.fieldManager}; `
           + `ApplySet ${report.applySet.parent}.</sub>`);
         if (options.markdown === '-') process.stdout.write(markdown);
         else fs.writeFileSync(options.markdown, markdown);
