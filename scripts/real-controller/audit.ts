@@ -106,3 +106,24 @@ export function updateCounts(events: readonly AuditEvent[], username: string, fu
   }
   return counts;
 }
+
+/**
+ * What RBAC rules grant that a user never called: each `verb group/resource` of the rules (no
+ * wildcards expected) without an audit event of that user, for least privilege.
+ */
+export function unusedGrants(events: readonly AuditEvent[], username: string, rules: readonly any[]): string[] {
+  const called = new Set(events.filter(e => e.user.username === username && e.objectRef?.resource)
+    .map(e => `${e.verb} ${e.objectRef!.apiGroup ?? ''}/${e.objectRef!.resource}${e.objectRef!.subresource ? `/${e.objectRef!.subresource}` : ''}`));
+  // A watch or list is also how a cache gets, and a get by name of a list.
+  const unused: string[] = [];
+  for (const rule of rules) {
+    for (const group of rule.apiGroups ?? ['']) {
+      for (const resource of rule.resources ?? []) {
+        for (const verb of rule.verbs ?? []) {
+          if (!called.has(`${verb} ${group}/${resource}`)) unused.push(`${verb} ${group ? `${group}/` : ''}${resource}${rule.resourceNames ? ` (${rule.resourceNames.join(', ')})` : ''}`);
+        }
+      }
+    }
+  }
+  return unused;
+}

@@ -46,7 +46,7 @@ import {
 } from '../../src/api';
 import { parseManifests } from '../../src/policy/_manifest-files';
 import { synthDefaultApp } from './apps';
-import { AuditLog, callCounts, denials, updateCounts } from './audit';
+import { AuditLog, callCounts, denials, unusedGrants, updateCounts } from './audit';
 import { ControlPlane } from './control-plane';
 import { errorLines } from './controller-log';
 import { COVERAGE_NAMESPACES, COVERAGE_REFERENCED, synthCoverage } from './coverage';
@@ -193,11 +193,12 @@ export class Run {
   public readonly audit = new AuditLog(path.join(this.k8sDir, 'logs', 'audit.log'));
   private readonly apiServer = { host: '127.0.0.1', port: 6443, caFile: path.join(this.k8sDir, 'pki', 'ca.crt') };
   private readonly processes: PodProcess[] = [];
-  private readonly stackPrograms = new Map<StackProgram, { process: PodProcess; template: string }>();
+  private readonly stackPrograms = new Map<StackProgram, { process: PodProcess; template: string; replacing?: boolean }>();
   private readonly jobsRun = new Set<string>();
   private readonly programs = new Map<ServerlessRelease, string>();
   private controlPlane?: ControlPlane;
   private fakelet?: ChildProcess;
+  private nodeKeeper?: ChildProcess;
   private git?: GitServer;
   private hostsLine?: string;
   /** The Functions the run applied, by key: to tell whose a Deployment or Service is in the audit log. */
@@ -257,6 +258,9 @@ export class Run {
     for (const release of releases) this.programs.set(release.release, unpackProgram(K8S_LOCAL, release, path.join(this.work, 'bin')));
     this.fakelet = spawn(process.execPath, [path.join(K8S_LOCAL, 'fakelet.mjs'), '--namespaces', [STACK_NAMESPACE, ...namespaces].join(','),
       '--seconds', '7200', '--record', path.join(this.work, 'pods.json')], { env: { ...process.env, KUBECONFIG: this.kubeconfig }, stdio: 'ignore' });
+    // On a loaded machine fakelet's node heartbeat can lapse, and the Pods on it lose Ready for good: node-keeper.mjs renews it.
+    this.nodeKeeper = spawn(process.execPath, [path.join(__dirname, 'node-keeper.mjs'), '--namespaces', [STACK_NAMESPACE, ...namespaces].join(','), '--seconds', '7200'],
+      { env: { ...process.env, KUBECONFIG: this.kubeconfig }, stdio: 'ignore' });
     this.git = await GitServer.start(path.join(this.work, 'git', 'repos'), GIT_CREDENTIALS);
     log(`fakelet for ${STACK_NAMESPACE} and ${namespaces.length} Function namespaces; Git server on ${this.git.url}`);
   }
@@ -305,8 +309,8 @@ export class Run {
     const deployments = this.kubectl.list(['deployments', '-n', STACK_NAMESPACE]);
     const webhook = deployments.find(d => d.metadata.name === 'serverless-webhook');
     const controller = deployments.find(d => d.metadata.name === 'serverless-ctrl-mngr');
-    if (webhook) this.followDeployment('webhook', webhook);
-    if (controller) this.followDeployment('controller', controller);
+    if (webhook) started.push(this.followDeployment('webhook', webhook));
+    if (controller) started.push(this.followDeployment('controller', controller));
     return started;
   }
 
@@ -323,16 +327,17 @@ export class Run {
     if (code !== 0) findings.push(`Job ${job.metadata.name}'s program failed (exit ${code}): ${program.log().trim().split('\n').slice(-5).join(' | ')}`);
   }
 
-  private followDeployment(which: StackProgram, deployment: any): void {
+  private async followDeployment(which: StackProgram, deployment: any): Promise<void> {
     const template = JSON.stringify(deployment.spec.template);
     const running = this.stackPrograms.get(which);
-    if (running && running.template === template) return;
+    if (running && (running.template === template || running.replacing)) return;
     if (running) {
       log(`the ${which} Deployment's Pod template changed: its program on this machine stops, the new one starts`);
-      void running.process.stop();
+      running.replacing = true;
+      // Both use the same mount points: the old one removes those it made when it stops, so it stops first.
+      await running.process.stop();
       if (which === 'controller') this.controllerLogs.push(running.process.log());
       this.processes.splice(this.processes.indexOf(running.process), 1);
-      this.stackPrograms.delete(which);
     }
     const process = which === 'webhook' ? this.startWebhook(deployment) : this.startController(deployment);
     this.stackPrograms.set(which, { process, template });
@@ -612,22 +617,39 @@ export class Run {
   }
 
   /** What the audit log says about the stack's ServiceAccounts: the controller's calls, and every RBAC denial. */
-  public auditSummary(): { readonly calls: string[]; readonly denied: string[]; readonly users: string[] } {
+  public auditSummary(): { readonly calls: string[]; readonly denied: string[]; readonly users: string[]; readonly unused: string[] } {
     const events = this.audit.events();
     const users = [...new Set(events.map(e => e.user.username).filter(u => u.startsWith(`system:serviceaccount:${STACK_NAMESPACE}:`)))].sort();
-    const calls = callCounts(events, this.controllerUser()).map(c => `${c.call} ×${c.count}${c.denied ? ` (${c.denied} denied)` : ''}`);
-    return { calls, denied: denials(events, users), users };
+    const user = this.controllerUser();
+    const calls = callCounts(events, user).map(c => `${c.call} ×${c.count}${c.denied ? ` (${c.denied} denied)` : ''}`);
+    return { calls, denied: denials(events, users), users, unused: unusedGrants(events, user, this.rulesOf(user)) };
+  }
+
+  /** The rules of the ClusterRoles and Roles bound to a ServiceAccount user. */
+  private rulesOf(user: string): any[] {
+    const [, , namespace, name] = user.split(':');
+    const bound = (b: any) => (b.subjects ?? []).some((s: any) => s.kind === 'ServiceAccount' && s.name === name && s.namespace === namespace);
+    const rules: any[] = [];
+    for (const binding of this.kubectl.list(['clusterrolebindings']).filter(bound)) {
+      rules.push(...(this.kubectl.list(['clusterroles', '--field-selector', `metadata.name=${binding.roleRef.name}`])[0]?.rules ?? []));
+    }
+    for (const binding of this.kubectl.list(['rolebindings', '-A']).filter(bound)) {
+      const kind = binding.roleRef.kind === 'ClusterRole' ? 'clusterroles' : 'roles';
+      rules.push(...(this.kubectl.list([kind, ...(kind === 'roles' ? ['-n', binding.metadata.namespace] : []), '--field-selector', `metadata.name=${binding.roleRef.name}`])[0]?.rules ?? []));
+    }
+    return rules;
   }
 
   public async stop(keep: boolean): Promise<void> {
     if (keep) {
-      const pids = [...this.processes.map(p => p.pid), this.fakelet?.pid].filter(p => p !== undefined).join(' ');
+      const pids = [...this.processes.map(p => p.pid), this.fakelet?.pid, this.nodeKeeper?.pid].filter(p => p !== undefined).join(' ');
       log(`kept running: KUBECONFIG=${this.kubeconfig}, work folder ${this.work}. To stop: pkill -g for each of ${pids} `
-        + `(the stack's programs and fakelet), ${this.controlPlane?.stopCommand ?? 'down.sh --clean'}, and remove the line of ${WEBHOOK_HOST} from /etc/hosts`);
+        + `(the stack's programs, fakelet and node-keeper), ${this.controlPlane?.stopCommand ?? 'down.sh --clean'}, and remove the line of ${WEBHOOK_HOST} from /etc/hosts`);
       return;
     }
     for (const p of this.processes) await p.stop();
     this.fakelet?.kill();
+    this.nodeKeeper?.kill();
     await this.git?.stop();
     if (this.hostsLine) fs.writeFileSync('/etc/hosts', fs.readFileSync('/etc/hosts', 'utf8').split('\n').filter(l => l !== this.hostsLine).join('\n'));
     this.controlPlane?.stop();
@@ -694,6 +716,7 @@ export function report(title: string, run: Run): string {
       + `${seconds.length ? ` in ${Math.min(...seconds)} to ${Math.max(...seconds)} s` : ''}; most Deployment updates of one Function: ${Math.max(0, ...runs.map(r => r.deploymentUpdates ?? 0))}.`,
     `- RBAC (audit log of ${audit.users.map(u => u.split(':').pop()).join(', ')}): ${audit.denied.length} denied calls${audit.denied.length ? `: ${audit.denied.slice(0, 10).join('; ')}` : ''}.`,
     `- The controller's calls: ${audit.calls.join(', ')}.`,
+    `- Granted to the controller and never called: ${audit.unused.join(', ') || 'nothing'}.`,
     `- Controller log: ${errors.length} error lines; Leases: ${lease.join(', ') || 'none'}.`,
     `- Pods the fakelet saw: ${pods.length}; images: ${images.join(', ')}.`,
     ...findings.map(f => `- FINDING: ${f}`),
