@@ -203,6 +203,8 @@ export class Run {
   private hostsLine?: string;
   /** The Functions the run applied, by key: to tell whose a Deployment or Service is in the audit log. */
   private readonly functionKeys = new Set<string>();
+  /** What the run created as a user would (`Kind namespace/name`): the Secrets and ConfigMaps Functions read. */
+  public readonly userMade = new Set<string>();
   /** The controller's log of each release it ran, in order. */
   private readonly controllerLogs: string[] = [];
 
@@ -280,7 +282,7 @@ export class Run {
    */
   public async applyFolder(folder: string, options: readonly string[] = []): Promise<{ status: number; output: string }> {
     log(`kyma-serverless apply --wait ${options.join(' ')} of ${path.relative(this.work, folder) || folder}`);
-    const apply = spawn(process.execPath, [path.join(ROOT, 'bin', 'kyma-serverless.js'), '--kubeconfig', this.kubeconfig, 'apply', folder, '--wait', '--timeout', '5m', ...options],
+    const apply = spawn(process.execPath, [path.join(ROOT, 'bin', 'kyma-serverless.js'), '--kubeconfig', this.kubeconfig, 'apply', folder, '--wait', ...(options.includes('--timeout') ? [] : ['--timeout', '5m']), ...options],
       { env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     apply.stdout!.on('data', chunk => { output += chunk; });
@@ -488,6 +490,7 @@ export class Run {
     for (const o of extra) objects.set(`${o.kind} ${o.metadata.namespace}/${o.metadata.name}`, o);
     const existing = (o: any) => this.kubectl.list([o.kind.toLowerCase(), '-n', o.metadata.namespace, '--field-selector', `metadata.name=${o.metadata.name}`]).length > 0;
     const missing = [...objects.values()].filter(o => !existing(o));
+    for (const o of objects.values()) this.userMade.add(`${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
     if (missing.length) {
       this.kubectl.apply(missing);
       log(`created what the Functions read: ${missing.map(o => `${o.kind} ${keyOf(o)}`).join(', ')}`);

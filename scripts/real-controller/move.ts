@@ -125,7 +125,7 @@ export async function runMove(run: Run, releases: readonly ControllerRelease[]):
 
   since = Date.now();
   auditFrom = run.audit.offset;
-  result = await run.applyFolder(folder, ['--prune']);
+  result = await run.applyFolder(folder, ['--prune', '--timeout', '2m']);
   log(`apply --prune (1.13.0) exited ${result.status}: ${result.output.trim().split('\n').slice(-1)[0]}`);
   fs.writeFileSync(path.join(run.work, 'apply-1.13.0.txt'), result.output);
   if (result.status !== 0) findings.push(`move: kyma-serverless apply --prune of the 1.13.0 app failed: ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
@@ -149,7 +149,7 @@ export async function runMove(run: Run, releases: readonly ControllerRelease[]):
   const unexpected = gone.filter(o => !buildModeReason(o, stackOnlyIn111));
   const deleted = gone.filter(o => buildModeReason(o, stackOnlyIn111));
   // Objects of Function namespaces that stayed and are neither the app's, the Functions' Deployments and Services, the user's nor the namespace's own.
-  const userMade = new Set([...after.values()].filter(o => o.metadata.managedFields?.some((f: any) => f.manager === 'real-controller-run')).map(idOf));
+  const userMade = run.userMade;
   const stayed = [...after.values()].filter(o => before.has(idOf(o)) && namespaces.includes(o.metadata.namespace)
     && !in113.has(idOf(o)) && !userMade.has(idOf(o)) && o.kind !== FUNCTION_KIND
     && !((o.metadata.ownerReferences ?? []).some((r: any) => r.kind === FUNCTION_KIND) && ['Deployment', 'Service'].includes(o.kind))

@@ -58,7 +58,8 @@ const V1_13_0: ControllerRelease = {
   problems: () => [],
   isRunning: fn => condition(fn, FunctionConditionType.RUNNING)?.status === 'True'
     && conditions(fn).every(c => c.status === 'True')
-    && fn.status?.observedGeneration === fn.metadata.generation,
+    // Under a CRD without status.observedGeneration (1.11.1's) the API server drops it: then only the conditions tell.
+    && (fn.status?.observedGeneration === undefined || fn.status.observedGeneration === fn.metadata.generation),
   // No ConfigMap, Job, HPA, ServiceAccount or Secret: a Deployment and a Service, nothing else.
   expectedChildren: { Deployment: 1, Service: 1 },
 };
