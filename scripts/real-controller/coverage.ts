@@ -4,6 +4,11 @@
  * presets and explicit resources for the Function and its build, replicas, scale, keda, labels,
  * annotations, a runtime image override, inline sources, a folder read at synth, and Git sources
  * with and without credentials), written as a user writes them with the public API.
+ *
+ * The stack's release is the app's one choice. What only one release has is added for it: build
+ * resources under 1.11.1 (1.13.0 refuses them), and under 1.13.0 nodejs24, security contexts and a
+ * Git commit as the reference. Without those (`portable`), the same app synthesizes for both
+ * releases: the app the move from 1.11.1 to 1.13.0 runs.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +16,7 @@ import { Duration, Size } from 'cdk8s';
 import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import {
   BuildProfile, BuildResources, FunctionFolder, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource,
-  GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessStack,
+  GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack, ServerlessStackProps,
 } from '../../src';
 
 /** Where the coverage app's Git Functions clone from. */
@@ -20,6 +25,20 @@ export interface CoverageGit {
   readonly publicUrl: string;
   /** A repository that asks for credentials, with `handler.js` at its root on `main`. */
   readonly privateUrl: string;
+  /** A commit of the public repository with `node/handler.js`, for a reference by commit (1.13.0). */
+  readonly commit?: string;
+}
+
+/** What the coverage app is synthesized for. */
+export interface CoverageOptions {
+  /** The stack's release. */
+  readonly release: ServerlessRelease;
+  /** Only what both releases accept (no build resources, nothing new in 1.13.0): the app of the move. */
+  readonly portable?: boolean;
+  /** Also the Functions of the app `cdk8s.yaml` synthesizes (functions/), in default-functions. */
+  readonly defaultFunctions?: string;
+  /** Props of the stack besides its release (the default app's exposure, for its Functions). */
+  readonly stack?: ServerlessStackProps;
 }
 
 /** The namespaces of the coverage app. */
@@ -36,8 +55,8 @@ export const COVERAGE_REFERENCED = {
 const NODE_HANDLER = 'exports.main = (event) => `Hello from ${process.env.FUNC_NAME}`;\n';
 const PYTHON_HANDLER = 'def main(event, context):\n    return "Hello from Python"\n';
 
-/** Writes the function folders of the coverage app: one with every key of function.yaml, and a KEDA one. */
-function writeFolders(root: string): void {
+/** Writes the function folders of the coverage app: one with every key of function.yaml, and a KEDA one; build resources only when `builds`. */
+function writeFolders(root: string, builds: boolean): void {
   const write = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
@@ -60,9 +79,7 @@ secretMounts:
 resources:
   requests: { cpu: 50m, memory: 64Mi }
   limits: { cpu: 200m, memory: 128Mi }
-buildResources:
-  profile: local-dev
-replicas: 2
+${builds ? 'buildResources:\n  profile: local-dev\n' : ''}replicas: 2
 labels:
   team: coverage
 annotations:
@@ -73,10 +90,7 @@ annotations:
   write('folder-python/function.yaml', `runtime: python312
 scale: { minReplicas: 1, maxReplicas: 4 }
 resources: { profile: S }
-buildResources:
-  requests: { cpu: 300m, memory: 300Mi }
-  limits: { cpu: 900m, memory: 900Mi }
-`);
+${builds ? 'buildResources:\n  requests: { cpu: 300m, memory: 300Mi }\n  limits: { cpu: 900m, memory: 900Mi }\n' : ''}`);
   write('folder-keda/handler.js', NODE_HANDLER);
   write('folder-keda/function.yaml', `keda:
   minReplicas: 0
@@ -97,10 +111,16 @@ buildResources:
  * @param scratch a folder for the function folders
  * @param git the Git repositories the Git Functions clone
  */
-export function synthCoverage(outdir: string, scratch: string, git: CoverageGit): void {
-  writeFolders(scratch);
+export function synthCoverage(outdir: string, scratch: string, git: CoverageGit, options: CoverageOptions): void {
+  const builds = !options.portable && options.release === ServerlessRelease.V1_11_1;
+  const newIn113 = !options.portable && options.release === ServerlessRelease.V1_13_0;
+  writeFolders(scratch, builds);
   const app = new GitOpsApp({ outdir });
-  const stack = new ServerlessStack(app, 'serverless');
+  const stack = new ServerlessStack(app, 'serverless', { ...options.stack, release: options.release });
+  if (options.defaultFunctions) {
+    const defaults = new FunctionNamespace(app, 'default-functions', { stack });
+    for (const folder of FunctionFolder.discover(options.defaultFunctions)) folder.addTo(defaults);
+  }
   const ts = new FunctionNamespace(app, COVERAGE_NAMESPACES[0], { stack });
   const secret = Secret.fromSecretName(ts, 'Secret', COVERAGE_REFERENCED.secret.name);
   const config = ConfigMap.fromConfigMapName(ts, 'Config', COVERAGE_REFERENCED.config.name);
@@ -131,13 +151,13 @@ export function synthCoverage(outdir: string, scratch: string, git: CoverageGit)
       { secretName: COVERAGE_REFERENCED.tls.name, mountPath: '/etc/tls' },
     ],
     resources: FunctionResources.custom({ cpu: { request: Cpu.millis(20), limit: Cpu.millis(100) }, memory: { request: Size.mebibytes(32), limit: Size.mebibytes(96) } }),
-    buildResources: BuildResources.custom({ cpu: { request: Cpu.millis(250), limit: Cpu.millis(800) }, memory: { request: Size.mebibytes(256), limit: Size.mebibytes(800) } }),
+    ...(builds ? { buildResources: BuildResources.custom({ cpu: { request: Cpu.millis(250), limit: Cpu.millis(800) }, memory: { request: Size.mebibytes(256), limit: Size.mebibytes(800) } }) } : {}),
   });
   new KymaFunction(ts, 'presets', {
     runtime: FunctionRuntime.NODEJS_20,
     source: FunctionSource.fromInline(NODE_HANDLER),
     resources: FunctionResources.preset(FunctionProfile.M),
-    buildResources: BuildResources.preset(BuildProfile.FAST),
+    ...(builds ? { buildResources: BuildResources.preset(BuildProfile.FAST) } : {}),
     replicas: 3,
   });
   new KymaFunction(ts, 'scaled', {
@@ -183,6 +203,27 @@ export function synthCoverage(outdir: string, scratch: string, git: CoverageGit)
       url: git.privateUrl, reference: 'main', auth: { type: GitAuthType.BASIC, secretName: COVERAGE_REFERENCED.gitCredentials.name },
     }),
   });
+  if (newIn113) {
+    new KymaFunction(ts, 'nodejs24-deps', {
+      runtime: FunctionRuntime.of('nodejs24'),
+      source: FunctionSource.fromInline(NODE_HANDLER, '{ "name": "nodejs24-deps", "type": "module", "dependencies": { "lodash": "^4.17.21" } }'),
+    });
+    new KymaFunction(ts, 'security-contexts', {
+      runtime: FunctionRuntime.NODEJS_22,
+      source: FunctionSource.fromInline(NODE_HANDLER),
+      // Typed props once the 1.13.0 Function constructs are merged.
+      ...({
+        containerSecurityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false },
+        podSecurityContext: { runAsUser: 2000, runAsGroup: 2000, fsGroup: 2000 },
+      } as object),
+    });
+    if (git.commit) {
+      new KymaFunction(ts, 'git-commit', {
+        runtime: FunctionRuntime.NODEJS_22,
+        source: FunctionSource.fromGitRepository({ url: git.publicUrl, baseDir: 'node', reference: git.commit }),
+      });
+    }
+  }
 
   const folders = new FunctionNamespace(app, COVERAGE_NAMESPACES[1], { stack });
   for (const folder of FunctionFolder.discover(scratch)) folder.addTo(folders);
