@@ -5,7 +5,7 @@ import { functionSchema } from './function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { SchemaCheck, SchemaValidator } from './validator';
 
-const validators = new Map<ServerlessRelease, SchemaValidator>();
+const validators = new Map<string, SchemaValidator>();
 
 /** The compiled check of each release's schema: its module in `src/_generated/`, loaded on first use. */
 function compiledCheck(release: ServerlessRelease): SchemaCheck {
@@ -25,12 +25,14 @@ function compiledCheck(release: ServerlessRelease): SchemaCheck {
  * ahead of time (`src/_generated/`), so building it costs no ajv; it is built on first use and then shared.
  *
  * @param release the release whose CRD to check against
+ * @param celRules whether to evaluate the CRD's CEL rules too (see `SchemaValidatorOptions.celRules`)
  */
-export function functionSchemaValidator(release: ServerlessRelease = DEFAULT_RELEASE): SchemaValidator {
-  let validator = validators.get(release);
+export function functionSchemaValidator(release: ServerlessRelease = DEFAULT_RELEASE, celRules = true): SchemaValidator {
+  const key = `${release}/${celRules}`;
+  let validator = validators.get(key);
   if (!validator) {
-    validator = new SchemaValidator(functionSchema(release), compiledCheck(release));
-    validators.set(release, validator);
+    validator = new SchemaValidator(functionSchema(release), compiledCheck(release), { celRules });
+    validators.set(key, validator);
   }
   return validator;
 }

@@ -190,6 +190,18 @@ export interface SchemaCheck {
   errors?: ErrorObject[] | null;
 }
 
+/** Settings of a {@link SchemaValidator}. */
+export interface SchemaValidatorOptions {
+  /**
+   * Evaluate the schema's CEL rules. A validating admission webhook leaves them out: the API server
+   * evaluates a CRD's rules on an object before it calls validating webhooks, so the webhook would
+   * only repeat them (and carry a CEL interpreter to do so).
+   *
+   * @default true
+   */
+  readonly celRules?: boolean;
+}
+
 /** A validator for one structural schema. Build it once, use it many times. */
 export class SchemaValidator {
   /**
@@ -198,8 +210,8 @@ export class SchemaValidator {
    * ahead of time (`src/_generated/`) or by `compileSchemaValidator()`
    * @throws if one of the schema's CEL rules does not parse
    */
-  constructor(private readonly schema: JsonSchemaProps, private readonly check: SchemaCheck) {
-    this.forEachRule(schema, rule => compileRule(rule.rule));
+  constructor(private readonly schema: JsonSchemaProps, private readonly check: SchemaCheck, private readonly options: SchemaValidatorOptions = {}) {
+    if (options.celRules ?? true) this.forEachRule(schema, rule => compileRule(rule.rule));
   }
 
   /**
@@ -221,7 +233,7 @@ export class SchemaValidator {
         }
       }
     }
-    this.evaluateRules(object, this.schema, '', violations);
+    if (this.options.celRules ?? true) this.evaluateRules(object, this.schema, '', violations);
     return violations;
   }
 

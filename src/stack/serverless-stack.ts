@@ -366,9 +366,7 @@ export class ServerlessStack extends Chart {
         labels: { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'crd' },
         annotations: { [RELEASE_ANNOTATION]: release },
       },
-      // WAITS ON api113: the CRD of the release, functionCrdSpec(release) (1.13.0: nodejs24, the
-      // security contexts, its CEL rules). Until then both releases get the 1.11.1 schema.
-      spec: functionCrdSpec(),
+      spec: functionCrdSpec(release),
     }));
 
     clusterScoped(new k8s.KubePriorityClass(this, 'PriorityClass', {

@@ -324,10 +324,8 @@ export class AdmissionWebhook extends Construct {
       requestTimeoutSeconds: timeoutSeconds - 1,
       shutdownDelaySeconds: 5,
       selfManagedTls: tls.selfManagedTls,
-      // WAITS ON api113: the webhook configuration gains `release` (src/webhook/config.ts), so that the
-      // server defaults and validates by the stack's release. Once merged, pass it here:
-      //   release: this.release,
-      // (written only when it is not DEFAULT_RELEASE, if dist/ of the default stack must stay byte-identical).
+      // Written only for a release other than the default, so that the default stack's file stays as it was.
+      ...(this.release !== DEFAULT_RELEASE ? { release: this.release } : {}),
     };
     const configText = renderWebhookConfig(this.config);
 

@@ -111,7 +111,13 @@ export class WebhookServer {
   constructor(private readonly props: WebhookServerProps) {
     this.logger = props.logger ?? createLogger();
     this.metrics = props.metrics ?? new WebhookMetrics();
-    this.ruleOptions = { ...props.ruleOptions, release: props.config.release ?? props.ruleOptions?.release ?? DEFAULT_RELEASE };
+    this.ruleOptions = {
+      // The API server evaluates the CRD's CEL rules before it calls a validating webhook: the
+      // server checks the rest, and its program carries no CEL interpreter.
+      celRules: false,
+      ...props.ruleOptions,
+      release: props.config.release ?? props.ruleOptions?.release ?? DEFAULT_RELEASE,
+    };
     const timeoutMs = props.config.requestTimeoutSeconds * 1000;
     // Node checks the header and request timeouts only this often (30 s by default).
     const connectionsCheckingInterval = Math.min(1000, timeoutMs);

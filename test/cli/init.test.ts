@@ -102,9 +102,7 @@ describe('kyma-serverless init', () => {
     expect(() => init(path.join(dir, 'my-app'), { release: '1.12.0' })).toThrow(/^--release \(1\.12\.0\) is no release this package deploys: use '1\.11\.1' or '1\.13\.0'/);
     expect(fs.existsSync(path.join(dir, 'my-app'))).toBe(false);
   });
-
-  // waits on api113
-  test.skip('--release 1.13.0: the function folders load, and the app main.ts describes synthesizes valid manifests', () => {
+  test('--release 1.13.0: the function folders load, and the app main.ts describes synthesizes valid manifests', () => {
     init(path.join(dir, 'my-app'), { release: '1.13.0' });
     const app = new GitOpsApp({ outdir: path.join(dir, 'dist') });
     const stack = new ServerlessStack(app, 'serverless', { release: ServerlessRelease.V1_13_0 });

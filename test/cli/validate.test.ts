@@ -257,9 +257,7 @@ describe('validate', () => {
       write('functions.yaml', NODEJS24_FUNCTION);
       expect(validateManifests(dir).findings).toEqual([expect.objectContaining({ path: 'spec.runtime', message: expect.stringContaining('"nodejs22"') })]);
     });
-
-    // waits on api113
-    test.skip('takes nodejs24 under 1.13.0, and refuses what the 1.13.0 CRD refuses (the Istio proxy annotation)', () => {
+    test('takes nodejs24 under 1.13.0, and refuses what the 1.13.0 CRD refuses (the Istio proxy annotation)', () => {
       write('crd.yaml', functionCrd({ release: '1.13.0' }));
       write('functions.yaml', NODEJS24_FUNCTION);
       expect(validateManifests(dir).findings).toEqual([]);

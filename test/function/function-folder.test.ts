@@ -353,16 +353,14 @@ keda: { minReplicas: 3, maxReplicas: 2, triggers: [{ cron: { timezone: Mars/Olym
       const ns = addToNamespace(files, ServerlessRelease.V1_11_1);
       expect(() => Testing.synth(ns)).toThrow(/\[team-a\/fn\] .*fn\/function\.yaml: 'runtime' \(spec\.runtime\): "nodejs24" is a runtime of release 1\.13\.0, not of release 1\.11\.1/);
     });
-
-    // waits on api113
-    test.skip('runtime nodejs24 and the security contexts synthesize under 1.13.0', () => {
+    test('runtime nodejs24 and the security contexts synthesize under 1.13.0', () => {
       const ns = addToNamespace({
         ...NODE,
         'function.yaml': 'runtime: nodejs24\ncontainerSecurityContext:\n  readOnlyRootFilesystem: true\npodSecurityContext:\n  runAsUser: 2000\n'
           + '  seccompProfile: { type: RuntimeDefault }\n',
       }, ServerlessRelease.V1_13_0);
       const objects = Testing.synth(ns);
-      expectValidKubernetesObjects(objects);
+      expectValidKubernetesObjects(objects, { release: ServerlessRelease.V1_13_0 });
       const fn = objects.find(o => o.kind === 'Function');
       expect(fn.spec).toMatchObject({
         runtime: 'nodejs24',

@@ -525,16 +525,14 @@ describe('KymaFunction under release 1.13.0', () => {
     expect(message).toContain('\'containerSecurityContext\' (capabilities.add): adds SYS_ADMIN');
     expect(message).toContain('\'podSecurityContext\' (runAsUser): the Pod runs as root (runAsUser 0)');
   });
-
-  // waits on api113
-  test.skip('security contexts render into spec.containerSecurityContext and spec.podSecurityContext', () => {
+  test('security contexts render into spec.containerSecurityContext and spec.podSecurityContext', () => {
     const scope = team();
     add(scope, {
       containerSecurityContext: { readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
       podSecurityContext: { runAsUser: 2000, seccompProfile: { type: 'RuntimeDefault' } },
     });
     const objects = Testing.synth(scope);
-    expectValidKubernetesObjects(objects);
+    expectValidKubernetesObjects(objects, { release: ServerlessRelease.V1_13_0 });
     const fn = objects.find(o => o.kind === 'Function');
     expect(fn.spec.containerSecurityContext).toEqual({ readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(fn.spec.podSecurityContext).toEqual({ runAsUser: 2000, seccompProfile: { type: 'RuntimeDefault' } });

@@ -58,14 +58,12 @@ describe('FunctionRuntime', () => {
     new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_24, source: FunctionSource.fromInline(HELLO) });
     expect(() => Testing.synth(team)).toThrow(/"nodejs24" is a runtime of release 1\.13\.0, not of release 1\.11\.1/);
   });
-
-  // waits on api113
-  test.skip('NODEJS_24 synthesizes under release 1.13.0', () => {
+  test('NODEJS_24 synthesizes under release 1.13.0', () => {
     const team = namespace(ServerlessRelease.V1_13_0);
     new KymaFunction(team, 'hello', { runtime: FunctionRuntime.NODEJS_24, source: FunctionSource.fromInline(HELLO) });
     const objects = Testing.synth(team);
     expect(objects.find(o => o.kind === 'Function').spec.runtime).toBe('nodejs24');
-    expectValidKubernetesObjects(objects);
+    expectValidKubernetesObjects(objects, { release: ServerlessRelease.V1_13_0 });
   });
 
   test.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('fails at synth under %s for a runtime no release has, naming the allowed runtimes', release => {

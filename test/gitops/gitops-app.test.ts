@@ -199,9 +199,7 @@ describe('GitOpsApp apply order and checks', () => {
     });
     expect(() => app.synth()).toThrow(/\[openapi\.minimum\]\n\(Functions were checked against release 1\.13\.0, that of their FunctionNamespace or the app's stacks\)$/);
   });
-
-  // waits on api113
-  test.skip('synthesizes a 1.13.0 FunctionNamespace\'s nodejs24 Function without a stack in the app', () => {
+  test('synthesizes a 1.13.0 FunctionNamespace\'s nodejs24 Function without a stack in the app', () => {
     const app = new GitOpsApp({ outdir: dir });
     const team = new FunctionNamespace(app, 'team-g', { release: ServerlessRelease.V1_13_0 });
     new KymaFunction(team, 'hello', { runtime: FunctionRuntime.of('nodejs24'), source: FunctionSource.fromInline('exports.main = () => 1') });

@@ -5,17 +5,21 @@
  * the Function API. A kind without a known schema is a failure here: tests know what they emit.
  */
 import { formatViolations } from '../../src/api';
-import { validateObject } from '../../src/policy/manifests';
+import { ValidateObjectOptions, validateObject } from '../../src/policy/manifests';
 
 /** Returns the reasons an object is invalid. */
-export function kubernetesViolations(object: any): string[] {
-  const { violations, known } = validateObject(object);
+export function kubernetesViolations(object: any, options: ValidateObjectOptions = {}): string[] {
+  const { violations, known } = validateObject(object, options);
   if (!known) return [`${object.apiVersion} ${object.kind}: no schema is known`];
   return violations.length ? [`${object.kind}/${object.metadata?.name}: ${formatViolations(violations)}`] : [];
 }
 
-/** Throws with every reason when any object is invalid. */
-export function expectValidKubernetesObjects(objects: readonly any[]): void {
-  const problems = objects.flatMap(kubernetesViolations);
+/**
+ * Throws with every reason when any object is invalid.
+ *
+ * @param options the release Functions are checked against (default: 1.11.1, as `validate` without a CRD)
+ */
+export function expectValidKubernetesObjects(objects: readonly any[], options: ValidateObjectOptions = {}): void {
+  const problems = objects.flatMap(o => kubernetesViolations(o, options));
   if (problems.length) throw new Error(problems.join('\n'));
 }
