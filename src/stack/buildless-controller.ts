@@ -13,7 +13,7 @@ import {
 import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import {
   CONTROLLER_NAMES, CONTROLLER_POD_NETWORK_LABELS, CONTROLLER_SELECTOR, FunctionControllerOptions, IFunctionController, LogFormat, LogLevel,
-  presetTable,
+  leaderElectionRbac, presetTable,
 } from './controller';
 
 /**
@@ -195,27 +195,7 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
     // Leader election is on (leaderElectionEnabled): controller-runtime 0.22's lock is a Lease in the
     // controller's own namespace, named by leaderElectionID. Upstream's Role also grants ConfigMaps and
     // every verb on Leases, which the lock does not use.
-    const leaderRole = new k8s.KubeRole(this, 'LeaderElectionRole', {
-      metadata: { name: names.leaderElection, labels },
-      rules: [
-        // The lock is a Lease; RBAC cannot restrict create by name.
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-        // Renewing and taking over the lock: only this one Lease.
-        {
-          apiGroups: ['coordination.k8s.io'],
-          resources: ['leases'],
-          resourceNames: [names.leaderElectionId],
-          verbs: ['get', 'update'],
-        },
-        // Leadership changes are recorded as Events on the Lease.
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      ],
-    });
-    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
-      metadata: { name: names.leaderElection, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderRole.name },
-      subjects,
-    });
+    leaderElectionRbac(this, labels, subjects);
 
     this.functionConfig = buildlessFunctionConfig(props);
     const functionConfigText = Yaml.stringify(this.functionConfig);

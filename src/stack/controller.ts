@@ -194,6 +194,37 @@ export function resourceConfigYaml(props: Pick<FunctionControllerProps,
   });
 }
 
+/**
+ * The leader-election Role of a controller and its binding: both releases' controllers hold one
+ * Lease in their own namespace (controller-runtime 0.22's lock).
+ *
+ * @internal
+ */
+export function leaderElectionRbac(scope: Construct, labels: { readonly [key: string]: string }, subjects: k8s.Subject[]): void {
+  const names = CONTROLLER_NAMES;
+  const leaderRole = new k8s.KubeRole(scope, 'LeaderElectionRole', {
+    metadata: { name: names.leaderElection, labels: { ...labels } },
+    rules: [
+      // The lock is a Lease; RBAC cannot restrict create by name.
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      // Renewing and taking over the lock: only this one Lease.
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: [names.leaderElectionId],
+        verbs: ['get', 'update'],
+      },
+      // Leadership changes are recorded as Events on the Lease.
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    ],
+  });
+  new k8s.KubeRoleBinding(scope, 'LeaderElectionRoleBinding', {
+    metadata: { name: names.leaderElection, labels: { ...labels } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderRole.name },
+    subjects,
+  });
+}
+
 function goDuration(d: Duration): string {
   const seconds = d.toSeconds();
   return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
@@ -272,27 +303,7 @@ export class FunctionController extends Construct implements IFunctionController
     // Leader election is always on: even with one replica, a rolling update briefly runs two
     // controllers, and two would race on build Jobs. Upstream's Role lacks leases, which the
     // controller's lock (controller-runtime 0.22) uses.
-    const leaderRole = new k8s.KubeRole(this, 'LeaderElectionRole', {
-      metadata: { name: names.leaderElection, labels },
-      rules: [
-        // The lock is a Lease; RBAC cannot restrict create by name.
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-        // Renewing and taking over the lock: only this one Lease.
-        {
-          apiGroups: ['coordination.k8s.io'],
-          resources: ['leases'],
-          resourceNames: [names.leaderElectionId],
-          verbs: ['get', 'update'],
-        },
-        // Leadership changes are recorded as Events on the Lease.
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      ],
-    });
-    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
-      metadata: { name: names.leaderElection, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderRole.name },
-      subjects,
-    });
+    leaderElectionRbac(this, labels, subjects);
 
     const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
       metadata: { name: names.logConfig, labels },
