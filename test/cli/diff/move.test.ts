@@ -102,7 +102,8 @@ describe('kyma-serverless diff of a 1.13.0 folder against a 1.11.1 system', () =
     ]);
     // Its package.json names no dependencies: nothing to install, nothing to reach.
     expect(node.needs).toEqual([]);
-    expect(byName.get('hello-python')!.happens).toContain('its build resources no longer apply: nothing builds');
+    // Build resources are refused under 1.13.0, so the folder has none (test/api/function-changes.test.ts says what they become).
+    expect(byName.get('hello-python')!.happens[0]).toContain('runs the python312 runtime image of 1.13.0');
   });
 
   test('names every object build mode left, read from the cluster, and says which the clean-up Job removes', () => {
