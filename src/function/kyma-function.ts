@@ -617,7 +617,9 @@ export class KymaFunction extends Construct implements IExposable {
       metadata: {
         name: this.name,
         ...(this.props.namespace !== undefined ? { namespace: this.props.namespace } : {}),
-        labels: { [FUNCTION_LABEL]: this.name },
+        // The function-name label lets `kyma-serverless status` find it beside the controller's
+        // children; without the controller's managed-by label and owner, the build-mode clean-up keeps it.
+        labels: { [FUNCTION_LABEL]: this.name, [FUNCTION_POD_LABEL]: this.name },
       },
       spec: {
         // The Function's scale subresource: the autoscaler sets spec.replicas, the controller scales the Deployment to it.

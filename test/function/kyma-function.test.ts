@@ -432,7 +432,7 @@ describe('KymaFunction under release 1.13.0', () => {
       metadata: {
         name: 'hello',
         namespace: 'team-a',
-        labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', [FUNCTION_LABEL]: 'hello' },
+        labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless', [FUNCTION_LABEL]: 'hello', 'serverless.kyma-project.io/function-name': 'hello' },
       },
       spec: {
         scaleTargetRef: { apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', name: 'hello' },
