@@ -70,8 +70,15 @@ export class PodProcess {
     const created: string[] = [];
     for (const mount of mounts) {
       const isFile = mount.subPath !== undefined || (mount.source !== 'tmpfs' && fs.statSync(mount.source).isFile());
-      created.push(...ensureMountPoint(mount.target, isFile));
+      for (const made of ensureMountPoint(mount.target, isFile)) MOUNT_POINT_USERS.set(made, 0);
+      // Every mount point this run made that the container needs, also one another container made:
+      // it is removed only when no container needs it any more (two Pods often start at once).
+      for (let d = mount.target; d !== path.dirname(d); d = path.dirname(d)) {
+        if (MOUNT_POINT_USERS.has(d) && !created.includes(d)) created.push(d);
+      }
     }
+    created.sort((a, b) => a.length - b.length);
+    for (const d of created) MOUNT_POINT_USERS.set(d, MOUNT_POINT_USERS.get(d)! + 1);
 
     const user = { ...spec.securityContext, ...container.securityContext };
     // Bind mounts first: their sources live under /tmp, which an emptyDir may cover.
@@ -144,6 +151,10 @@ export class PodProcess {
       clearTimeout(timer);
     }
     for (const dir of [...this.created].reverse()) {
+      const users = (MOUNT_POINT_USERS.get(dir) ?? 1) - 1;
+      MOUNT_POINT_USERS.set(dir, users);
+      if (users > 0) continue;
+      MOUNT_POINT_USERS.delete(dir);
       try {
         if (fs.statSync(dir).isDirectory()) fs.rmdirSync(dir);
         else if (fs.statSync(dir).size === 0) fs.rmSync(dir);
@@ -153,6 +164,9 @@ export class PodProcess {
     }
   }
 }
+
+/** Mount points this run made, and how many running containers need each. */
+const MOUNT_POINT_USERS = new Map<string, number>();
 
 function quote(text: string): string {
   return `'${text.replace(/'/g, '\'\\\'\'')}'`;
