@@ -10,6 +10,7 @@
  * by the next build: the controller starts none for them. `kyma-serverless diff` tells users which
  * of these a change is before it reaches the cluster.
  */
+import { PACKAGE_REGISTRY_CONFIG_SECRET } from './runtime-contract';
 import { changedPaths, isObject } from './_json';
 import { ServerlessRelease, releaseFacts } from './release';
 import { RuntimeFamily, runtimeFamily } from './runtimes';
@@ -126,7 +127,7 @@ export function functionChangeOf(before: unknown, after: unknown): FunctionChang
 }
 
 /** The Secret in a Function's namespace that 1.13.0's runtime images read their package registry from (`.npmrc`, `pip.conf`). */
-export const PACKAGE_REGISTRY_SECRET = 'serverless-package-registry-config';
+export const PACKAGE_REGISTRY_SECRET = PACKAGE_REGISTRY_CONFIG_SECRET;
 
 /** The public package registries the runtime images install from by default. */
 const PUBLIC_REGISTRY: { readonly [family in RuntimeFamily]: string } = {

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import {
   BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, ResourcePreset,
   ServerlessRelease, cpuMillis, isDns1123Label, maxCpu, maxSize, releaseFacts, sizeBytes,
+  PACKAGE_REGISTRY_CONFIG_SECRET,
 } from '../api';
 import type { IAppliedAfter } from '../gitops/gitops-app';
 import { _markRelease } from '../stack/release-scope';
@@ -29,7 +30,7 @@ export const GIT_INIT_LIMITS = { cpu: Cpu.millis(200), memory: Size.mebibytes(51
  * The Secret the release 1.13.0 controller mounts into every Function Pod of its namespace, when
  * it exists, as `.npmrc` and `pip.conf` (its configuration's `packageRegistryConfigSecretName`).
  */
-export const PACKAGE_REGISTRY_SECRET_NAME = 'serverless-package-registry-config';
+export const PACKAGE_REGISTRY_SECRET_NAME = PACKAGE_REGISTRY_CONFIG_SECRET;
 
 /** The annotation on a Function namespace that names the package registry Secret its Functions need: `preflight` can check it exists. */
 export const PACKAGE_REGISTRY_ANNOTATION = 'cdk8s-kyma-serverless/package-registry-secret';

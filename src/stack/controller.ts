@@ -6,7 +6,7 @@ import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, isDns1123Label,
+  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, PACKAGE_REGISTRY_CONFIG_SECRET, FunctionProfile, ResourcePreset, isDns1123Label,
 } from '../api';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';
 import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
@@ -30,7 +30,7 @@ export const CONTROLLER_NAMES = {
   leaderElectionId: 'serverless-controller-leader-election-helper',
   logConfig: 'serverless-configuration',
   functionServiceAccount: 'serverless-function',
-  packageRegistrySecret: 'serverless-package-registry-config',
+  packageRegistrySecret: PACKAGE_REGISTRY_CONFIG_SECRET,
 } as const;
 
 /** Labels the controller's Pods carry, which the NetworkPolicies select on. */

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease,
+  RELEASE_ANNOTATION,
 } from '../../api';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
@@ -148,7 +149,7 @@ export function appCommand(app: string, cwd: string): string {
  * The annotation on the Function CRD that names the release of the stack that wrote it.
  * (`ServerlessStack` writes it from its `release`.)
  */
-export const RELEASE_ANNOTATION = 'cdk8s-kyma-serverless/release';
+export { RELEASE_ANNOTATION } from '../../api';
 
 /** The objects of a folder of manifests, with the file each is in, shallowest files first. */
 function objectsOfManifests(dir: string): { readonly object: any; readonly file: string }[] {
