@@ -5,7 +5,12 @@
 // every Pod on it not Ready. fakelet never makes a Running Pod Ready again, so Deployments lose
 // their availability for good. This program renews the node's heartbeat every 5 s, and, as a
 // kubelet does once its node is back, reports Ready again for Running Pods of the given namespaces
-// whose containers run and whose Ready condition the controller turned False.
+// whose containers run and whose Ready condition the controller turned False. And it removes Pods
+// being deleted, as a kubelet does once their containers stopped: fakelet never does, so a Pod a
+// rollout or a scale-down replaced stayed Terminating for good, and whatever waits for it to be
+// gone (the build-mode clean-up Job waits for the last old controller Pod) waited for ever. The
+// containers fakelet reports stop at once; the stack's programs this run starts on the machine are
+// stopped by the run before their Deployment replaces their Pod.
 //
 // usage: node node-keeper.mjs --namespaces a,b --seconds 7200   (needs KUBECONFIG)
 import { execFile } from 'node:child_process';
@@ -49,4 +54,17 @@ async function readyAgain() {
   }
 }
 
-await Promise.all([heartbeat(), readyAgain()]);
+async function removeTerminated() {
+  while (Date.now() < until) {
+    await sleep(3000);
+    let pods = [];
+    try { pods = JSON.parse((await kc(['get', 'pods', '-A', '-o', 'json'])).stdout || '{}').items ?? []; } catch { /* next round */ }
+    for (const p of pods) {
+      if (!namespaces.has(p.metadata.namespace) || !p.metadata.deletionTimestamp) continue;
+      // A kubelet's last call for a Pod whose containers ended: delete with no grace left.
+      await kc(['delete', 'pod', p.metadata.name, '-n', p.metadata.namespace, '--grace-period=0', '--force', '--wait=false']);
+    }
+  }
+}
+
+await Promise.all([heartbeat(), readyAgain(), removeTerminated()]);
