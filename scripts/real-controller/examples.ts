@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ScratchApp, check, packPackage } from '../../test/e2e/scratch-app';
+import { DEFAULT_RELEASE, ServerlessRelease } from '../../src/api';
 import { parseManifests } from '../../src/policy/_manifest-files';
 import { GitServer } from './git-server';
 
@@ -18,6 +19,8 @@ export interface Example {
   readonly code: string;
   /** What `cdk8s synth` wrote, every file. */
   objects: any[];
+  /** Why synth refused the example under the run's release (an example of what that release lacks), if it did. */
+  refused?: string;
 }
 
 /**
@@ -43,11 +46,60 @@ export function docExamples(): Example[] {
 }
 
 /**
- * Packs the package, installs it into a scratch app and synthesizes each example there.
+ * The example as a user writes it to run `release` (docs/moving-to-1.13.0.md): its stacks get
+ * `release`, and so do its FunctionNamespaces when it has no stack. An example that names a
+ * release itself, or the default release, is left as it is.
+ *
+ * @param code the example
+ * @param release the release to run
+ * @returns the code
+ */
+export function withRelease(code: string, release: ServerlessRelease): string {
+  if (release === DEFAULT_RELEASE || /\bServerlessRelease\./.test(code)) return code;
+  const value = `__KymaServerless.ServerlessRelease.V${release.replace(/\./g, '_')}`;
+  const owner = /new ServerlessStack\(/.test(code) ? 'ServerlessStack' : 'FunctionNamespace';
+  let out = '';
+  let at = 0;
+  for (const match of code.matchAll(new RegExp(`new ${owner}\\(`, 'g'))) {
+    const open = match.index! + match[0].length;
+    // The call's top-level arguments: commas and the closing parenthesis at depth 0.
+    const commas: number[] = [];
+    let depth = 0;
+    let close = open;
+    for (let i = open; i < code.length; i++) {
+      const c = code[i];
+      if ('([{'.includes(c)) depth++;
+      else if (')]}'.includes(c)) {
+        if (depth === 0) { close = i; break; }
+        depth--;
+      } else if (c === ',' && depth === 0) commas.push(i);
+    }
+    const args = [open, ...commas.map(c => c + 1)].map((start, i) => code.slice(start, i < commas.length ? commas[i] : close));
+    const props = args[2]?.trim();
+    out += code.slice(at, open);
+    if (props === undefined || props === '') {
+      out += `${code.slice(open, close).replace(/,\s*$/, '')}, { release: ${value} })`;
+    } else if (props.startsWith('{')) {
+      const brace = code.indexOf('{', commas[1]);
+      out += `${code.slice(open, brace + 1)} release: ${value},${code.slice(brace + 1, close)})`;
+    } else {
+      out += `${code.slice(open, commas[1] + 1)} { ...${props}, release: ${value} }${args.length > 3 ? code.slice(commas[2], close) : ''})`;
+    }
+    at = close + 1;
+  }
+  if (at === 0) return code;
+  out += code.slice(at);
+  return `import * as __KymaServerless from 'cdk8s-kyma-serverless';\n${out}`;
+}
+
+/**
+ * Packs the package, installs it into a scratch app and synthesizes each example there, for
+ * `release` ({@link withRelease}). Under a release other than the default, an example that synth
+ * refuses for what that release lacks (build resources, the registry) is kept with the reason.
  *
  * @returns the examples with their objects; the scratch app is removed
  */
-export function synthExamples(log: (line: string) => void): Example[] {
+export function synthExamples(log: (line: string) => void, release: ServerlessRelease = DEFAULT_RELEASE): Example[] {
   const examples = docExamples();
   log(`packing the package and installing it into a scratch cdk8s app for ${examples.length} examples`);
   const tarball = packPackage();
@@ -58,9 +110,15 @@ export function synthExamples(log: (line: string) => void): Example[] {
     examples.forEach((example, i) => {
       const file = `examples/example-${i + 1}.ts`;
       const out = path.join(app.dir, `out/example-${i + 1}`);
-      app.write(file, example.code);
+      app.write(file, withRelease(example.code, release));
       fs.rmSync(path.join(app.dir, 'bootstrap'), { recursive: true, force: true });
-      check(app.bin('cdk8s', ['synth', '--app', `npx ts-node ${file}`, '--output', out]));
+      const synth = app.bin('cdk8s', ['synth', '--app', `npx ts-node ${file}`, '--output', out]);
+      if (synth.status !== 0 && release !== DEFAULT_RELEASE && synth.stderr.includes(release)) {
+        example.refused = synth.stderr.split('\n').find(line => line.includes(release))!.trim();
+        log(`example ${example.where} refused at synth under ${release}: ${example.refused}`);
+        return;
+      }
+      check(synth);
       for (const dir of [out, path.join(app.dir, 'bootstrap')]) {
         if (!fs.existsSync(dir)) continue;
         for (const manifest of fs.readdirSync(dir, { recursive: true }).map(String).filter(f => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'))) {

@@ -745,7 +745,8 @@ async function releaseRun(run: Run): Promise<void> {
   const is113 = release === ServerlessRelease.V1_13_0;
   // Synth first: the fakelet needs every namespace in use.
   const coverageOut = path.join(run.work, 'coverage');
-  const examples: Example[] = option('skip-examples') ? [] : synthExamples(log);
+  const examples: Example[] = option('skip-examples') ? [] : synthExamples(log, release);
+  for (const example of examples.filter(e => e.refused)) notes.push(`example ${example.where} refused at synth under ${release}: ${example.refused}`);
   let defaultApp: any[];
   if (is113) {
     synthDefaultApp(path.join(run.work, 'default-app'), release);
