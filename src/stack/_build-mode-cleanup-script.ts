@@ -1,3 +1,5 @@
+import { IN_CLUSTER_CLIENT_SCRIPT } from './_in-cluster-client-script';
+
 /**
  * The program the build-mode clean-up Job runs, shipped to the cluster in a ConfigMap beside the
  * rules it follows (`rules.json`, written by {@link BuildModeCleanup} from {@link buildModeRules}).
@@ -13,45 +15,7 @@
  */
 export const BUILD_MODE_CLEANUP_SCRIPT = String.raw`'use strict';
 // Removes what Kyma Serverless 1.11.1's build mode left behind. Written by cdk8s-kyma-serverless.
-const fs = require('node:fs');
-const https = require('node:https');
-const path = require('node:path');
-
-function log(message, fields) {
-  process.stdout.write(JSON.stringify(Object.assign({ msg: message }, fields || {})) + '\n');
-}
-
-function request(options, method, urlPath, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request({
-      host: options.host,
-      port: options.port,
-      path: urlPath,
-      method,
-      ca: options.ca,
-      timeout: 30000,
-      headers: Object.assign(
-        { Authorization: 'Bearer ' + options.token, Accept: 'application/json' },
-        payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
-      ),
-    }, res => {
-      const chunks = [];
-      res.on('data', c => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try { json = JSON.parse(text); } catch (e) { json = undefined; }
-        resolve({ status: res.statusCode, body: json, text });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(method + ' ' + urlPath + ' timed out')));
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
-}
-
+${IN_CLUSTER_CLIENT_SCRIPT}
 class ApiError extends Error {
   constructor(what, answer) {
     super(what + ': ' + answer.status + ' ' + ((answer.body && answer.body.message) || answer.text.slice(0, 300)));
@@ -289,15 +253,8 @@ class Cleanup {
 }
 
 async function main() {
-  const saDir = process.env.SERVICE_ACCOUNT_DIR || '/var/run/secrets/kubernetes.io/serviceaccount';
   const rulesFile = process.env.RULES_FILE || path.join(__dirname, 'rules.json');
-  const options = {
-    host: process.env.KUBERNETES_SERVICE_HOST,
-    port: Number(process.env.KUBERNETES_SERVICE_PORT || '443'),
-    token: fs.readFileSync(path.join(saDir, 'token'), 'utf8').trim(),
-    ca: fs.readFileSync(path.join(saDir, 'ca.crt')),
-  };
-  if (!options.host) throw new Error('environment variable KUBERNETES_SERVICE_HOST is required');
+  const options = inClusterOptions(30000);
   const rules = JSON.parse(fs.readFileSync(rulesFile, 'utf8'));
   const cleanup = new Cleanup(options, rules);
   if (!(await cleanup.waitForController())) return 1;

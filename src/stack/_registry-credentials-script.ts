@@ -1,3 +1,5 @@
+import { IN_CLUSTER_CLIENT_SCRIPT } from './_in-cluster-client-script';
+
 /**
  * The program the registry credentials Job runs, shipped to the cluster in a ConfigMap.
  *
@@ -10,9 +12,7 @@
 export const REGISTRY_CREDENTIALS_SCRIPT = String.raw`'use strict';
 // Creates the registry credentials Secret if it does not exist. Written by cdk8s-kyma-serverless.
 const crypto = require('node:crypto');
-const fs = require('node:fs');
-const https = require('node:https');
-const path = require('node:path');
+${IN_CLUSTER_CLIENT_SCRIPT}
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -29,36 +29,6 @@ function randomText(length) {
     if (byte < 248) out += ALPHABET[byte % ALPHABET.length]; // 248 = 4 * 62: no modulo bias
   }
   return out;
-}
-
-function log(message, fields) {
-  process.stdout.write(JSON.stringify(Object.assign({ msg: message }, fields || {})) + '\n');
-}
-
-function request(options, method, urlPath, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request({
-      host: options.host,
-      port: options.port,
-      path: urlPath,
-      method,
-      ca: options.ca,
-      timeout: 15000,
-      headers: Object.assign(
-        { Authorization: 'Bearer ' + options.token, Accept: 'application/json' },
-        payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
-      ),
-    }, res => {
-      const chunks = [];
-      res.on('data', c => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('timeout', () => req.destroy(new Error(method + ' ' + urlPath + ' timed out')));
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
 }
 
 function b64(text) {
@@ -97,13 +67,7 @@ function credentialsSecret(name, namespace, push, pull) {
 }
 
 async function main() {
-  const saDir = process.env.SERVICE_ACCOUNT_DIR || '/var/run/secrets/kubernetes.io/serviceaccount';
-  const options = {
-    host: env('KUBERNETES_SERVICE_HOST'),
-    port: Number(process.env.KUBERNETES_SERVICE_PORT || '443'),
-    token: fs.readFileSync(path.join(saDir, 'token'), 'utf8').trim(),
-    ca: fs.readFileSync(path.join(saDir, 'ca.crt')),
-  };
+  const options = inClusterOptions(15000);
   const name = env('SECRET_NAME');
   const namespace = env('SECRET_NAMESPACE');
   const base = '/api/v1/namespaces/' + encodeURIComponent(namespace) + '/secrets';
@@ -114,7 +78,7 @@ async function main() {
     return 0;
   }
   if (existing.status !== 404) {
-    log('cannot read the registry credentials Secret', { namespace, name, status: existing.status, body: existing.body.slice(0, 500) });
+    log('cannot read the registry credentials Secret', { namespace, name, status: existing.status, body: existing.text.slice(0, 500) });
     return 1;
   }
   const secret = credentialsSecret(name, namespace, env('PUSH_REGISTRY_ADDRESS'), env('PULL_REGISTRY_ADDRESS'));
@@ -127,7 +91,7 @@ async function main() {
     log('registry credentials Secret was created meanwhile; keeping it', { namespace, name });
     return 0;
   }
-  log('cannot create the registry credentials Secret', { namespace, name, status: created.status, body: created.body.slice(0, 500) });
+  log('cannot create the registry credentials Secret', { namespace, name, status: created.status, body: created.text.slice(0, 500) });
   return 1;
 }
 
