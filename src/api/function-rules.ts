@@ -227,12 +227,24 @@ function checkMetadata(metadata: unknown, report: RuleReport): void {
   const { name, generateName, namespace } = metadata;
   if (name === undefined && generateName === undefined) {
     report.add('functionName', 'metadata.name', 'Required value: name or generateName is required');
-  } else if (typeof name === 'string' && !isDns1035Label(name)) {
-    report.add('functionName', 'metadata.name', `Invalid value: ${text(name)}: a Function name must be a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (the Function's Service is named after it)`);
+  } else if (typeof name === 'string' && functionNameProblem(name)) {
+    report.add('functionName', 'metadata.name', `Invalid value: ${text(name)}: ${functionNameProblem(name)}`);
   }
   if (typeof namespace === 'string' && !isDns1123Label(namespace)) {
     report.add('namespaceName', 'metadata.namespace', `Invalid value: ${text(namespace)}: a namespace must be a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending alphanumeric`);
   }
+}
+
+/**
+ * Why a name cannot be a Function's name (rule `functionName`): the Function's Service is named
+ * after it, so it must be a DNS-1035 label.
+ *
+ * @param name the name
+ * @returns the reason, or undefined when the name is valid
+ */
+export function functionNameProblem(name: string): string | undefined {
+  return isDns1035Label(name) ? undefined : 'a Function name must be a DNS-1035 label: at most 63 lower-case letters, digits and \'-\', '
+    + 'starting with a letter and ending with a letter or digit (the Function\'s Service is named after it)';
 }
 
 /**
