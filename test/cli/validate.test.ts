@@ -102,6 +102,15 @@ describe('validate', () => {
     }
   });
 
+  test('warns of a Function too large for client-side apply, without failing', () => {
+    write('functions.yaml', FUNCTION.replace('\'exports.main = () => "hi"\'', `'exports.main = () => "${'x'.repeat(300 * 1024)}"'`));
+    const report = validateManifests(dir);
+    expect(report.findings).toEqual([{
+      file: 'functions.yaml', object: 'Function team-a/hello', path: '', rule: 'clientSideApplySize', severity: Severity.WARNING,
+      message: expect.stringMatching(/^Too large for client-side apply: .*; apply it server-side \(kubectl apply --server-side, Argo CD's ServerSideApply=true\)/),
+    }]);
+  });
+
   test('finds nothing wrong in dist/ and its environments', () => {
     const report = validateManifests(DIST);
     expect(report.findings).toEqual([]);
