@@ -146,6 +146,18 @@ test('a folder started for the call that fails shows the Function\'s log on stan
     expect(log).toMatch(/Cannot find module 'no-such-module-xyz'/);
     expect(log).toMatch(/kyma-serverless: main threw/);
     expect(process.exitCode).toBe(1);
+    // Served by a run: its log is in that run's output, which invoke names.
+    const served = await LocalFunction.startFolder(throwing, { port: 0, log: () => undefined });
+    const unregister = registerRun(throwing, served.url);
+    err.length = 0;
+    try {
+      await main(['node', 'kyma-serverless', 'invoke', throwing]);
+    } finally {
+      unregister();
+      await served.stop();
+    }
+    expect(err.join('')).toBe(`kyma-serverless: the cause is in the log of the kyma-serverless run serving ${throwing} (process ${process.pid}): `
+      + 'what main threw, and the runtime\'s note on the answer\n');
   } finally {
     writeErr.mockRestore();
     writeOut.mockRestore();

@@ -153,6 +153,8 @@ export interface InvokeResult {
   readonly started: boolean;
   /** For a folder started for this call: what the Function and the runtime logged (its load, the call, the runtime's notes). */
   readonly log?: readonly LogLine[];
+  /** For a folder a `run` serves: the process id of that run, whose output holds the Function's log. */
+  readonly runPid?: number;
 }
 
 /**
@@ -166,7 +168,7 @@ export async function invokeTarget(target: string, options: InvokeOptions): Prom
   const release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     const run = findRun(target);
-    if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false };
+    if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false, runPid: run.pid };
     let fn: LocalFunction;
     const log: LogLine[] = [];
     try {
@@ -227,7 +229,7 @@ Examples:
 `)
     .action(async (target: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<InvokeOptions>();
-      const { response, url, started, log = [] } = await invokeTarget(target, options);
+      const { response, url, started, log = [], runPid } = await invokeTarget(target, options);
       if (isStructured(options.output)) {
         let json: unknown;
         try {
@@ -243,6 +245,10 @@ Examples:
         if (started) process.stderr.write(`kyma-serverless: ${target} is not running here (kyma-serverless run): started it for this call\n`);
         // A failure's cause is in the log (what main threw, the runtime's note on the answer), which `run` would show and nothing else does.
         if (started && response.status >= 500) process.stderr.write(failureLog(log));
+        if (runPid !== undefined && response.status >= 500) {
+          process.stderr.write(`kyma-serverless: the cause is in the log of the kyma-serverless run serving ${target} (process ${runPid}): `
+            + 'what main threw, and the runtime\'s note on the answer\n');
+        }
         print(formatResponse(response));
       }
       if (response.status >= 400) process.exitCode = 1;
