@@ -559,7 +559,7 @@ export function functionWarnings(object: unknown, options: Pick<FunctionRuleOpti
     report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
   }
   const bytes = lastAppliedBytes(object);
-  if (bytes > ANNOTATIONS_MAX_BYTES) {
+  if (bytes !== undefined && bytes > ANNOTATIONS_MAX_BYTES) {
     const inline = isObject(object.spec.source) && isObject(object.spec.source.inline) ? object.spec.source.inline : undefined;
     const source = inline ? ` (its inline source and dependencies take ${utf8Bytes(inline.source) + utf8Bytes(inline.dependencies)})` : '';
     report.add('clientSideApplySize', '', `Too large for client-side apply: the Function takes ${bytes} bytes as JSON${source}, and client-side `
@@ -568,8 +568,12 @@ export function functionWarnings(object: unknown, options: Pick<FunctionRuleOpti
   return report.violations;
 }
 
-/** What the annotations of a Function take when client-side `kubectl apply` adds the object, as JSON, to them. */
-function lastAppliedBytes(object: { [key: string]: unknown }): number {
+/**
+ * What the annotations of a Function take when client-side `kubectl apply` adds the object, as JSON, to them.
+ *
+ * @returns the bytes, or undefined for an object too deeply nested to write as JSON (which the rules refuse anyway)
+ */
+function lastAppliedBytes(object: { [key: string]: unknown }): number | undefined {
   const metadata = isObject(object.metadata) ? object.metadata : {};
   const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
   const others = Object.entries(annotations).filter(([key]) => key !== LAST_APPLIED_ANNOTATION)
@@ -577,7 +581,13 @@ function lastAppliedBytes(object: { [key: string]: unknown }): number {
   // The object as kubectl sends it, without the annotation itself.
   const kept = Object.fromEntries(Object.entries(annotations).filter(([key]) => key !== LAST_APPLIED_ANNOTATION));
   const applied = { ...object, metadata: { ...metadata, ...(Object.keys(annotations).length ? { annotations: kept } : {}) } };
-  return others + utf8Bytes(LAST_APPLIED_ANNOTATION) + utf8Bytes(JSON.stringify(applied));
+  let json: string;
+  try {
+    json = JSON.stringify(applied);
+  } catch {
+    return undefined;
+  }
+  return others + utf8Bytes(LAST_APPLIED_ANNOTATION) + utf8Bytes(json);
 }
 
 /** What {@link validateFunction} reads of a Function: the object with `metadata` cut to its name and namespace. */

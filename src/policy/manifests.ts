@@ -104,6 +104,8 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
  * and runs, but that something later will not take (client-side apply of a large Function, a
  * retired runtime).
  *
+ * @param findings the findings of a report; its errors and the warnings of unknown kinds are left out
+ * @param folder the folder the files are in, as the lines name it
  * @returns the lines, each ending with a line break; empty without warnings
  */
 export function formatWarnings(findings: readonly Finding[], folder?: string): string {
