@@ -4,6 +4,7 @@
  * and the files its package.json names are the ones the build writes. The packed package itself
  * is tried in a user's app by test/e2e/package.e2e.ts.
  */
+import { spawnSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -54,6 +55,12 @@ describe('package.json', () => {
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });
     expect(pkg.scripts.prepack).toBe('npm run build');
     expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json && npm run bundle/);
+  });
+
+  test('the tarball npm pack writes into the checkout (as the README starts an app) is no untracked file', () => {
+    const tarball = `${pkg.name}-${pkg.version}.tgz`;
+    const ignored = spawnSync('git', ['check-ignore', tarball], { cwd: ROOT, encoding: 'utf8' });
+    expect(`${ignored.status} ${ignored.stdout}`).toBe(`0 ${tarball}\n`);
   });
 
   test('resolves cdk8s-kyma-serverless/testing, for require and for TypeScript, to the compiled test kit', () => {

@@ -289,6 +289,24 @@ export function jwtIssuerProblems(issuer: string): string[] {
   return issuer.includes(':') ? uriProblems(issuer) : [];
 }
 
+/** A host name, with an optional path, and no scheme: `login.example.com`, `login.example.com/realms/a`. */
+const HOST_WITHOUT_SCHEME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+(\/\S*)?$/i;
+
+/**
+ * The problems of a JWT issuer that the API server and the controllers accept but no token would
+ * match: a host name without its scheme (`login.example.com`). The issuer is compared exactly with
+ * the tokens' `iss` claim, which identity providers (OpenID Connect) write as an https URL. Issuers
+ * that are not host names (`kubernetes/serviceaccount`) pass.
+ *
+ * @returns one message, or none
+ */
+export function jwtIssuerSchemeProblems(issuer: string): string[] {
+  return HOST_WITHOUT_SCHEME.test(issuer)
+    ? [`a host name without a scheme: the issuer is compared exactly with the tokens' iss claim, which identity providers write as a URL, `
+      + `so no token would match and every request would be refused (401): give the issuer as its tokens have it, such as https://${issuer}`]
+    : [];
+}
+
 /**
  * The problems of the `requiredScopes` of a JWT authorization: absent, or non-empty values.
  *

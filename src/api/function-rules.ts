@@ -66,6 +66,12 @@ export const INLINE_DEPENDENCIES_ENV_MAX_BYTES = envValueMaxBytes(INLINE_SOURCE_
 /** The most bytes all annotations of an object may take together (keys and values). */
 export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
+/**
+ * The annotation client-side `kubectl apply` writes the whole object into, as JSON: an object
+ * larger than {@link ANNOTATIONS_MAX_BYTES} cannot be applied that way.
+ */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
 /** Where a mount path is taken: the controller mounts an emptyDir there in every Function Pod. */
 export const FUNCTION_TMP_DIR = '/tmp';
 
@@ -203,6 +209,7 @@ export function functionRulesOf(release: ServerlessRelease = DEFAULT_RELEASE): r
  */
 export const FUNCTION_WARNINGS: readonly FunctionRuleInfo[] = [
   { id: 'deprecatedRuntime', field: 'spec.runtime', requires: `a runtime upstream still maintains (retired: ${perRelease(f => Object.entries(f.deprecatedRuntimes).map(([r, when]) => `${r} since ${when}`)).replace(/: (;|$)/g, ': none$1')})`, hint: 'move to a newer runtime of the same language, such as nodejs22 or nodejs24', upstream: NOBODY, releases: releasesWhere(f => Object.keys(f.deprecatedRuntimes).length > 0) },
+  { id: 'clientSideApplySize', field: 'the whole Function', requires: `at most ${ANNOTATIONS_MAX_BYTES / 1024} KiB as JSON, with its annotations: client-side \`kubectl apply\` copies the object into the annotation ${LAST_APPLIED_ANNOTATION}, and the API server refuses annotations over ${ANNOTATIONS_MAX_BYTES / 1024} KiB (server-side apply, Argo CD's ServerSideApply=true, Flux and \`kyma-serverless apply\` write no such annotation)`, hint: 'apply it server-side (kubectl apply --server-side, Argo CD\'s ServerSideApply=true), or take the source from Git (FunctionSource.fromGitRepository)', upstream: API },
 ];
 
 function utf8Bytes(value: unknown): number {
@@ -227,12 +234,24 @@ function checkMetadata(metadata: unknown, report: RuleReport): void {
   const { name, generateName, namespace } = metadata;
   if (name === undefined && generateName === undefined) {
     report.add('functionName', 'metadata.name', 'Required value: name or generateName is required');
-  } else if (typeof name === 'string' && !isDns1035Label(name)) {
-    report.add('functionName', 'metadata.name', `Invalid value: ${text(name)}: a Function name must be a DNS-1035 label: at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (the Function's Service is named after it)`);
+  } else if (typeof name === 'string' && functionNameProblem(name)) {
+    report.add('functionName', 'metadata.name', `Invalid value: ${text(name)}: ${functionNameProblem(name)}`);
   }
   if (typeof namespace === 'string' && !isDns1123Label(namespace)) {
     report.add('namespaceName', 'metadata.namespace', `Invalid value: ${text(namespace)}: a namespace must be a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending alphanumeric`);
   }
+}
+
+/**
+ * Why a name cannot be a Function's name (rule `functionName`): the Function's Service is named
+ * after it, so it must be a DNS-1035 label.
+ *
+ * @param name the name
+ * @returns the reason, or undefined when the name is valid
+ */
+export function functionNameProblem(name: string): string | undefined {
+  return isDns1035Label(name) ? undefined : 'a Function name must be a DNS-1035 label: at most 63 lower-case letters, digits and \'-\', '
+    + 'starting with a letter and ending with a letter or digit (the Function\'s Service is named after it)';
 }
 
 /**
@@ -531,14 +550,44 @@ export function validateFunction(object: unknown, options: FunctionRuleOptions =
  */
 export function functionWarnings(object: unknown, options: Pick<FunctionRuleOptions, 'release'> = {}): Violation[] {
   const facts = releaseFacts(options.release ?? DEFAULT_RELEASE);
-  if (!isObject(object) || !isObject(object.spec) || typeof object.spec.runtime !== 'string') return [];
-  const runtime = object.spec.runtime;
-  const endOfLife = facts.deprecatedRuntimes[runtime];
-  if (!endOfLife || !facts.runtimes.includes(runtime as never)) return [];
+  if (!isObject(object) || !isObject(object.spec)) return [];
   const report = new RuleReport(FUNCTION_WARNINGS);
-  const next = successor(runtime, facts);
-  report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
+  const runtime = object.spec.runtime;
+  const endOfLife = typeof runtime === 'string' ? facts.deprecatedRuntimes[runtime] : undefined;
+  if (typeof runtime === 'string' && endOfLife && facts.runtimes.includes(runtime as never)) {
+    const next = successor(runtime, facts);
+    report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
+  }
+  const bytes = lastAppliedBytes(object);
+  if (bytes !== undefined && bytes > ANNOTATIONS_MAX_BYTES) {
+    const inline = isObject(object.spec.source) && isObject(object.spec.source.inline) ? object.spec.source.inline : undefined;
+    const source = inline ? ` (its inline source and dependencies take ${utf8Bytes(inline.source) + utf8Bytes(inline.dependencies)})` : '';
+    report.add('clientSideApplySize', '', `Too large for client-side apply: the Function takes ${bytes} bytes as JSON${source}, and client-side `
+      + `kubectl apply copies it into the annotation ${LAST_APPLIED_ANNOTATION}, which the API server refuses above ${ANNOTATIONS_MAX_BYTES} bytes of annotations`);
+  }
   return report.violations;
+}
+
+/**
+ * What the annotations of a Function take when client-side `kubectl apply` adds the object, as JSON, to them.
+ *
+ * @returns the bytes, or undefined for an object too deeply nested to write as JSON (which the rules refuse anyway)
+ */
+function lastAppliedBytes(object: { [key: string]: unknown }): number | undefined {
+  const metadata = isObject(object.metadata) ? object.metadata : {};
+  const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
+  const others = Object.entries(annotations).filter(([key]) => key !== LAST_APPLIED_ANNOTATION)
+    .reduce((sum, [key, value]) => sum + utf8Bytes(key) + utf8Bytes(value), 0);
+  // The object as kubectl sends it, without the annotation itself.
+  const kept = Object.fromEntries(Object.entries(annotations).filter(([key]) => key !== LAST_APPLIED_ANNOTATION));
+  const applied = { ...object, metadata: { ...metadata, ...(Object.keys(annotations).length ? { annotations: kept } : {}) } };
+  let json: string;
+  try {
+    json = JSON.stringify(applied);
+  } catch {
+    return undefined;
+  }
+  return others + utf8Bytes(LAST_APPLIED_ANNOTATION) + utf8Bytes(json);
 }
 
 /** What {@link validateFunction} reads of a Function: the object with `metadata` cut to its name and namespace. */

@@ -12,7 +12,7 @@ import { load } from 'js-yaml';
 import { CliError } from './_kube';
 import { OutputFormat, isStructured, print, printDocument } from './_output';
 import { formatReport } from './validate';
-import { Severity, VALIDATED_FOLDERS_ENV, validateManifests } from '../policy/manifests';
+import { Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateManifests } from '../policy/manifests';
 import { RefusedOutputChange, refusedOutputChanges } from '../policy/replacement';
 import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
 
@@ -208,6 +208,7 @@ export function synth(options: SynthOptions = {}): SynthResult {
     for (const folder of unchecked) {
       const report = validateManifests(folder, { recursive: false });
       if (report.findings.some(f => f.severity === Severity.ERROR)) reports.push(formatReport(path.relative(scratch, folder) || 'synth output', report));
+      else process.stderr.write(formatWarnings(report.findings, path.relative(scratch, folder) || undefined));
     }
     if (reports.length) throw new CliError(`${reports.join('\n\n')}\n\nsynth produced invalid manifests: ${unchanged}`);
     // What the clusters hold now is the previous output: a change none of them makes in place fails here, not in the middle of a sync.

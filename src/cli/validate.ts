@@ -1,10 +1,14 @@
 /**
  * `kyma-serverless validate [dir]`: the offline check of synthesized manifests.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { CliError } from './_kube';
 import { OutputFormat, isStructured, print, printDocument, table } from './_output';
-import { RELEASES, ServerlessRelease, parseRelease } from '../api';
+import { RELEASES, RUNTIME_FILES, ServerlessRelease, parseRelease } from '../api';
+import { FUNCTION_FILE } from '../function/function-folder';
+import { manifestFiles } from '../policy/_manifest-files';
 import { FolderRelease, ManifestReport, ReleaseSource, Severity, validateManifests } from '../policy/manifests';
 
 /** Options of `validate`. */
@@ -45,6 +49,23 @@ export function formatReport(dir: string, report: ManifestReport): string {
 }
 
 /**
+ * The function folders a folder is, or holds (the folder itself, or its subfolders with a handler),
+ * when it holds no manifest but their `function.yaml` files: what `validate` is given by mistake
+ * for the folders synth reads.
+ */
+function functionFoldersIn(dir: string): string[] {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return [];
+  const handlers = Object.values(RUNTIME_FILES).map(f => f.handler);
+  const isFunctionFolder = (folder: string) => handlers.some(h => fs.existsSync(path.join(folder, h)));
+  if (isFunctionFolder(dir)) return manifestFiles(dir, true).every(f => path.basename(f) === FUNCTION_FILE) ? [dir] : [];
+  const folders = fs.readdirSync(dir, { withFileTypes: true })
+    .filter(e => e.isDirectory() && !e.name.startsWith('.') && isFunctionFolder(path.join(dir, e.name)))
+    .map(e => path.join(dir, e.name));
+  const manifests = manifestFiles(dir, true).filter(f => !(path.basename(f) === FUNCTION_FILE && folders.includes(path.dirname(f))));
+  return folders.length && !manifests.length ? folders : [];
+}
+
+/**
  * Checks a folder and prints the result.
  *
  * @returns whether it holds no errors (warnings do not count)
@@ -55,6 +76,13 @@ export function validateCommand(dir: string, options: ValidateOptions): boolean 
     release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
   } catch (e) {
     throw new CliError((e as Error).message);
+  }
+  const folders = functionFoldersIn(dir);
+  if (folders.length) {
+    const names = folders.map(f => path.basename(f)).join(', ');
+    throw new CliError(`${dir} ${folders.length === 1 && folders[0] === dir ? 'is a function folder' : `holds function folders (${names})`}, not manifests: `
+      + `validate checks the Kubernetes manifests synth writes, and a ${FUNCTION_FILE} is a folder's settings. Run npm run synth (kyma-serverless synth), `
+      + 'which checks the function folders and writes the manifests to dist/, then kyma-serverless validate dist');
   }
   const report = validateManifests(dir, { release });
   const ok = !report.findings.some(f => f.severity === Severity.ERROR);

@@ -17,6 +17,12 @@ export const DECLARED_IN_METADATA = 'cdk8s-kyma-serverless:declared-in';
 export const DECLARED_AS_METADATA = 'cdk8s-kyma-serverless:declared-as';
 
 /**
+ * The type of the construct metadata entry that names the function folder a Function's source was
+ * read from: problems of the source name the folder's file at fault, and fixes a folder can make.
+ */
+export const DECLARED_FOLDER_METADATA = 'cdk8s-kyma-serverless:declared-folder';
+
+/**
  * Problems as a construct declared in a file, or by a prop of another construct, reports them:
  * the file first, and each prop named by its key in the file or its parent's prop (`'host'` of
  * the `expose` key becomes `'expose.host'`, `'maxReplicas'` of KymaFunction's `keda` `'keda.maxReplicas'`).

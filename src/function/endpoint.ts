@@ -4,9 +4,9 @@
  */
 import { Chart, Duration } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { HttpMethod, endpointPathProblems, hostProblems, jwtIssuerProblems, pathConflicts, uriProblems } from '../api';
+import { HttpMethod, endpointPathProblems, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, uriProblems } from '../api';
 import { FunctionNamespace } from '../namespace/function-namespace';
-import { declaredProblems } from './_declared';
+import { DECLARED_IN_METADATA, declaredProblems } from './_declared';
 import { EndpointTarget, Exposure, RenderedObject } from './exposure';
 
 /** The methods a path allows when it names none. */
@@ -230,10 +230,7 @@ export class FunctionEndpoint extends Construct {
     this.via = props.via ?? defaults.via;
     const problems = this.problems;
 
-    if (!this.via) {
-      problems.push('\'via\' is not set, and the stack sets no default: give Exposure.istio({ gateway }), Exposure.apiRule({ gateway }) '
-        + 'or Exposure.gatewayApi({ parentRefs }), or the ServerlessStack prop exposure: { via, domain }');
-    }
+    // Without `via`, the problem is told at synth, in the words of where the endpoint was declared (code, or a function.yaml).
     this.host = this.fullHost(props.host, defaults.domain);
     // Browsers send CORS preflights as OPTIONS: with `cors`, every path allows it.
     const withPreflight = (methods: readonly HttpMethod[]) => (props.cors && !methods.includes(HttpMethod.OPTIONS) ? [...methods, HttpMethod.OPTIONS] : [...methods]);
@@ -283,7 +280,19 @@ export class FunctionEndpoint extends Construct {
     if (this.via) problems.push(...this.via._problems(target));
     // Rendered only when the props hold together; synth fails on the problems anyway.
     this.objects = problems.length || !this.via ? [] : this.via._render(this, { ...target, url });
-    this.node.addValidation({ validate: () => declaredProblems(this, [...this.problems, ...this.objects.flatMap(o => o.problems())]) });
+    this.node.addValidation({
+      validate: () => declaredProblems(this, [...(this.via ? [] : [this.viaProblem()]), ...this.problems, ...this.objects.flatMap(o => o.problems())]),
+    });
+  }
+
+  /** That no `via` is given and the stack has no default: in TypeScript, or in the YAML of the file the endpoint was declared in. */
+  private viaProblem(): string {
+    const inFile = this.node.metadata.some(m => m.type === DECLARED_IN_METADATA);
+    return '\'via\' is not set, and the stack sets no default: ' + (inFile
+      ? 'give one of `via: { istio: { gateway: istio-system/kyma-gateway } }`, `via: { apiRule: {} }` '
+        + 'or `via: { gatewayApi: { parentRefs: [{ name: web, namespace: gateways }] } }` under expose, '
+      : 'give Exposure.istio({ gateway }), Exposure.apiRule({ gateway }) or Exposure.gatewayApi({ parentRefs }), ')
+      + 'or the ServerlessStack prop exposure: { via, domain }';
   }
 
   /** The host completed with the stack's domain when it is a short one. */
@@ -303,12 +312,18 @@ export class FunctionEndpoint extends Construct {
   }
 
   private checkJwt(jwt: JwtAuthOptions): void {
-    for (const problem of jwtIssuerProblems(jwt.issuer)) this.problems.push(`'auth.issuer' (${JSON.stringify(jwt.issuer)}): ${problem}`);
-    for (const problem of uriProblems(jwt.jwksUri)) this.problems.push(`'auth.jwksUri' (${JSON.stringify(jwt.jwksUri)}): ${problem}`);
+    // Named as EndpointAuth.jwt({ ... }) and function.yaml's `auth: { jwt: { ... } }` both have them.
+    for (const problem of [...jwtIssuerProblems(jwt.issuer), ...jwtIssuerSchemeProblems(jwt.issuer)]) {
+      this.problems.push(`'auth.jwt.issuer' (${JSON.stringify(jwt.issuer)}): ${problem}`);
+    }
+    for (const problem of uriProblems(jwt.jwksUri)) {
+      const hint = /^[^:/]+\.[^:/]+\//.test(jwt.jwksUri) ? `: give the full URL, such as https://${jwt.jwksUri}` : '';
+      this.problems.push(`'auth.jwt.jwksUri' (${JSON.stringify(jwt.jwksUri)}): ${problem}${hint}`);
+    }
     for (const [prop, values] of [['requiredScopes', jwt.requiredScopes], ['audiences', jwt.audiences]] as const) {
-      if (values && values.length === 0) this.problems.push(`'auth.${prop}' is empty: leave it out, or give at least one value`);
+      if (values && values.length === 0) this.problems.push(`'auth.jwt.${prop}' is empty: leave it out, or give at least one value`);
       values?.forEach((v, i) => {
-        if (v.trim() === '') this.problems.push(`'auth.${prop}[${i}]' is blank: give a value`);
+        if (v.trim() === '') this.problems.push(`'auth.jwt.${prop}[${i}]' is blank: give a value`);
       });
     }
   }

@@ -13,9 +13,10 @@ import {
   BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
+import { functionNameProblem } from '../api/function-rules';
 import { closestMatch, editDistance } from '../api/_suggest';
 import type { SchemaCheck } from '../api/validator';
-import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
+import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
 import { EndpointAuth, EndpointCors, ExposeOptions } from './endpoint';
 import { Exposure, GatewayParentRef } from './exposure';
@@ -40,6 +41,12 @@ function isMisnamedFunctionFile(name: string): boolean {
   const dot = lower.indexOf('.');
   if (dot < 0 || !['yaml', 'yml', 'json'].includes(lower.slice(dot + 1))) return false;
   return editDistance(lower.slice(0, dot), FUNCTION_FILE.slice(0, FUNCTION_FILE.indexOf('.'))) <= 2;
+}
+
+/** A valid Function name close to a folder's name (`Orders_API` → `orders-api`), if there is one. */
+function suggestedFunctionName(name: string): string | undefined {
+  const suggestion = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '').slice(0, 63).replace(/-+$/, '');
+  return suggestion && !functionNameProblem(suggestion) ? suggestion : undefined;
 }
 
 /** The runtime of a folder without `function.yaml` (or without `runtime` in it), by the handler it holds. */
@@ -341,12 +348,52 @@ function keyOf(instancePath: string, extra?: string): string {
   return extra ? (key ? `${key}.${extra}` : extra) : key;
 }
 
+/**
+ * How to fill in a required key of function.yaml, in YAML, by its key (list indexes as `[]`): the
+ * keys whose value has a choice or a shape a bare name does not tell.
+ */
+const REQUIRED_EXAMPLES: { readonly [key: string]: string } = {
+  'expose.auth': 'give `auth: none` to expose the Function without authentication, or for anything public '
+    + '`auth: { jwt: { issuer: https://login.example.com, jwksUri: https://login.example.com/.well-known/jwks.json } }`',
+  'expose.auth.jwt.issuer': 'the issuer URL exactly as the tokens\' iss claim has it, such as `issuer: https://login.example.com`',
+  'expose.auth.jwt.jwksUri': 'the URL of the issuer\'s signing keys, such as `jwksUri: https://login.example.com/.well-known/jwks.json`',
+  'expose.host': 'the host name to serve, such as `host: orders.example.com` (or `host: orders` with the stack\'s exposure domain)',
+  'expose.via.istio.gateway': 'the Istio Gateway as namespace/name, such as `gateway: istio-system/kyma-gateway`',
+  'expose.via.gatewayApi.parentRefs': 'the Gateway to attach to, such as `parentRefs: [{ name: web, namespace: gateways }]`',
+  'keda.maxReplicas': 'the most replicas KEDA may scale to, such as `maxReplicas: 5`',
+  'keda.triggers': 'at least one trigger, such as `triggers: [{ cpu: { utilization: 70 } }]`',
+  'scale.minReplicas': 'such as `scale: { minReplicas: 1, maxReplicas: 5 }`',
+  'scale.maxReplicas': 'such as `scale: { minReplicas: 1, maxReplicas: 5 }`',
+  'secretMounts[].secretName': 'such as `- { secretName: orders-db, mountPath: /secrets/orders-db }`',
+  'secretMounts[].mountPath': 'such as `- { secretName: orders-db, mountPath: /secrets/orders-db }`',
+  'subscribe[].source': 'the event source, such as `source: orders`',
+  'subscribe[].types': 'the event types, such as `types: [order.created.v1]`',
+};
+
+/**
+ * A YAML syntax error as one line: the parser's message, where, and the line it is about (the
+ * parser's own text ends with a colon and the excerpt on the lines below, which lists cannot show).
+ */
+function yamlErrorMessage(error: Yaml.YAMLError, text: string): string {
+  const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:$/, '');
+  const at = error.linePos?.[0];
+  if (!at) return message;
+  const line = text.split(/\r?\n/)[at.line - 1] ?? '';
+  const excerpt = line.trim() ? `: \`${line.trim().length > 80 ? `${line.trim().slice(0, 77)}...` : line.trim()}\`` : '';
+  return `line ${at.line}, column ${at.col}${excerpt}: ${message}; fix the YAML there (quote a value that holds ': ' or starts with [, {, * or &)`;
+}
+
 function describeSettingsError(error: ErrorObject): string {
   const params = error.params as Record<string, any>;
   if (error.instancePath === '/expose/auth' && ['pattern', 'type', 'required'].includes(error.keyword)) {
     return `'expose.auth' (${showJson(error.data)}): give none, or jwt: { issuer, jwksUri }`;
   }
   switch (error.keyword) {
+    case 'required': {
+      const key = keyOf(error.instancePath, params.missingProperty);
+      const example = REQUIRED_EXAMPLES[key.replace(/\[\d+\]/g, '[]')];
+      return `'${key}': required${example ? `: ${example}` : `: add '${params.missingProperty}' under '${keyOf(error.instancePath) || 'the top level'}'`}`;
+    }
     case 'additionalProperties': {
       // The schema of the mapping the key sits in (ajv's `verbose`): its keys are the ones to offer.
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
@@ -355,8 +402,6 @@ function describeSettingsError(error: ErrorObject): string {
       const hint = closest ? `did you mean '${closest}'?` : known.length ? `the keys here are ${known.join(', ')}` : 'remove it';
       return `'${keyOf(error.instancePath, key)}': unknown key; ${hint}`;
     }
-    case 'required':
-      return `'${keyOf(error.instancePath, params.missingProperty)}': required`;
     case 'enum':
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be one of ${(params.allowedValues as string[]).join(', ')}`;
     case 'pattern':
@@ -500,6 +545,13 @@ export class FunctionFolder {
     const fail = (where: string, problems: string[]): never => {
       throw new Error(problems.map(p => `${displayPath(where)}: ${p}`).join('\n  '));
     };
+    // The folder's name is the Function's: a name the Function API refuses is the folder's to change.
+    const nameProblem = functionNameProblem(name);
+    if (nameProblem) {
+      const suggestion = suggestedFunctionName(name);
+      fail(directory, [`the folder's name (${JSON.stringify(name)}) is the Function's name, and ${nameProblem}: rename the folder`
+        + `${suggestion ? `, such as to ${suggestion}` : ''}`]);
+    }
     const isFolder = fs.existsSync(directory) && fs.statSync(directory).isDirectory();
     const misnamed = (isFolder ? fs.readdirSync(directory) : []).filter(isMisnamedFunctionFile).sort();
     if (misnamed.length) {
@@ -519,7 +571,7 @@ export class FunctionFolder {
       // Loaded here: an app without function folders does not load the YAML parser.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const document = (require('yaml') as typeof Yaml).parseDocument(text, { prettyErrors: true });
-      if (document.errors.length) fail(file, document.errors.map(e => e.message.split('\n')[0]));
+      if (document.errors.length) fail(file, document.errors.map(e => yamlErrorMessage(e, text)));
       let data: unknown;
       try {
         // Aliases resolve here: an unknown one, or too many, throw.
@@ -589,6 +641,15 @@ export class FunctionFolder {
         + `(${chart.node.path}, namespace ${chart.namespace}): add the folder to the FunctionNamespace ${s.namespace} `
         + `(new FunctionNamespace(app, '${s.namespace}')), or change 'namespace' to ${chart.namespace}, or remove it`);
     }
+    const namesake = scope.node.tryFindChild(this.name);
+    if (namesake) {
+      // constructs' own error names neither this folder nor where the other one comes from.
+      const declaredIn = namesake.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data as string | undefined;
+      const other = declaredIn === undefined ? `is declared in code (the construct ${namesake.node.path})`
+        : `comes from the folder ${path.basename(declaredIn) === FUNCTION_FILE ? path.dirname(declaredIn) : declaredIn}`;
+      throw new Error(`${displayPath(this.directory)}: ${scope.node.path} already holds a Function named ${this.name}, which ${other}: `
+        + 'a folder\'s name is its Function\'s name, unique in its namespace: rename one of them, or add them to different namespaces');
+    }
     const fn = new KymaFunction(scope, this.name, {
       runtime: this.runtime,
       source: FunctionSource.fromDirectory(this.directory),
@@ -612,6 +673,7 @@ export class FunctionFolder {
     });
     const declaredIn = displayPath(this.file ?? this.directory);
     fn.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
+    fn.node.addMetadata(DECLARED_FOLDER_METADATA, displayPath(this.directory));
     fn.scaledObject?.node.addMetadata(DECLARED_IN_METADATA, declaredIn);
     for (const [name, setting] of Object.entries(s.env ?? {})) fn.addEnv(name, envValue(fn, name, setting));
     if (s.expose) {

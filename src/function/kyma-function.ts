@@ -1,6 +1,7 @@
 /**
  * KymaFunction: one Function, declared as code.
  */
+import * as path from 'node:path';
 import { ApiObject, Chart, Lazy } from 'cdk8s';
 import { EnvValue, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
@@ -25,7 +26,7 @@ import {
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { releaseOf } from '../stack/release-scope';
-import { DECLARED_AS_METADATA, DECLARED_IN_METADATA } from './_declared';
+import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { EndpointTarget } from './exposure';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
@@ -695,17 +696,41 @@ export class KymaFunction extends Construct implements IExposable {
     const reported = releaseProblems.flatMap(p => (p.field ? [p.field] : []));
     const violations = validateFunction(object, { release });
     if (!violations.length && release === DEFAULT_RELEASE) _rememberValidFunction(object);
+    const folder = this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined;
+    /** Problems of a function folder's handler or dependencies file, named by that file rather than function.yaml. */
+    const ofFolderFiles: string[] = [];
     for (const violation of violations) {
       // A source that could not be read renders a placeholder; its problem is already reported.
       if (!this.source && violation.path.startsWith('spec.source')) continue;
       // A field whose problem with the release is reported above, in the words of the release.
       if (reported.some(field => violation.path === field || violation.path.startsWith(`${field}.`))) continue;
+      if (folder !== undefined && violation.rule === 'inlineSourceSize') {
+        ofFolderFiles.push(this.folderSizeProblem(folder, violation, object.spec.source?.inline));
+        continue;
+      }
       problems.push(this.describe(violation, object));
     }
     problems.push(...this.limitRangeProblems());
     problems.push(...this.podSecurityProblems(release));
     const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
-    return declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems;
+    return [...(declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems), ...ofFolderFiles];
+  }
+
+  /**
+   * A source too large for the release, read from a function folder: named by the file at fault
+   * (the larger of the two when they count together), with the fixes a folder has — it cannot
+   * name a Git repository.
+   */
+  private folderSizeProblem(folder: string, violation: Violation, inline: { source?: string; dependencies?: string } | undefined): string {
+    const { handler, dependencies } = this.runtime.files;
+    const bytes = (text: string | undefined) => Buffer.byteLength(text ?? '', 'utf8');
+    const file = violation.path.endsWith('.dependencies') ? dependencies
+      : violation.path.endsWith('.source') || bytes(inline?.source) >= bytes(inline?.dependencies) ? handler : dependencies;
+    const fix = `a function folder's ${handler} and ${dependencies} are its inline source, so make ${file} smaller `
+      + (file === handler ? `(declare the packages it bundles in ${dependencies} instead of pasting their code, and load large data at run time)`
+        : '(keep only the packages the handler needs)')
+      + ', or declare the Function in TypeScript with FunctionSource.fromGitRepository, which a function folder cannot use';
+    return `${path.join(folder, file)}: ${this.describe({ ...violation, hint: fix }, { spec: {} })}`;
   }
 
   private describe(violation: Violation, object: unknown): string {

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
-import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, validateDocuments } from '../policy/manifests';
+import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
 import { releaseOf } from '../stack/release-scope';
 import { stringifyYamlDocuments } from './_yaml';
 import { addSyncAnnotations } from './sync-waves';
@@ -145,8 +145,17 @@ export class GitOpsApp extends App {
         : '';
       throw new Error(`The output ${this.outdirForMessages()}is invalid:\n  ${lines.join('\n  ')}${checked}`);
     }
+    process.stderr.write(formatWarnings(report.findings, this.outdirForWarnings()));
     const record = process.env[VALIDATED_FOLDERS_ENV];
     if (record) fs.appendFileSync(record, `${path.resolve(this.outdir)}\n`);
+  }
+
+  /** The output folder as warnings name it: that of `outdirForMessages`, without its words. */
+  private outdirForWarnings(): string | undefined {
+    const scratch = process.env.CDK8S_OUTDIR;
+    if (!process.env[VALIDATED_FOLDERS_ENV] || !scratch) return this.outdir;
+    const within = path.relative(path.resolve(scratch), path.resolve(this.outdir));
+    return within.startsWith('..') || path.isAbsolute(within) ? this.outdir : within || undefined;
   }
 
   /**

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  validateApiRule, validateFunction, validateSubscription,
+  functionWarnings, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
@@ -98,6 +98,20 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
   'keda.sh': '@kubernetes-models/keda',
   'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
 };
+
+/**
+ * The warnings of a report as synth prints them on standard error, one line each: what is valid
+ * and runs, but that something later will not take (client-side apply of a large Function, a
+ * retired runtime).
+ *
+ * @param findings the findings of a report; its errors and the warnings of unknown kinds are left out
+ * @param folder the folder the files are in, as the lines name it
+ * @returns the lines, each ending with a line break; empty without warnings
+ */
+export function formatWarnings(findings: readonly Finding[], folder?: string): string {
+  return findings.filter(f => f.severity === Severity.WARNING && f.rule !== 'manifest.schema')
+    .map(f => `warning: ${folder ? path.join(folder, f.file) : f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]\n`).join('');
+}
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
@@ -294,6 +308,12 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
       const { violations, known } = options.checkedAlready?.(object) ? { violations: [], known: true } : validateObject(object, { release });
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
+      }
+      if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
+        // What the release runs but apply or upstream will not keep taking: never a reason to fail.
+        for (const w of functionWarnings(object, { release })) {
+          findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
+        }
       }
       if (!known) {
         findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });

@@ -112,13 +112,13 @@ interface Outcome {
   readonly error?: Error;
 }
 
-function install(command: string, args: readonly string[], cwd: string, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<Outcome> {
+function install(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   return new Promise(resolve => {
+    // Kept, not logged: a failure shows the last lines once, in its error; a success needs none of them.
     const tail: string[] = [];
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split(/\r?\n/).filter(Boolean)) {
-        log(line);
         tail.push(line);
         if (tail.length > 15) tail.shift();
       }
@@ -186,7 +186,7 @@ export async function installDependencies(request: DependencyRequest): Promise<I
       request.log(atStart
         ? `installing the dependencies of ${file} at start, as every Pod of Serverless ${contract.release} does (${command})`
         : `installing the dependencies of ${file} (${command}), once, as the image build of Serverless ${contract.release} does`);
-      outcome = await install('npm', [...contract.npmInstall, '--no-audit', '--no-fund', '--no-package-lock'], scratch, request.log, env);
+      outcome = await install('npm', [...contract.npmInstall, '--no-audit', '--no-fund', '--no-package-lock'], scratch, env);
     } else {
       fs.writeFileSync(path.join(scratch, 'requirements.txt'), `${lines.join('\n')}\n`);
       // Into a folder of its own (--target), in both releases: this machine's Python stays as it is.
@@ -197,7 +197,7 @@ export async function installDependencies(request: DependencyRequest): Promise<I
           + `(pip ${contract.pipInstall.join(' ')}; here: ${command})`
         : `installing the requirements of ${file} (${command})`);
       const pip = ['-m', 'pip', 'install', '--no-input', '--target', 'site-packages', '-r', 'requirements.txt'];
-      outcome = await install(request.python, pip, scratch, request.log, env);
+      outcome = await install(request.python, pip, scratch, env);
     }
     if (outcome.error || outcome.code !== 0) {
       const what = runtime.family === RuntimeFamily.NODEJS

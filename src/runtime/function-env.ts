@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  ContainerEnvVar, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, cpuMillis,
-  parseQuantity, sizeBytes,
+  ContainerEnvVar, DEFAULT_BODY_SIZE_LIMIT_MB, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, DEFAULT_FUNCTION_TIMEOUT_SECONDS, FUNCTION_CONTROLLER,
+  FunctionChildLabel, FunctionProfile, cpuMillis, parseQuantity, sizeBytes,
 } from '../api';
 import { CONTROLLER_NAMES } from '../stack/controller';
 
@@ -264,11 +264,20 @@ export async function resolveFunctionEnv(spec: FunctionEnvSpec, options: Resolve
   for (const [name, value] of Object.entries(options.values)) {
     if (declared.has(name)) continue;
     set(name, value);
-    notes.push(`env ${name}: not in the Function's env, set from an env file here only; in the cluster it is not set`);
+    const runtimeDefault = RUNTIME_SETTINGS[name];
+    notes.push(`env ${name}=${value}: set for this local run only (by --env, an env file or the env option): the Function's env does not declare it, `
+      + `so in the cluster it is not set${runtimeDefault ? ` and the runtime uses its default, ${runtimeDefault}` : ''}; to have it there too, `
+      + `add it to the Function's env (function.yaml: env: { ${name}: "${value}" })`);
   }
   if (problems.length) throw new FunctionEnvError(problems);
   return { env, notes };
 }
+
+/** The variables the runtime servers read, with the value they take when the Function's env does not set them. */
+const RUNTIME_SETTINGS: { readonly [name: string]: string } = {
+  FUNC_TIMEOUT: `${DEFAULT_FUNCTION_TIMEOUT_SECONDS} seconds`,
+  REQ_MB_LIMIT: `${DEFAULT_BODY_SIZE_LIMIT_MB} MB`,
+};
 
 function getOrRead<T>(cache: Map<string, Promise<T>>, name: string, read: () => Promise<T>): Promise<T> {
   if (!cache.has(name)) cache.set(name, read());

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as fc from 'fast-check';
 import {
   APIRULE_PATH_PATTERN, APIRULE_RULES, ApiRuleRules, HostForm, apiRuleTimeoutProblems, audiencesProblems, endpointPathProblems,
-  gatewayReferenceProblems, hostForm, hostProblems, jwtIssuerProblems, pathConflicts, requiredScopesProblems, uriProblems, validateApiRule,
+  gatewayReferenceProblems, hostForm, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, requiredScopesProblems, uriProblems, validateApiRule,
 } from '../../src/api';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 
@@ -594,5 +594,15 @@ describe('URIs and JWT values', () => {
     expect(requiredScopesProblems([])).toEqual(['value is empty']);
     expect(requiredScopesProblems(['read', ''])).toEqual(['scope value is empty']);
     expect(audiencesProblems([''])).toEqual(['audience value is empty']);
+  });
+});
+
+describe('jwtIssuerSchemeProblems', () => {
+  test.each(['login.example.com', 'login.example.com/realms/shop', 'LOGIN.Example.COM'])('flags the host name %s, giving it with https://', issuer => {
+    expect(jwtIssuerSchemeProblems(issuer)).toEqual([expect.stringMatching(new RegExp(`^a host name without a scheme: .*such as https://${issuer.replace(/[./]/g, '\\$&')}$`))]);
+  });
+
+  test.each(['https://login.example.com', 'http://127.0.0.1:8080', 'kubernetes/serviceaccount', 'my-issuer', 'urn:example:issuer'])('lets %s pass', issuer => {
+    expect(jwtIssuerSchemeProblems(issuer)).toEqual([]);
   });
 });

@@ -254,6 +254,24 @@ describe('warnings', () => {
     expect(functionWarnings(legacy(), { release: V1_11_1 })).toEqual([]);
   });
 
+  test('name a Function too large for client-side apply (a 300 KB inline source passes under 1.11.1), with how to apply it', () => {
+    const big = changed(f => { f.spec.source = { inline: { source: `exports.main = () => "${'x'.repeat(300 * 1024)}";\n` } }; });
+    expect(validateFunction(big)).toEqual([]);
+    const warnings = functionWarnings(big);
+    expect(warnings).toEqual([{
+      path: '',
+      rule: 'clientSideApplySize',
+      message: expect.stringMatching(/^Too large for client-side apply: the Function takes \d+ bytes as JSON \(its inline source and dependencies take 30\d{4}\), and client-side kubectl apply copies it into the annotation kubectl\.kubernetes\.io\/last-applied-configuration, which the API server refuses above 262144 bytes of annotations$/),
+      hint: 'apply it server-side (kubectl apply --server-side, Argo CD\'s ServerSideApply=true), or take the source from Git (FunctionSource.fromGitRepository)',
+    }]);
+    // Just below the limit, nothing.
+    const size = (fn: unknown) => Buffer.byteLength(JSON.stringify(fn));
+    const fits = changed(f => { f.spec.source = { inline: { source: 'x' } }; });
+    const room = ANNOTATIONS_MAX_BYTES - size(fits) - 'kubectl.kubernetes.io/last-applied-configuration'.length;
+    expect(functionWarnings(changed(f => { f.spec.source = { inline: { source: 'x'.repeat(room + 1) } }; }))).toEqual([]);
+    expect(functionWarnings(changed(f => { f.spec.source = { inline: { source: 'x'.repeat(room + 2) } }; })).map(w => w.rule)).toEqual(['clientSideApplySize']);
+  });
+
   test('say nothing of supported runtimes, unknown ones or things that are no Function', () => {
     for (const fn of VALID_FUNCTIONS_1_13_0.filter(f => f.spec.runtime !== 'nodejs20')) expect(functionWarnings(fn, { release: V1_13_0 })).toEqual([]);
     expect(functionWarnings(changed(f => { f.spec.runtime = 'nodejs18'; }), { release: V1_13_0 })).toEqual([]);

@@ -401,6 +401,33 @@ describe('kyma-serverless diff', () => {
     expect(await exitOf(folder({ 'a.yaml': [settings({})] }))).toBe('2 kyma-serverless: 1 object could not be dry-run: see above');
   });
 
+  test('against a server that does not answer, prints nothing on standard output, and the error once on standard error', async () => {
+    const down = path.join(scratch, 'kubeconfig-down');
+    // A port nothing listens on: the API server of the kubeconfig is unreachable.
+    fs.writeFileSync(down, stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'down',
+      clusters: [{ name: 'down', cluster: { server: 'http://127.0.0.1:1' } }],
+      contexts: [{ name: 'down', context: { cluster: 'down', user: 'down', namespace: 'default' } }],
+      users: [{ name: 'down', user: { token: 't' } }],
+    }));
+    let stdout = '';
+    let stderr = '';
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; });
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { stdout += chunk.toString(); return true; });
+    try {
+      process.exitCode = undefined;
+      await main(['node', 'kyma-serverless', '--kubeconfig', down, 'diff', folder({ 'a.yaml': [settings({})] })]);
+    } finally {
+      err.mockRestore();
+      out.mockRestore();
+    }
+    expect(process.exitCode).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^kyma-serverless: .*127\.0\.0\.1:1/);
+    expect(stderr.trimEnd().split('\n').filter(l => l.startsWith('kyma-serverless:'))).toHaveLength(1);
+    process.exitCode = 0;
+  });
+
   test('--help shows what each change means and the exit codes', async () => {
     const cli = new Command('kyma-serverless');
     addDiffCommand(cli);

@@ -2,6 +2,7 @@
  * `kyma-serverless init`: the files of a new app. test/e2e/init.e2e.ts installs and synthesizes
  * one from the packed package, offline.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -41,22 +42,49 @@ describe('kyma-serverless init', () => {
   test('writes a cdk8s app: package.json with the pinned versions and the synth script, cdk8s.yaml without imports, a function folder per runtime family', () => {
     const result = init(path.join(dir, 'my-app'));
     expect(result.files).toEqual([
-      'package.json', 'cdk8s.yaml', 'tsconfig.json', 'main.ts', '.gitignore', 'README.md',
+      'package.json', 'cdk8s.yaml', 'tsconfig.json', 'main.ts', '.gitignore', 'jest.config.js', 'README.md', 'test/hello-node.test.ts',
       'functions/hello-node/handler.js', 'functions/hello-node/package.json', 'functions/hello-node/function.yaml',
       'functions/hello-python/handler.py', 'functions/hello-python/requirements.txt', 'functions/hello-python/function.yaml',
     ]);
     const manifest = JSON.parse(read('package.json'));
     expect(manifest).toEqual({
       name: 'my-app', version: '0.1.0', private: true,
-      scripts: { synth: 'kyma-serverless synth' },
+      scripts: { synth: 'kyma-serverless synth', test: 'jest' },
       dependencies: { 'cdk8s-kyma-serverless': `^${VERSION}`, ...APP_DEPENDENCIES },
       devDependencies: APP_DEV_DEPENDENCIES,
     });
     expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });
     expect(read('main.ts')).toContain("for (const folder of FunctionFolder.discover('functions')) folder.addTo(functions);");
     expect(read('.gitignore').split('\n').filter(l => /dist/.test(l) && !l.startsWith('#'))).toEqual(['/.dist.synth-*']);
-    expect(/```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1]).toBe('npm install\nnpm run synth\nnpx kyma-serverless apply dist/ --wait\n');
+    expect(/```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1]).toBe('npm install\nnpm run synth\nnpm test\nnpx kyma-serverless apply dist/ --wait\n');
     expect(read('functions/hello-node/handler.js')).toMatch(/^exports\.main = /m);
+  });
+
+  test('sets up jest as the testing kit\'s docs use it: jest and ts-jest, a jest config, an npm test script, a test of hello-node', () => {
+    init(path.join(dir, 'my-app'));
+    const manifest = JSON.parse(read('package.json'));
+    expect(manifest.scripts.test).toBe('jest');
+    expect(Object.keys(manifest.devDependencies)).toEqual(expect.arrayContaining(['jest', 'ts-jest', '@types/jest']));
+    // The config is a CommonJS module jest loads as it is.
+    const config = { exports: {} as any };
+    new Function('module', read('jest.config.js'))(config);
+    expect(config.exports).toEqual({
+      testEnvironment: 'node', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], transform: { '^.+\\.ts$': 'ts-jest' }, testTimeout: 60000,
+    });
+    expect(read('test/hello-node.test.ts')).toContain("import { LocalFunction } from 'cdk8s-kyma-serverless/testing';");
+    expect(read('test/hello-node.test.ts')).toContain("LocalFunction.startFolder('functions/hello-node')");
+  });
+
+  test('its .gitignore keeps dist/, the handlers and jest.config.js, and leaves out node_modules, compiled files and .env', () => {
+    init(path.join(dir, 'my-app'));
+    const app = path.join(dir, 'my-app');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: app, encoding: 'utf8' });
+    expect(git('init', '-q').status).toBe(0);
+    const kept = ['dist/0000-serverless.k8s.yaml', 'functions/hello-node/handler.js', 'jest.config.js', 'main.ts', 'test/hello-node.test.ts', '.env.example'];
+    // check-ignore exits 1 when no path is ignored.
+    expect(git('check-ignore', ...kept)).toMatchObject({ status: 1, stdout: '' });
+    const ignored = ['node_modules/cdk8s/package.json', 'main.js', 'main.d.ts', '.env', 'functions/hello-node/.env'];
+    expect(git('check-ignore', ...ignored).stdout).toBe(`${ignored.join('\n')}\n`);
   });
 
   test('pins cdk8s, cdk8s-plus-27, constructs and the tools at the versions of the lock file, within the peer dependencies', () => {
@@ -155,10 +183,10 @@ describe('kyma-serverless init', () => {
   test('prints the files and the next commands, or with -o json and -o yaml the same data', async () => {
     const table = await command('init', path.join(dir, 'my-app'));
     expect(table).toContain(`Wrote a cdk8s app to ${path.join(dir, 'my-app')}/ (cdk8s-kyma-serverless ^${VERSION}, Kyma Serverless 1.11.1):\n  package.json\n`);
-    expect(table).toContain(`\nNext:\n  cd ${path.join(dir, 'my-app')}\n  npm install\n  npm run synth\n  npx kyma-serverless apply dist/ --wait\n`);
+    expect(table).toContain(`\nNext:\n  cd ${path.join(dir, 'my-app')}\n  npm install\n  npm run synth\n  npm test\n  npx kyma-serverless apply dist/ --wait\n`);
     const json = JSON.parse(await command('init', path.join(dir, 'json'), '-o', 'json'));
     const yaml = parse(await command('init', path.join(dir, 'yaml'), '-o', 'yaml'));
-    expect(json.files).toHaveLength(12);
+    expect(json.files).toHaveLength(14);
     expect({ ...yaml, dir: undefined }).toEqual({ ...json, dir: undefined });
     expect(yaml.dir).toBe(path.join(dir, 'yaml'));
   });

@@ -130,3 +130,37 @@ test('the command prints the answer as JSON with -o json, and exits 1 when the F
     process.exitCode = 0;
   }
 });
+
+test('a folder started for the call that fails shows the Function\'s log on standard error, not only Express\'s error page', async () => {
+  // Test input: a handler whose main throws as a missing module does.
+  const throwing = functionFolder({ 'handler.js': 'module.exports.main = function () { require("no-such-module-xyz"); };\n' });
+  const err: string[] = [];
+  const out: string[] = [];
+  const writeErr = jest.spyOn(process.stderr, 'write').mockImplementation(chunk => err.push(String(chunk)) > 0);
+  const writeOut = jest.spyOn(process.stdout, 'write').mockImplementation(chunk => out.push(String(chunk)) > 0);
+  try {
+    await main(['node', 'kyma-serverless', 'invoke', throwing]);
+    expect(out.join('')).toMatch(/^HTTP 500 /);
+    const log = err.join('');
+    expect(log).toContain('kyma-serverless: the Function\'s log for this call:\n');
+    expect(log).toMatch(/Cannot find module 'no-such-module-xyz'/);
+    expect(log).toMatch(/kyma-serverless: main threw/);
+    expect(process.exitCode).toBe(1);
+    // Served by a run: its log is in that run's output, which invoke names.
+    const served = await LocalFunction.startFolder(throwing, { port: 0, log: () => undefined });
+    const unregister = registerRun(throwing, served.url);
+    err.length = 0;
+    try {
+      await main(['node', 'kyma-serverless', 'invoke', throwing]);
+    } finally {
+      unregister();
+      await served.stop();
+    }
+    expect(err.join('')).toBe(`kyma-serverless: the cause is in the log of the kyma-serverless run serving ${throwing} (process ${process.pid}): `
+      + 'what main threw, and the runtime\'s note on the answer\n');
+  } finally {
+    writeErr.mockRestore();
+    writeOut.mockRestore();
+    process.exitCode = 0;
+  }
+});

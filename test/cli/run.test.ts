@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findRun } from '../../src/cli/_runs';
-import { appCommand, releaseOfObjects, startRun } from '../../src/cli/run';
+import { appCommand, folderNamespace, releaseOfObjects, startRun } from '../../src/cli/run';
 import { LogLine } from '../../src/runtime/local-function';
 import { CONFIG_MAPS, FakeKubeApi, SECRETS, writeKubeconfig } from '../util/fake-kube-api';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../util/fake-cluster';
@@ -24,6 +24,49 @@ afterAll(() => {
 });
 
 const quiet = { port: 0, log: (_line: LogLine) => undefined };
+
+/** An app folder with cdk8s.yaml (output `out`) and a function folder `functions/<name>`; with `namespaces`, a synthesized Function of that name in each. */
+function appWithFolder(name: string, namespaces?: string[]): string {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'run-app-'));
+  fs.writeFileSync(path.join(app, 'cdk8s.yaml'), 'language: typescript\napp: npx ts-node main.ts\noutput: out\n');
+  fs.mkdirSync(path.join(app, 'functions', name), { recursive: true });
+  fs.writeFileSync(path.join(app, 'functions', name, 'handler.js'), 'module.exports.main = function (event, context) { return process.env.SERVICE_NAMESPACE; };\n');
+  if (namespaces) {
+    fs.mkdirSync(path.join(app, 'out', 'prod'), { recursive: true });
+    fs.writeFileSync(path.join(app, 'out', 'prod', '0001-functions.k8s.yaml'), namespaces.map(ns => 'apiVersion: serverless.kyma-project.io/v1alpha2\n'
+      + `kind: Function\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  runtime: nodejs22\n  source: { inline: { source: x } }\n`).join('---\n'));
+  }
+  return path.join(app, 'functions', name);
+}
+
+describe('run <folder> finds the namespace the app puts the folder in', () => {
+  test('from the app\'s synthesized output, and says so in the log', async () => {
+    const folder = appWithFolder('echo', ['functions']);
+    expect(folderNamespace(folder)).toEqual({ namespace: 'functions', note: expect.stringMatching(/^namespace functions: the app's .*out\/ has Function functions\/echo \(-n overrides\)$/) });
+    const lines: string[] = [];
+    const run = await startRun(folder, { port: 0, log: line => lines.push(line.text) });
+    try {
+      expect(run.fn.namespace).toBe('functions');
+      expect((await run.fn.get('/')).text()).toBe('functions');
+      expect(lines).toContainEqual(expect.stringMatching(/^namespace functions: the app's /));
+    } finally {
+      await run.stop();
+    }
+    const given = await startRun(folder, { ...quiet, namespace: 'team-x' });
+    try {
+      expect(given.fn.namespace).toBe('team-x');
+    } finally {
+      await given.stop();
+    }
+  });
+
+  test('says why it is default when the app has no output yet, or none holds the folder, or two namespaces have it', () => {
+    expect(folderNamespace(appWithFolder('echo'))).toEqual({ namespace: undefined, note: expect.stringMatching(
+      /^namespace default: neither -n nor function\.yaml names one, and the app has no synthesized output \(.*out\/\) to read the namespace it puts echo in: run npm run synth, or give -n <namespace>, or run the app's Function: run --app main\.ts --function <namespace>\/echo$/) });
+    expect(folderNamespace(appWithFolder('echo', ['a', 'b'])).note).toMatch(/has a Function echo in a and b: give -n <namespace>/);
+    expect(folderNamespace(functionFolder({ 'handler.js': 'x' })).note).toMatch(/^namespace default: neither -n nor function\.yaml names one, and no cdk8s app \(cdk8s\.yaml\) holds the folder: give -n <namespace> to run it in another$/);
+  });
+});
 
 describe('run', () => {
   test('serves a folder with --env, --env-file and --mount, and records the run for invoke until it stops', async () => {

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { ReleaseSource, Severity, validateManifests, validateObject } from '../../src/policy/manifests';
 import { ServerlessRelease } from '../../src/api';
 import { program } from '../../src/cli/index';
+import { OutputFormat } from '../../src/cli/_output';
+import { validateCommand } from '../../src/cli/validate';
 
 const ROOT = path.join(__dirname, '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -78,6 +80,36 @@ describe('validate', () => {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
   };
+
+  test('given function folders instead of manifests, says once what validate checks and what to run', () => {
+    write('hello-node/handler.js', 'exports.main = () => 1\n');
+    write('hello-node/function.yaml', 'runtime: nodejs22\n');
+    write('hello-python/handler.py', 'def main(event, context):\n    return 1\n');
+    write('hello-python/function.yaml', 'runtime: python312\n');
+    const expected = 'holds function folders (hello-node, hello-python), not manifests: validate checks the Kubernetes manifests synth writes, '
+      + 'and a function.yaml is a folder\'s settings. Run npm run synth (kyma-serverless synth), which checks the function folders and writes '
+      + 'the manifests to dist/, then kyma-serverless validate dist';
+    expect(() => validateCommand(dir, { output: OutputFormat.TABLE })).toThrow(`${dir} ${expected}`);
+    expect(() => validateCommand(path.join(dir, 'hello-node'), { output: OutputFormat.TABLE }))
+      .toThrow(`${path.join(dir, 'hello-node')} is a function folder, not manifests: `);
+    // A folder with manifests beside them is checked as manifests.
+    write('extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: c, namespace: a }\n');
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(validateCommand(dir, { output: OutputFormat.TABLE })).toBe(false);
+    } finally {
+      out.mockRestore();
+    }
+  });
+
+  test('warns of a Function too large for client-side apply, without failing', () => {
+    write('functions.yaml', FUNCTION.replace('\'exports.main = () => "hi"\'', `'exports.main = () => "${'x'.repeat(300 * 1024)}"'`));
+    const report = validateManifests(dir);
+    expect(report.findings).toEqual([{
+      file: 'functions.yaml', object: 'Function team-a/hello', path: '', rule: 'clientSideApplySize', severity: Severity.WARNING,
+      message: expect.stringMatching(/^Too large for client-side apply: .*; apply it server-side \(kubectl apply --server-side, Argo CD's ServerSideApply=true\)/),
+    }]);
+  });
 
   test('finds nothing wrong in dist/ and its environments', () => {
     const report = validateManifests(DIST);

@@ -1,7 +1,8 @@
 /**
  * The developer loop where users stand: the packed package installed in a new cdk8s app outside
- * the repository (see scratch-app.ts), with jest and ts-jest as `cdk8s init` sets an app up, this
- * repository's Function folders, and every file docs/develop-locally.md shows. There:
+ * the repository (see scratch-app.ts), with jest and ts-jest as `kyma-serverless init` sets an app
+ * up (its jest.config.js), this repository's Function folders, and every file docs/develop-locally.md
+ * shows. There:
  * - every command of the document runs as shown (`kyma-serverless run` in the background, on a
  *   free port instead of the one shown, and stopped with SIGINT, as Ctrl-C stops it), and prints
  *   the lines the document shows;
@@ -17,7 +18,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { HAS_UPSTREAM_REFERENCE } from '../util/fixtures';
 import { objectSource, upstreamSample } from '../util/local-functions';
-import { ScratchApp, check, lockedVersion, packPackage, run } from './scratch-app';
+import { appFiles } from '../../src/cli/init/_templates';
+import { APP_DEV_DEPENDENCIES } from '../../src/cli/init/_versions';
+import { ScratchApp, check, packPackage, run } from './scratch-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DOC = fs.readFileSync(path.join(ROOT, 'docs', 'develop-locally.md'), 'utf8');
@@ -132,11 +135,10 @@ beforeAll(() => {
   tarball = packPackage();
   app = ScratchApp.create(tarball);
   cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-cache-'));
-  // jest as cdk8s init's typescript-app sets it up.
+  // jest as kyma-serverless init sets it up: the versions and the jest.config.js it writes.
   check(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev',
-    `jest@${lockedVersion('jest')}`, `ts-jest@${lockedVersion('ts-jest')}`, `@types/jest@${lockedVersion('@types/jest')}`], app.dir));
-  const pkg = JSON.parse(app.read('package.json'));
-  app.write('package.json', `${JSON.stringify({ ...pkg, jest: { testMatch: ['**/*.test.ts'], transform: { '^.+\\.tsx?$': 'ts-jest' } } }, null, 2)}\n`);
+    ...['jest', 'ts-jest', '@types/jest'].map(name => `${name}@${APP_DEV_DEPENDENCIES[name]}`)], app.dir));
+  app.write('jest.config.js', appFiles({ name: 'scratch-app', packageSpec: tarball })['jest.config.js']);
   for (const name of ['hello-node', 'hello-python']) fs.cpSync(path.join(ROOT, 'functions', name), path.join(app.dir, 'functions', name), { recursive: true });
   for (const { block, file } of FILES) app.write(file!, block.text);
 }, 15 * 60 * 1000);

@@ -1,12 +1,15 @@
 /**
- * A platform engineer's first commands, from the packed package: `kyma-serverless init` through
- * `npx --package <tarball>` into a new folder outside the repository, then the three commands of
- * the README it writes. `npm install` takes npm packages only (from npm's cache when it has them:
- * `--prefer-offline`); nothing runs `cdk8s import`. Then a failed synth there shows messages, not
- * stack frames.
+ * A platform engineer's first hour, from the packed package: `kyma-serverless init` through
+ * `npx --package <tarball>` into a new folder outside the repository, then the commands of the
+ * README it writes: `npm install` (npm packages only, from npm's cache when it has them:
+ * `--prefer-offline`; nothing runs `cdk8s import`), `npm run synth`, and `npm test`, the jest test
+ * of the testing kit that `init` writes, with the jest and ts-jest it installs. Then a failed synth
+ * there shows messages, not stack frames, and the mistakes of a first hour are told in the terms
+ * of the files a user has.
  *
  * Slow (packing and installing), so it runs apart from `npm test`: `npm run test:e2e`.
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -41,7 +44,7 @@ describe('kyma-serverless init, from the packed package', () => {
   test('writes an app that takes the package from the tarball it ran from, and says what to run next', () => {
     const init = check(run('npx', ['--yes', '--prefer-offline', '--package', tarball, 'kyma-serverless', 'init', 'my-app'], work));
     expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}, Kyma Serverless 1.11.1):\n`);
-    expect(init.stdout).toContain('\nNext:\n  cd my-app\n  npm install\n  npm run synth\n  npx kyma-serverless apply dist/ --wait\n');
+    expect(init.stdout).toContain('\nNext:\n  cd my-app\n  npm install\n  npm run synth\n  npm test\n  npx kyma-serverless apply dist/ --wait\n');
     expect(JSON.parse(read('package.json')).dependencies['cdk8s-kyma-serverless']).toBe(`file:${path.relative(app, tarball)}`);
     expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });
   });
@@ -62,11 +65,63 @@ describe('kyma-serverless init, from the packed package', () => {
     expect(`${validate.status}\n${validate.stdout}`).toMatch(/^0\ndist: \d+ objects in 2 files, 0 errors, 0 warnings/);
   });
 
-  test('keeps dist/ in Git, and leaves node_modules out', () => {
+  test('npm test runs the test init wrote: jest and ts-jest as installed, the testing kit starting hello-node on this machine', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-cache-'));
+    try {
+      const test = run('npm', ['test', '--silent'], app, { KYMA_SERVERLESS_CACHE: cache, CI: 'true' });
+      // jest reports on standard error.
+      expect(`${test.status}\n${test.stderr}`).toMatch(/^0\n[\s\S]*PASS test\/hello-node\.test\.ts[\s\S]*Tests: {7}2 passed, 2 total/);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  test('keeps dist/, the handlers and jest.config.js in Git, and leaves node_modules, compiled files and .env out', () => {
     check(run('git', ['init', '-q'], app));
     // check-ignore exits 1 when no path is ignored.
-    expect(run('git', ['check-ignore', 'dist/0000-serverless.k8s.yaml', 'functions/hello-node/handler.js', 'main.ts'], app).status).toBe(1);
-    expect(check(run('git', ['check-ignore', 'node_modules/cdk8s/package.json', 'main.js'], app)).stdout).toBe('node_modules/cdk8s/package.json\nmain.js\n');
+    expect(run('git', ['check-ignore', 'dist/0000-serverless.k8s.yaml', 'functions/hello-node/handler.js', 'main.ts', 'jest.config.js',
+      'test/hello-node.test.ts'], app).status).toBe(1);
+    expect(check(run('git', ['check-ignore', 'node_modules/cdk8s/package.json', 'main.js', '.env'], app)).stdout)
+      .toBe('node_modules/cdk8s/package.json\nmain.js\n.env\n');
+  });
+
+  test('a function folder with an upper-case name fails the synth, saying to rename the folder', () => {
+    fs.cpSync(path.join(app, 'functions/hello-node'), path.join(app, 'functions/Hello-Node'), { recursive: true });
+    try {
+      const failed = run('npm', ['run', '--silent', 'synth'], app);
+      expect(failed.status).not.toBe(0);
+      expect(withoutNpmWarnings(failed.stderr)).toMatch(/^Invalid function folders:\n {2}functions\/Hello-Node: the folder's name \("Hello-Node"\) is the Function's name, .*: rename the folder, such as to hello-node\n/);
+    } finally {
+      fs.rmSync(path.join(app, 'functions/Hello-Node'), { recursive: true, force: true });
+    }
+  });
+
+  test('validate of the function folders says to synthesize them first', () => {
+    const validate = bin('kyma-serverless', ['validate', 'functions']);
+    expect(validate.status).toBe(1);
+    expect(validate.stderr).toMatch(/^kyma-serverless: functions holds function folders \(hello-node, hello-python\), not manifests: .*then kyma-serverless validate dist\n$/);
+  });
+
+  test('run of a folder finds the namespace main.ts puts it in, from dist/', async () => {
+    const child = spawn(path.join(app, 'node_modules', '.bin', 'kyma-serverless'), ['run', 'functions/hello-node', '--port', '0'],
+      { cwd: app, env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => output += c.toString());
+    child.stderr.on('data', (c: Buffer) => output += c.toString());
+    const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => (/answers at http/.test(output) ? resolve() : undefined);
+        child.stdout.on('data', check);
+        child.stderr.on('data', check);
+        void exited.then(code => reject(new Error(`run exited ${code}:\n${output}`)));
+      });
+      expect(output).toContain('kyma-serverless: namespace functions: the app\'s dist/ has Function functions/hello-node (-n overrides)\n');
+      expect(output).toMatch(/hello-node \(nodejs22, namespace functions, Serverless 1\.11\.1\) answers at/);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
   });
 
   test('a failed synth shows the messages, without stack frames, and keeps dist/; --verbose shows the stack', () => {

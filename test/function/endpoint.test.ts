@@ -187,10 +187,14 @@ describe('the stack\'s exposure defaults', () => {
 describe('expose() fails synth naming the prop', () => {
   test.each([
     ['auth is missing', { host: 'orders.example.com', via: Exposure.apiRule() }, /'auth' is not set: give EndpointAuth\.jwt/],
-    ['via is missing and the stack has no default', { host: 'orders.example.com', auth: EndpointAuth.none() }, /'via' is not set/],
+    ['via is missing and the stack has no default', { host: 'orders.example.com', auth: EndpointAuth.none() }, /'via' is not set, and the stack sets no default: give Exposure\.istio/],
     ['the host is short and the stack has no domain', { host: 'orders', via: Exposure.apiRule(), auth: EndpointAuth.none() }, /'host' \(orders\) is a short name/],
     ['a path lacks its leading /', { host: 'o.example.com', via: Exposure.apiRule(), auth: EndpointAuth.none(), paths: [{ path: 'orders' }] }, /'paths\[0\]\.path' \(orders\)/],
-    ['jwt has no issuer', { host: 'o.example.com', via: Exposure.apiRule(), auth: EndpointAuth.jwt({ issuer: '', jwksUri: JWT.jwksUri }) }, /'auth\.issuer' \(""\)/],
+    ['the issuer is a host name without its scheme', { host: 'o.example.com', via: Exposure.apiRule(), auth: EndpointAuth.jwt({ issuer: 'login.example.com', jwksUri: JWT.jwksUri }) },
+      /'auth\.jwt\.issuer' \("login\.example\.com"\): a host name without a scheme: .*such as https:\/\/login\.example\.com/],
+    ['the jwksUri has no scheme', { host: 'o.example.com', via: Exposure.apiRule(), auth: EndpointAuth.jwt({ issuer: JWT.issuer, jwksUri: 'keys.example.com/jwks' }) },
+      /'auth\.jwt\.jwksUri' \("keys\.example\.com\/jwks"\): value is empty or not a valid uri.*: give the full URL, such as https:\/\/keys\.example\.com\/jwks/],
+    ['jwt has no issuer', { host: 'o.example.com', via: Exposure.apiRule(), auth: EndpointAuth.jwt({ issuer: '', jwksUri: JWT.jwksUri }) }, /'auth\.jwt\.issuer' \(""\)/],
     ['the gateway is no namespace/name', { host: 'o.example.com', via: Exposure.istio({ gateway: 'public' }), auth: EndpointAuth.none() }, /'via' \(Exposure\.istio, gateway "public"\)/],
     ['Gateway API is asked for CORS', {
       host: 'o.example.com', via: Exposure.gatewayApi({ parentRefs: [{ name: 'gw' }] }), auth: EndpointAuth.none(), cors: { allowOrigins: ['https://a.example.com'] },

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Chart, Testing } from 'cdk8s';
 import {
-  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack, validateFunction,
+  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, FunctionSource, KymaFunction, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack,
+  validateFunction,
 } from '../../src';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
@@ -196,6 +197,65 @@ describe('FunctionFolder', () => {
     expect(loadError({ 'handler.js': 'x', 'function.yaml': 'env: [unclosed' })).toMatch(/function\.yaml: /);
   });
 
+  test('fails when function.yaml is not YAML, naming the line and showing it, with no dangling colon', () => {
+    const message = loadError({ 'handler.js': 'x', 'function.yaml': 'runtime: nodejs22\nenv:\n  GREETING: Hello: world\n' });
+    const file = path.join('fn', 'function.yaml');
+    expect(message).toContain(`${file}: line 3, column 13: \`GREETING: Hello: world\`: Nested mappings are not allowed in compact mappings; `
+      + 'fix the YAML there (quote a value that holds \': \' or starts with [, {, * or &)');
+    expect(message.split('\n').slice(1)).not.toContainEqual(expect.stringMatching(/:$/));
+  });
+
+  test.each([
+    ['Upper', 'upper'],
+    ['Orders_API', 'orders-api'],
+    ['2fast', 'fast'],
+  ])('fails when the folder\'s name (%s) is no Function name, telling to rename the folder', (name, suggestion) => {
+    let message = '';
+    try {
+      FunctionFolder.discover(functionsRoot({ [name]: { 'handler.js': 'exports.main = () => 1' } }));
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(`${name}: the folder's name ("${name}") is the Function's name, and a Function name must be a DNS-1035 label`);
+    expect(message).toContain(`: rename the folder, such as to ${suggestion}`);
+    expect(message).not.toMatch(/metadata\.name|rename the Function/);
+  });
+
+  test('a source over the size limit names the handler, not function.yaml, and fixes a folder can make', () => {
+    const big = `exports.main = () => "${'x'.repeat(1024 * 1024)}";\n`;
+    const root = functionsRoot({ fn: { 'handler.js': big, 'package.json': '{}', 'function.yaml': 'runtime: nodejs22\n' } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(root)[0].addTo(chart);
+    let message = '';
+    try {
+      Testing.synth(chart);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const problem = message.split('\n').find(l => l.includes('Too long'));
+    expect(problem).toMatch(new RegExp(`^  \\[test/fn\\] ${path.join(root, 'fn', 'handler.js').replace(/[/\\.]/g, '\\$&')}: 'source' \\(spec\\.source\\.inline\\): Too long: `));
+    expect(problem).toContain('make handler.js smaller');
+    expect(problem).toContain('declare the Function in TypeScript with FunctionSource.fromGitRepository, which a function folder cannot use');
+    expect(problem).not.toContain('function.yaml');
+  });
+
+  test('a second Function of the same name in a namespace names both folders', () => {
+    const a = functionsRoot({ orders: { 'handler.js': 'exports.main = () => 1' } });
+    const b = functionsRoot({ orders: { 'handler.py': 'def main(event, context):\n    return 1\n' } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(a)[0].addTo(chart);
+    expect(() => FunctionFolder.discover(b)[0].addTo(chart)).toThrow(`${path.join(b, 'orders')}: test already holds a Function named orders, `
+      + `which comes from the folder ${path.join(a, 'orders')}: a folder's name is its Function's name, unique in its namespace: `
+      + 'rename one of them, or add them to different namespaces');
+  });
+
+  test('a folder named like a Function declared in code names the construct', () => {
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    new KymaFunction(chart, 'orders', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1') });
+    const root = functionsRoot({ orders: { 'handler.js': 'exports.main = () => 1' } });
+    expect(() => FunctionFolder.discover(root)[0].addTo(chart)).toThrow('which is declared in code (the construct test/orders)');
+  });
+
   test('fails when the folder has no handler and no runtime', () => {
     expect(loadError({ 'notes.txt': 'x' })).toMatch(/fn: no handler\.js or handler\.py, and no 'runtime' in function\.yaml/);
   });
@@ -255,12 +315,30 @@ subscribe:
 
   test.each([
     ['auth is neither none nor jwt', 'expose: { host: a.example.com, auth: open }', /'expose\.auth' \("open"\): give none, or jwt/],
-    ['auth is missing', 'expose: { host: a.example.com }', /'expose\.auth': required/],
+    ['auth is missing', 'expose: { host: a.example.com }', /'expose\.auth': required: give `auth: none` to expose the Function without authentication, or for anything public `auth: \{ jwt: \{ issuer: https:/],
     ['via names two ways', 'expose: { host: a.example.com, auth: none, via: { apiRule: {}, istio: { gateway: a/b } } }', /'expose\.via': give exactly one of istio, apiRule, gatewayApi/],
     ['a method is unknown', 'expose: { host: a.example.com, auth: none, paths: [{ path: /a, methods: [FETCH] }] }', /'expose\.paths\[0\]\.methods\[0\]' \("FETCH"\): must be one of GET/],
     ['a subscription lacks its types', 'subscribe: [{ source: shop }]', /'subscribe\[0\]\.types': required/],
   ])('fails to load when %s, naming the file and the key', (_what, yaml, message) => {
     expect(loadError({ ...handler, 'function.yaml': yaml })).toMatch(message);
+  });
+
+  test('problems of expose found at synth are told in the keys and YAML of function.yaml', () => {
+    const root = functionsRoot({ fn: { ...handler, 'function.yaml': 'expose:\n  host: a.example.com\n  auth: { jwt: { issuer: login.example.com, jwksUri: keys.example.com/jwks } }\n' } });
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'team-a' });
+    FunctionFolder.discover(root)[0].addTo(chart);
+    let message = '';
+    try {
+      Testing.synth(chart);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const file = path.join('fn', 'function.yaml');
+    expect(message).toContain(`${file}: 'expose.via' is not set, and the stack sets no default: give one of \`via: { istio: { gateway: istio-system/kyma-gateway } }\`, `);
+    expect(message).not.toContain('Exposure.');
+    expect(message).toContain(`${file}: 'expose.auth.jwt.issuer' ("login.example.com"): a host name without a scheme: `);
+    expect(message).toContain('such as https://login.example.com');
+    expect(message).toContain(`${file}: 'expose.auth.jwt.jwksUri' ("keys.example.com/jwks"): value is empty or not a valid uri`);
   });
 
   test('problems found at synth name the file and the key under expose or subscribe', () => {
@@ -316,7 +394,7 @@ keda:
     ['a cron trigger lacks its Pods', 'keda: { maxReplicas: 2, triggers: [{ cron: { timezone: UTC, start: 0 8 * * *, end: 0 9 * * * } }] }',
       /'keda\.triggers\[0\]\.cron\.desiredReplicas': required/],
     ['a prometheus trigger lacks its query and threshold', 'keda: { maxReplicas: 2, triggers: [{ prometheus: { serverAddress: "http://p:9090" } }] }',
-      /'keda\.triggers\[0\]\.prometheus\.query': required\n.*'keda\.triggers\[0\]\.prometheus\.threshold': required/],
+      /'keda\.triggers\[0\]\.prometheus\.query': required.*\n.*'keda\.triggers\[0\]\.prometheus\.threshold': required/],
     ['a cpu trigger is above 100 percent', 'keda: { maxReplicas: 2, triggers: [{ cpu: { utilization: 150 } }] }', /'keda\.triggers\[0\]\.cpu\.utilization' \(150\): must be <= 100/],
     ['a scaler type has no metadata', 'keda: { maxReplicas: 2, triggers: [{ type: kafka }] }', /'keda\.triggers\[0\]' \(\{"type":"kafka"\}\): must have property metadata when property type is present/],
   ])('fails to load when %s, naming the file and the key', (_what, yaml, message) => {

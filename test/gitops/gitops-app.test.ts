@@ -20,6 +20,23 @@ function synthApp(): { dir: string; objects: any[] } {
   return { dir, objects };
 }
 
+test('GitOpsApp synth warns on standard error of a Function too large for client-side apply, and writes it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
+  const app = new GitOpsApp({ outdir: dir });
+  const stack = new ServerlessStack(app, 'serverless');
+  const team = new FunctionNamespace(app, 'team-a', { stack });
+  new KymaFunction(team, 'big', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(`exports.main = () => "${'x'.repeat(300 * 1024)}";`) });
+  let stderr = '';
+  const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; });
+  try {
+    app.synth();
+  } finally {
+    err.mockRestore();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  expect(stderr).toMatch(new RegExp(`^warning: ${dir.replace(/[/.]/g, '\\$&')}/0001-team-a\\.k8s\\.yaml: Function team-a/big: Too large for client-side apply: .*\\[clientSideApplySize\\]\n$`));
+});
+
 describe('GitOpsApp', () => {
   const { dir, objects } = synthApp();
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -67,8 +67,17 @@ describe('resolveFunctionEnv', () => {
     });
     expect(notes).toEqual([
       'env LEVEL: key level of ConfigMap settings is optional and has no value here (no --env-file gives it): the variable is not set',
-      'env EXTRA: not in the Function\'s env, set from an env file here only; in the cluster it is not set',
+      'env EXTRA=1: set for this local run only (by --env, an env file or the env option): the Function\'s env does not declare it, so in the cluster '
+        + 'it is not set; to have it there too, add it to the Function\'s env (function.yaml: env: { EXTRA: "1" })',
     ]);
+  });
+
+  test('a runtime setting given only here says what the runtime uses in the cluster, and where to declare it', async () => {
+    const { notes } = await resolveFunctionEnv({ ...spec, env: [] }, { values: { FUNC_TIMEOUT: '3' } });
+    expect(notes).toEqual(['env FUNC_TIMEOUT=3: set for this local run only (by --env, an env file or the env option): the Function\'s env does not declare it, '
+      + 'so in the cluster it is not set and the runtime uses its default, 180 seconds; to have it there too, add it to the Function\'s env '
+      + '(function.yaml: env: { FUNC_TIMEOUT: "3" })']);
+    expect(notes.join('\n')).not.toContain('env file here only');
   });
 
   test('reads keys from a cluster in the Function\'s namespace', async () => {

@@ -178,6 +178,27 @@ describe('upstream\'s Python samples', () => {
     }
   });
 
+  test('a failing pip install shows its output once: in the error, not also in the log', async () => {
+    const index = fs.mkdtempSync(path.join(os.tmpdir(), 'empty-index-'));
+    const saved = { ...process.env };
+    Object.assign(process.env, { PIP_CONFIG_FILE: os.devNull, PIP_INDEX_URL: `file://${index}`, PIP_FIND_LINKS: '', PIP_EXTRA_INDEX_URL: '' });
+    const logs: string[] = [];
+    let error = '';
+    try {
+      await LocalFunction.startFolder(functionFolder({ 'handler.py': 'def main(event, context):\n    return "hi"\n', 'requirements.txt': 'no-such-package-xyz==1.0\n' }), {
+        port: 0, cacheDirectory: fs.mkdtempSync(path.join(os.tmpdir(), 'cache-')), log: line => logs.push(line.text),
+      });
+    } catch (e) {
+      error = (e as Error).message;
+    } finally {
+      process.env = saved;
+      fs.rmSync(index, { recursive: true, force: true });
+    }
+    const pipLines = error.split('\n').slice(1).map(l => l.trim()).filter(Boolean);
+    expect(pipLines).toContainEqual(expect.stringMatching(/^ERROR: .*no-such-package-xyz/));
+    for (const line of pipLines) expect(logs.filter(l => l.includes(line))).toEqual([]);
+  });
+
   (HAS_UPSTREAM_REFERENCE ? test : test.skip)('test-function-python312 fails to start when pip cannot install its requirements, naming pip\'s words and what to check', async () => {
     const index = fs.mkdtempSync(path.join(os.tmpdir(), 'empty-index-'));
     const saved = { ...process.env };

@@ -256,8 +256,10 @@ export function formatDiffReport(report: DiffReport): string {
   const joining = report.objects.filter(o => o.joinsApplySet).length;
   const summary = `${tally(report.counts)}${joining ? `; ${joining} object${joining === 1 ? '' : 's'} join${joining === 1 ? 's' : ''} the ApplySet `
     + '(kyma-serverless apply labels them; Argo CD and Flux do not)' : ''}`;
+  // A diff that failed before any object was compared has nothing to report: its error says it all (on standard error).
+  if (report.error && !report.objects.length && !report.move) return '';
   const lines = [header, ...renderText(report.objects), ...(report.move ? renderMove(report.move, 12) : []), `${report.dir}: ${summary}`];
-  if (report.error) lines.push(`kyma-serverless: ${report.error}`);
+  if (report.error) lines.push(`kyma-serverless: the diff stopped here: ${report.error.split('\n')[0]}`);
   return `${lines.join('\n')}\n`;
 }
 

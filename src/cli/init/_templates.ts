@@ -15,7 +15,10 @@ export const PACKAGE_NAME = 'cdk8s-kyma-serverless';
 export const FUNCTIONS_FOLDER = 'functions';
 
 /** The commands a new app's README gives, in order. */
-export const NEXT_COMMANDS = ['npm install', 'npm run synth', 'npx kyma-serverless apply dist/ --wait'] as const;
+export const NEXT_COMMANDS = ['npm install', 'npm run synth', 'npm test', 'npx kyma-serverless apply dist/ --wait'] as const;
+
+/** The folder of the app's tests, which `npm test` runs with jest. */
+export const TESTS_FOLDER = 'test';
 
 /** What the files of a new app are made from. */
 export interface AppTemplateOptions {
@@ -97,13 +100,57 @@ ${stack}${MAIN_TS_FUNCTIONS}`;
 }
 
 const GITIGNORE = `node_modules/
-# What tsc writes when run by hand (ts-node runs main.ts without it). The handlers are sources.
+# What tsc writes when run by hand (ts-node runs main.ts without it). The handlers and jest's
+# configuration are sources.
 *.js
 *.d.ts
 !/${FUNCTIONS_FOLDER}/**/*.js
+!/jest.config.js
+# Values of Secret and ConfigMap keys for local runs (kyma-serverless run --env-file .env): never in Git.
+.env
 # A synth that was killed can leave its scratch folder beside dist/.
 /.dist.synth-*
 # dist/ is committed: it is what Argo CD or Flux syncs, and what reviews show.
+`;
+
+/** An import of a generated file (built here, so that test/package.test.ts does not take it for one of this package's own). */
+const importStatement = (names: string, from: string) => `import { ${names} } from '${from}';`;
+
+const JEST_CONFIG = `// npm test: jest runs the tests of ${TESTS_FOLDER}/ through ts-jest (with this app's tsconfig.json).
+/** @type {import("jest").Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/${TESTS_FOLDER}'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\\\.ts$': 'ts-jest' },
+  // The testing kit starts each Function in a process of its own, and installs its dependencies
+  // on the first start: seconds, more than jest's default of 5.
+  testTimeout: 60000,
+};
+`;
+
+const HELLO_NODE_TEST = `// A test of a Function on this machine (npm test): the testing kit starts the folder with the
+// contract of its runtime image, as \`npx kyma-serverless run ${FUNCTIONS_FOLDER}/hello-node\` does. More in
+// node_modules/${PACKAGE_NAME}/docs/develop-locally.md ("Test handlers").
+${importStatement('LocalFunction', `${PACKAGE_NAME}/testing`)}
+
+describe('hello-node', () => {
+  let fn: LocalFunction;
+  beforeAll(async () => {
+    fn = await LocalFunction.startFolder('${FUNCTIONS_FOLDER}/hello-node');
+  });
+  afterAll(() => fn.stop());
+
+  test('greets by name', async () => {
+    const res = await fn.get('/?name=Ada');
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ message: 'Hello, Ada!' });
+  });
+
+  test('greets the GREETING_TARGET of its function.yaml when no name is given', async () => {
+    expect((await fn.get('/')).json()).toEqual({ message: 'Hello, world!' });
+  });
+});
 `;
 
 const readme = (name: string, release: ServerlessRelease) => `# ${name}
@@ -124,6 +171,10 @@ ${releaseFacts(release).buildsImages ? 'Functions\' builds'
   Function for each folder of \`${FUNCTIONS_FOLDER}/\`.
 - \`${FUNCTIONS_FOLDER}/<name>/\`: a Function: its handler, its dependencies and \`${FUNCTION_FILE}\` (runtime, env, scaling...).
   Try one on this machine with \`npx kyma-serverless run ${FUNCTIONS_FOLDER}/hello-node\`.
+- \`${TESTS_FOLDER}/\`: tests of the Functions, which \`npm test\` runs with jest (\`jest.config.js\`): the testing kit
+  (\`${PACKAGE_NAME}/testing\`) starts a folder on this machine, as \`run\` does, and sends it requests. A Python
+  Function runs on this machine's \`python3\` (3.11 or newer).
+- \`.env\` (not in Git): values of Secret keys for local runs, \`npx kyma-serverless run <folder> --env-file .env\`.
 
 The documentation is in \`node_modules/${PACKAGE_NAME}/README.md\` and \`node_modules/${PACKAGE_NAME}/docs/\`.
 `;
@@ -170,7 +221,7 @@ export function appFiles(options: AppTemplateOptions): { readonly [file: string]
       name: options.name,
       version: '0.1.0',
       private: true,
-      scripts: { synth: 'kyma-serverless synth' },
+      scripts: { synth: 'kyma-serverless synth', test: 'jest' },
       dependencies: { [PACKAGE_NAME]: options.packageSpec, ...APP_DEPENDENCIES },
       devDependencies: { ...APP_DEV_DEPENDENCIES },
     }),
@@ -179,7 +230,9 @@ export function appFiles(options: AppTemplateOptions): { readonly [file: string]
     'tsconfig.json': json(CDK8S_INIT_TSCONFIG),
     'main.ts': mainTs(release),
     '.gitignore': GITIGNORE,
+    'jest.config.js': JEST_CONFIG,
     'README.md': readme(options.name, release),
+    [`${TESTS_FOLDER}/hello-node.test.ts`]: HELLO_NODE_TEST,
     [`${FUNCTIONS_FOLDER}/hello-node/${node.handler}`]: NODE_HANDLER,
     [`${FUNCTIONS_FOLDER}/hello-node/${node.dependencies}`]: json({ name: 'hello-node', version: '1.0.0', private: true, dependencies: {} }),
     [`${FUNCTIONS_FOLDER}/hello-node/${FUNCTION_FILE}`]: functionYaml(release === DEFAULT_RELEASE ? FunctionRuntime.NODEJS_22.name : nodeRuntime(release)),

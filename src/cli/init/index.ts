@@ -1,7 +1,8 @@
 /**
- * `kyma-serverless init [dir]`: a new cdk8s TypeScript app with the stack and two function
- * folders, which installs and synthesizes offline (nothing but npm packages is downloaded; no
- * `cdk8s import`), and whose `.gitignore` keeps `dist/`, which the GitOps flow commits.
+ * `kyma-serverless init [dir]`: a new cdk8s TypeScript app with the stack, two function folders
+ * and a jest test of one through the testing kit, which installs, synthesizes and tests offline
+ * (nothing but npm packages is downloaded; no `cdk8s import`), and whose `.gitignore` keeps
+ * `dist/`, which the GitOps flow commits, and leaves out `.env`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -138,10 +139,12 @@ export function addInitCommand(program: Command): void {
       + 'the build-based stack; 1.13.0 is upstream\'s current, buildless release)')
     .addHelpText('after', `
 It writes package.json (cdk8s, cdk8s-plus-27 and constructs at the versions this package is tested
-with; "synth": "kyma-serverless synth"), cdk8s.yaml (output dist, no imports), tsconfig.json (as
-cdk8s init writes it), main.ts (the stack, the Function namespace "functions", and a Function per
-folder of functions/), functions/hello-node/ and functions/hello-python/, a .gitignore that keeps
-dist/, and a README. A folder that holds anything but .git is refused unless --force is given.
+with; "synth": "kyma-serverless synth"; "test": "jest", with jest and ts-jest), cdk8s.yaml (output
+dist, no imports), tsconfig.json (as cdk8s init writes it), main.ts (the stack, the Function
+namespace "functions", and a Function per folder of functions/), functions/hello-node/ and
+functions/hello-python/, jest.config.js and test/hello-node.test.ts (the testing kit), a .gitignore
+that keeps dist/ and leaves out .env, and a README. A folder that holds anything but .git is
+refused unless --force is given.
 
 The stack deploys Kyma Serverless ${DEFAULT_RELEASE} unless --release picks another: with
 --release 1.13.0 (upstream's current release, buildless: no build Job or registry; dependencies

@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_RELEASE, ServerlessRelease, parseRelease } from '../../api';
 import { CloudEventMode } from '../../runtime/cloudevents';
 import { FunctionRequest, FunctionResponse, invokeFunction } from '../../runtime/invoke';
-import { LocalFunction } from '../../runtime/local-function';
+import { LocalFunction, LogLine, LogSource } from '../../runtime/local-function';
 import { parseDuration } from '../status';
 import { CliError } from '../_kube';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
@@ -151,6 +151,10 @@ export interface InvokeResult {
   readonly url: string;
   /** Whether the folder was started for this one call. */
   readonly started: boolean;
+  /** For a folder started for this call: what the Function and the runtime logged (its load, the call, the runtime's notes). */
+  readonly log?: readonly LogLine[];
+  /** For a folder a `run` serves: the process id of that run, whose output holds the Function's log. */
+  readonly runPid?: number;
 }
 
 /**
@@ -164,17 +168,18 @@ export async function invokeTarget(target: string, options: InvokeOptions): Prom
   const release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     const run = findRun(target);
-    if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false };
+    if (run) return { response: await invokeFunction(run.url, { path: '/', ...request }), url: run.url, started: false, runPid: run.pid };
     let fn: LocalFunction;
+    const log: LogLine[] = [];
     try {
-      fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, release, node: options.node, log: () => undefined });
+      fn = await LocalFunction.startFolder(target, { envFiles: options.envFile, release, node: options.node, log: line => log.push(line) });
     } catch (e) {
       // The fix may name an option of run (--env, --mount, --from-cluster, --python), which invoke has not.
       throw new CliError(`${(e as Error).message}\n  invoke starts a folder that no run serves with --env-file only: for the options of run `
         + `(--env, --mount, --from-cluster, --python), serve it with kyma-serverless run ${target} <options>, then invoke it again`);
     }
     try {
-      return { response: await fn.request(request), url: fn.url, started: true };
+      return { response: await fn.request(request), url: fn.url, started: true, log };
     } finally {
       await fn.stop();
     }
@@ -187,6 +192,13 @@ export async function invokeTarget(target: string, options: InvokeOptions): Prom
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The log of a folder started for a call that failed, for standard error: its output and the runtime's lines (as `run` prints them). */
+export function failureLog(log: readonly LogLine[]): string {
+  const lines = log.filter(l => l.source !== LogSource.STDOUT || l.text.trim());
+  if (!lines.length) return '';
+  return `kyma-serverless: the Function's log for this call:\n${lines.map(l => `  ${l.source === LogSource.RUNTIME ? 'kyma-serverless: ' : ''}${l.text}`).join('\n')}\n`;
+}
 
 /** Adds `invoke` to a program. */
 export function addInvokeCommand(program: Command): void {
@@ -217,7 +229,7 @@ Examples:
 `)
     .action(async (target: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<InvokeOptions>();
-      const { response, url, started } = await invokeTarget(target, options);
+      const { response, url, started, log = [], runPid } = await invokeTarget(target, options);
       if (isStructured(options.output)) {
         let json: unknown;
         try {
@@ -226,9 +238,17 @@ Examples:
           json = undefined;
         }
         const { status, statusText, headers } = response;
-        printDocument({ url, started, status, statusText, headers, body: response.text(), ...(json !== undefined ? { json } : {}) }, options.output!);
+        printDocument({
+          url, started, status, statusText, headers, body: response.text(), ...(json !== undefined ? { json } : {}), ...(started ? { log } : {}),
+        }, options.output!);
       } else {
         if (started) process.stderr.write(`kyma-serverless: ${target} is not running here (kyma-serverless run): started it for this call\n`);
+        // A failure's cause is in the log (what main threw, the runtime's note on the answer), which `run` would show and nothing else does.
+        if (started && response.status >= 500) process.stderr.write(failureLog(log));
+        if (runPid !== undefined && response.status >= 500) {
+          process.stderr.write(`kyma-serverless: the cause is in the log of the kyma-serverless run serving ${target} (process ${runPid}): `
+            + 'what main threw, and the runtime\'s note on the answer\n');
+        }
         print(formatResponse(response));
       }
       if (response.status >= 400) process.exitCode = 1;

@@ -12,6 +12,7 @@ import {
   DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease,
   RELEASE_ANNOTATION,
 } from '../../api';
+import { FunctionFolder } from '../../function/function-folder';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
 import { CliError, ClusterOptions, connect } from '../_kube';
@@ -126,6 +127,15 @@ export interface RunOptions extends ClusterOptions {
   readonly log?: (line: LogLine) => void;
 }
 
+/** Whether a Function folder's function.yaml names its namespace (a folder that does not load is left to the run to report). */
+function folderNamesNamespace(folder: string): boolean {
+  try {
+    return FunctionFolder.load(folder).namespace !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** `NAME=value` and `secret=folder` pairs, by their left side. */
 function pairs(values: readonly string[] | undefined, flag: string, example: string): { [key: string]: string } {
   const result: { [key: string]: string } = {};
@@ -179,6 +189,48 @@ export function releaseOfObjects(objects: readonly any[]): ServerlessRelease | u
     .map(o => o.metadata.labels['app.kubernetes.io/version'])
     .filter(isServerlessRelease));
   return versions.size === 1 ? [...versions][0] : undefined;
+}
+
+/** Where the app around a Function folder synthesizes to: the `output` of the nearest cdk8s.yaml above it, else its dist/. */
+function appOutputOf(folder: string): { readonly app: string; readonly output: string } | undefined {
+  for (let dir = path.dirname(path.resolve(folder)); ; dir = path.dirname(dir)) {
+    const config = path.join(dir, 'cdk8s.yaml');
+    if (fs.existsSync(config)) {
+      let output: unknown;
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        output = (require('yaml') as typeof import('yaml')).parse(fs.readFileSync(config, 'utf8'))?.output;
+      } catch {
+        output = undefined;
+      }
+      return { app: dir, output: path.resolve(dir, typeof output === 'string' ? output : 'dist') };
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The namespace of a Function folder that neither `-n` nor its function.yaml names: the one the app
+ * around it puts it in, as its synthesized output shows (the Function of the folder's name there),
+ * with a line for the log that says where it comes from, or why it is `default`.
+ */
+export function folderNamespace(folder: string): { readonly namespace?: string; readonly note: string } {
+  const name = path.basename(path.resolve(folder));
+  const fallback = 'namespace default: neither -n nor function.yaml names one';
+  const fix = `give -n <namespace>, or run the app's Function: run --app main.ts --function <namespace>/${name}`;
+  const app = appOutputOf(folder);
+  if (!app) return { note: `${fallback}, and no cdk8s app (cdk8s.yaml) holds the folder: ${fix.split(', or')[0]} to run it in another` };
+  const shown = path.relative(process.cwd(), app.output) || '.';
+  if (!fs.existsSync(app.output)) {
+    return { note: `${fallback}, and the app has no synthesized output (${shown}/) to read the namespace it puts ${name} in: run npm run synth, or ${fix}` };
+  }
+  const namespaces = [...new Set(objectsOfManifests(app.output)
+    .map(o => o.object)
+    .filter(o => o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND && o.metadata?.name === name)
+    .map(o => String(o.metadata.namespace ?? 'default')))].sort();
+  if (namespaces.length === 1) return { namespace: namespaces[0], note: `namespace ${namespaces[0]}: the app's ${shown}/ has Function ${namespaces[0]}/${name} (-n overrides)` };
+  if (!namespaces.length) return { note: `${fallback}, and the app's ${shown}/ has no Function ${name}: run npm run synth, or ${fix}` };
+  return { note: `${fallback}, and the app's ${shown}/ has a Function ${name} in ${namespaces.join(' and ')}: ${fix}` };
 }
 
 /** The folders of an app that hold its code (not node_modules, Git, outputs or hidden ones), for watching. */
@@ -263,6 +315,11 @@ export async function startRun(folder: string | undefined, options: RunOptions):
       const text = `the cluster of context ${context} runs Serverless ${release} (its Function CRD): following its runtime contract`;
       if (release) log({ source: LogSource.RUNTIME, text });
     }
+  }
+  if (folder && namespace === undefined && !folderNamesNamespace(folder)) {
+    const found = folderNamespace(folder);
+    namespace = found.namespace;
+    log({ source: LogSource.RUNTIME, text: found.note });
   }
   const local: LocalFunctionOptions = {
     port: options.port ?? FUNCTION_PORT,
