@@ -9,7 +9,7 @@ import { compare, Operation } from 'fast-json-patch';
 import { isObject, showValue } from '../api/_json';
 // Single modules of the Function API, not its index: the server's module graph stays free of cdk8s.
 import { FunctionDefaults, defaultFunction } from '../api/function-defaults';
-import { FunctionRuleOptions, functionWarnings, validateFunction } from '../api/function-rules';
+import { FunctionRuleOptions, functionWarnings, validateFunctionBounded } from '../api/function-rules';
 import { FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { Violation, describeViolation } from '../api/validator';
@@ -75,6 +75,47 @@ export interface AdmissionReviewResponse {
   readonly response: AdmissionResponse;
 }
 
+/**
+ * What one review may produce, whatever its input: a review's cost is bounded by these, not by
+ * the size of the Function (up to 3 MiB, and a million small faults fit in that).
+ */
+export const REVIEW_LIMITS = {
+  /** Violations described in a denial; the rest are counted (`and 12345 more`). */
+  maxViolations: 8,
+  /** Characters of one violation's line in a denial's message (a value is echoed in it). */
+  maxLineChars: 300,
+  /** Characters of a field path or message in a denial's `causes`. */
+  maxCauseChars: 300,
+  /** How deep a Function may nest: a Function's schema goes about 8 levels down. */
+  maxDepth: 64,
+  /** Characters of a request's uid (the API server's are 36). */
+  maxUidChars: 128,
+} as const;
+
+/** Text cut to `max` characters, with a marker saying how much was cut. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more chars]`;
+}
+
+/**
+ * How deep a JSON value nests, counted without recursion (a hostile value may nest thousands of
+ * levels, past the stack of any recursive walk); stops counting past `limit`.
+ */
+export function depthOf(value: unknown, limit: number = REVIEW_LIMITS.maxDepth): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
 /** A request the webhook cannot answer with a review: the server replies with this HTTP status and message. */
 export class AdmissionRequestError extends Error {
   constructor(message: string, public readonly statusCode = 400) {
@@ -114,6 +155,9 @@ export function decodeAdmissionReview(body: string | Buffer): AdmissionRequest {
   const request = review.request;
   if (!isObject(request)) throw new AdmissionRequestError('The AdmissionReview has no request');
   if (typeof request.uid !== 'string' || request.uid === '') throw new AdmissionRequestError('The AdmissionReview\'s request has no uid');
+  if (request.uid.length > REVIEW_LIMITS.maxUidChars) {
+    throw new AdmissionRequestError(`The AdmissionReview's request uid has ${request.uid.length} characters, more than ${REVIEW_LIMITS.maxUidChars}: ${clip(request.uid, 40)}`);
+  }
   const kind = request.kind;
   if (!isObject(kind) || kind.group !== FUNCTION_GROUP || kind.kind !== FUNCTION_KIND) {
     throw new AdmissionRequestError(`This webhook admits only ${FUNCTION_GROUP} ${FUNCTION_KIND}s, got ${describeGvk(kind)}`);
@@ -155,11 +199,37 @@ function passesThrough(request: AdmissionRequest): boolean {
   return isDeepStrictEqual(specOf(request.object), specOf(request.oldObject));
 }
 
+/**
+ * A denial of an object or old object that nests deeper than {@link REVIEW_LIMITS}: no Function
+ * does, and every later step (comparison, defaulting, the schema) walks values recursively.
+ */
+function tooDeep(request: AdmissionRequest): AdmissionResponse | undefined {
+  for (const [field, value] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
+    const depth = depthOf(value);
+    if (depth > REVIEW_LIMITS.maxDepth) {
+      return {
+        uid: request.uid,
+        allowed: false,
+        status: {
+          code: 422,
+          reason: 'Invalid',
+          message: `${FUNCTION_KIND} is invalid: request.${field} nests more than ${REVIEW_LIMITS.maxDepth} levels deep; a Function nests about 8, so this is no Function: remove the nested values`,
+        },
+      };
+    }
+  }
+  return undefined;
+}
+
 /** The outcome of a validation review, for the response and the log. */
 export interface ValidationResult {
   readonly response: AdmissionResponse;
-  /** Every violation found; empty when allowed. */
+  /** The violations found, at most {@link REVIEW_LIMITS}' `maxViolations`; empty when allowed. */
   readonly violations: readonly Violation[];
+  /** How many more violations were found and only counted. */
+  readonly omitted: number;
+  /** Why the review denied without judging the Function (too deep), for the log. */
+  readonly refused?: string;
 }
 
 /**
@@ -170,20 +240,27 @@ export interface ValidationResult {
  *
  * @param request the decoded request
  * @param options the stack's release and minimum requests
- * @returns the response: allowed, or denied with HTTP 422, a message listing every violation as
- * `field: message; fix` (the words synth uses), and one `cause` per violation
+ * @returns the response: allowed, or denied with HTTP 422, a message listing the first violations
+ * (see {@link REVIEW_LIMITS}) as `field: message; fix` (the words synth uses) and the count of the
+ * rest, and one `cause` per violation listed; denied without judging when the object nests
+ * deeper than any Function
  */
 export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
-  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [] };
-  const violations = validateFunction(request.object, options);
-  const warnings = functionWarnings(request.object, options).map(describeViolation);
+  const deep = tooDeep(request);
+  if (deep) return { response: deep, violations: [], omitted: 0, refused: 'too deep' };
+  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
+  const { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
+  const warnings = functionWarnings(request.object, options).map(w => clip(describeViolation(w), REVIEW_LIMITS.maxLineChars));
   const warned = warnings.length ? { warnings } : {};
-  if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations };
-  const name = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
-  const lines = violations.map(describeViolation);
-  const message = `${FUNCTION_KIND} ${JSON.stringify(name ?? '')} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
+  if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations, omitted };
+  const rawName = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
+  const name = rawName === undefined ? undefined : clip(rawName, 253);
+  const lines = violations.map(v => clip(describeViolation(v), REVIEW_LIMITS.maxLineChars));
+  if (omitted) lines.push(`and ${omitted} more violation${omitted === 1 ? '' : 's'}, not listed: fix these first, then look again`);
+  const message = `${FUNCTION_KIND} ${JSON.stringify(clip(name ?? '', 80))} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
   return {
     violations,
+    omitted,
     response: {
       uid: request.uid,
       allowed: false,
@@ -196,7 +273,11 @@ export function reviewValidation(request: AdmissionRequest, options: FunctionRul
           name,
           group: FUNCTION_GROUP,
           kind: 'functions',
-          causes: violations.map(v => ({ field: v.path, message: v.message, reason: v.rule ?? 'FieldValueInvalid' })),
+          causes: violations.map(v => ({
+            field: clip(v.path, REVIEW_LIMITS.maxCauseChars),
+            message: clip(v.message, REVIEW_LIMITS.maxCauseChars),
+            reason: clip(v.rule ?? 'FieldValueInvalid', REVIEW_LIMITS.maxCauseChars),
+          })),
         },
       },
     },
@@ -208,6 +289,8 @@ export interface DefaultingResult {
   readonly response: AdmissionResponse;
   /** The JSONPatch operations; empty when nothing was filled in. */
   readonly patch: readonly Operation[];
+  /** Why the review denied without defaulting (too deep), for the log. */
+  readonly refused?: string;
 }
 
 /**
@@ -223,6 +306,8 @@ export interface DefaultingResult {
  */
 export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults, release: ServerlessRelease = DEFAULT_RELEASE): DefaultingResult {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
+  const deep = tooDeep(request);
+  if (deep) return { response: deep, patch: [], refused: 'too deep' };
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;
