@@ -250,6 +250,11 @@ export class WebhookServer {
       `connection refused: ${this.limits.maxConnections} connections are open, the most this server takes; close idle clients or raise limits.maxConnections`);
   }
 
+  /** How many connections the HTTPS port holds now, handshakes in progress included. */
+  public openConnections(): Promise<number> {
+    return new Promise((resolve, reject) => this.https.getConnections((e, count) => (e ? reject(e) : resolve(count))));
+  }
+
   /** The HTTPS port, once started. */
   public get port(): number {
     return (this.https.address() as AddressInfo).port;
