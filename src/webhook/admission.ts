@@ -83,9 +83,11 @@ export const REVIEW_LIMITS = {
   /** Violations described in a denial; the rest are counted (`and 12345 more`). */
   maxViolations: 8,
   /** Characters of one violation's line in a denial's message (a value is echoed in it). */
-  maxLineChars: 300,
+  maxLineChars: 1024,
+  /** Characters of all lines of a denial's message: lines past it are counted with the rest. */
+  maxMessageChars: 4096,
   /** Characters of a field path or message in a denial's `causes`. */
-  maxCauseChars: 300,
+  maxCauseChars: 1024,
   /** How deep a Function may nest: a Function's schema goes about 8 levels down. */
   maxDepth: 64,
   /** Characters of a request's uid (the API server's are 36). */
@@ -249,17 +251,28 @@ export function reviewValidation(request: AdmissionRequest, options: FunctionRul
   const deep = tooDeep(request);
   if (deep) return { response: deep, violations: [], omitted: 0, refused: 'too deep' };
   if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
-  const { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
+  // eslint-disable-next-line prefer-const
+  let { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
   const warnings = functionWarnings(request.object, options).map(w => clip(describeViolation(w), REVIEW_LIMITS.maxLineChars));
   const warned = warnings.length ? { warnings } : {};
   if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations, omitted };
   const rawName = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
   const name = rawName === undefined ? undefined : clip(rawName, 253);
-  const lines = violations.map(v => clip(describeViolation(v), REVIEW_LIMITS.maxLineChars));
+  // Listed while the message has room; the others are counted with those past maxViolations.
+  const lines: string[] = [];
+  let chars = 0;
+  for (const v of violations) {
+    const line = clip(describeViolation(v), REVIEW_LIMITS.maxLineChars);
+    if (lines.length > 0 && chars + line.length > REVIEW_LIMITS.maxMessageChars) break;
+    lines.push(line);
+    chars += line.length;
+  }
+  const listed = violations.slice(0, lines.length);
+  omitted += violations.length - listed.length;
   if (omitted) lines.push(`and ${omitted} more violation${omitted === 1 ? '' : 's'}, not listed: fix these first, then look again`);
   const message = `${FUNCTION_KIND} ${JSON.stringify(clip(name ?? '', 80))} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
   return {
-    violations,
+    violations: listed,
     omitted,
     response: {
       uid: request.uid,
@@ -273,7 +286,7 @@ export function reviewValidation(request: AdmissionRequest, options: FunctionRul
           name,
           group: FUNCTION_GROUP,
           kind: 'functions',
-          causes: violations.map(v => ({
+          causes: listed.map(v => ({
             field: clip(v.path, REVIEW_LIMITS.maxCauseChars),
             message: clip(v.message, REVIEW_LIMITS.maxCauseChars),
             reason: clip(v.rule ?? 'FieldValueInvalid', REVIEW_LIMITS.maxCauseChars),
@@ -306,8 +319,9 @@ export interface DefaultingResult {
  */
 export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults, release: ServerlessRelease = DEFAULT_RELEASE): DefaultingResult {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
+  // Left as it is, for the validating webhook to deny: defaulting never denies.
   const deep = tooDeep(request);
-  if (deep) return { response: deep, patch: [], refused: 'too deep' };
+  if (deep) return { response: { ...allowed, warnings: [`not defaulted: ${deep.status!.message}`] }, patch: [], refused: 'too deep' };
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;
