@@ -29,6 +29,8 @@ const KUBECONFIG = path.join(K8S_BIN, 'kubeconfig');
 const API = 'https://127.0.0.1:6443';
 const SIEGE_SECONDS = Number(process.env.SIEGE_SECONDS ?? 60);
 const ATTACKERS = Number(process.env.SIEGE_ATTACKERS ?? 4);
+const DIRECT_ATTACKERS = Number(process.env.SIEGE_DIRECT_ATTACKERS ?? 3);
+const BASELINE_SECONDS = Number(process.env.SIEGE_BASELINE_SECONDS ?? 15);
 const WEBHOOK_PORT = 18443;
 const METRICS_PORT = 18080;
 const root = path.resolve(__dirname, '..', '..');
@@ -54,7 +56,7 @@ function fn(name: string, namespace: string, spec: object = {}): any {
   return {
     apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function',
     metadata: { name, namespace },
-    spec: { runtime: 'nodejs22', source: { inline: { source: 'module.exports = { main: () => "ok" };' } }, ...spec },
+    spec: { runtime: 'nodejs22', source: { inline: { source: 'function main() { return "ok"; }\nmodule.exports = { main };\n' } }, ...spec },
   };
 }
 
@@ -171,12 +173,25 @@ async function main(): Promise<void> {
     }
 
     // The worst Functions: the API server's body limit is 3 MiB; the object stays a little below it.
-    const budget = 3 * 1024 * 1024 - 4096;
-    const worst = [
-      ['envNames', largest(n => ({ env: Array.from({ length: n }, () => ({ name: '1' })) }), budget)],
-      ['labelKeys', largest(n => ({ labels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`-${i}`, ''])) }), budget)],
-    ] as const;
+    // Smaller ones too: the API server takes tens of seconds over a 3 MiB one itself, and may give
+    // up before it calls the validating webhook.
+    const envNames = (n: number) => ({ env: Array.from({ length: n }, () => ({ name: '1' })) });
+    const labelKeys = (n: number) => ({ labels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`-${i}`, ''])) });
+    const worst: [string, string][] = [];
+    for (const [size, bytes] of [['3MiB', 3 * 1024 * 1024 - 4096], ['1MiB', 1024 * 1024], ['256KiB', 256 * 1024]] as const) {
+      worst.push([`envNames-${size}`, largest(envNames, bytes)], [`labelKeys-${size}`, largest(labelKeys, bytes)]);
+    }
     for (const [kind, body] of worst) log(`worst Function ${kind}: ${body.length} bytes`);
+
+    // The victim alone first: what its writes cost without an attacker.
+    const baseline: number[] = [];
+    for (const started = Date.now(); Date.now() - started < BASELINE_SECONDS * 1000;) {
+      const r = await post(tokens.victim, '/apis/serverless.kyma-project.io/v1alpha2/namespaces/victim/functions', JSON.stringify(fn(`base-${baseline.length}`, 'victim')), apiCa);
+      if (r.status !== 201) throw new Error(`The victim's write failed before the siege: ${r.status} ${r.text}`);
+      baseline.push(r.ms);
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    log(`victim alone: ${baseline.length} Functions created; latency p50 ${percentile(baseline, 50)} ms, p99 ${percentile(baseline, 99)} ms, max ${Math.max(...baseline)} ms`);
 
     const until = Date.now() + SIEGE_SECONDS * 1000;
     const attacks: { status: number; ms: number; kind: string }[] = [];
@@ -209,7 +224,7 @@ async function main(): Promise<void> {
         const [kind, body] = worst[(id + i) % worst.length];
         const r = await post(tokens.attacker, '/apis/serverless.kyma-project.io/v1alpha2/namespaces/attacker/functions', body, apiCa);
         attacks.push({ status: r.status, ms: r.ms, kind });
-        if (attacks.length <= 2) log(`attack answer (${kind}): ${r.status} in ${r.ms} ms: ${r.text.slice(0, 300)}`);
+        if (!attacks.slice(0, -1).some(a => a.kind === kind)) log(`attack answer (${kind}): ${r.status} in ${r.ms} ms: ${r.text.slice(0, 300)}`);
       }
     };
     const tenant = async () => {
@@ -220,17 +235,67 @@ async function main(): Promise<void> {
         await new Promise(resolve => setTimeout(resolve, 100));
       }
     };
-    await Promise.all([...Array.from({ length: ATTACKERS }, (_, i) => attacker(i)), tenant(), prober]);
+    // Straight at the webhook as well, as a caller inside the cluster's network could: the worst
+    // reviews of 3 MiB, schema-invalid ones included (the API server never lets those through).
+    const direct: { status: number; ms: number; bytes: number }[] = [];
+    const reviewOf = (object: string, uid: string) => `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"${uid}",`
+      + '"kind":{"group":"serverless.kyma-project.io","version":"v1alpha2","kind":"Function"},"operation":"CREATE","namespace":"attacker","name":"worst",'
+      + `"object":${object}}}`;
+    const envTypes = (n: number) => ({ env: Array.from({ length: n }, () => ({ name: 1 })) });
+    const directBodies = [
+      reviewOf(largest(envNames, 3 * 1024 * 1024 - 512), 'direct-env-names'),
+      reviewOf(largest(labelKeys, 3 * 1024 * 1024 - 512), 'direct-label-keys'),
+      reviewOf(largest(envTypes, 3 * 1024 * 1024 - 512), 'direct-env-types'),
+    ];
+    const directAttacker = async (id: number) => {
+      for (let i = 0; Date.now() < until; i++) {
+        const body = directBodies[(id + i) % directBodies.length];
+        const started = Date.now();
+        const r = await new Promise<{ status: number; bytes: number }>(resolve => {
+          const req = https.request({
+            host: '127.0.0.1', port: WEBHOOK_PORT, servername: 'localhost', ca: ca.cert, agent: false, method: 'POST',
+            path: i % 2 ? '/defaulting/functions' : '/validation/function',
+            headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+          }, res => {
+            let bytes = 0;
+            res.on('data', (c: Buffer) => { bytes += c.length; });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          });
+          req.on('error', () => resolve({ status: -1, bytes: 0 }));
+          req.end(body);
+        });
+        direct.push({ ...r, ms: Date.now() - started });
+      }
+    };
+    await Promise.all([
+      ...Array.from({ length: ATTACKERS }, (_, i) => attacker(i)),
+      ...Array.from({ length: DIRECT_ATTACKERS }, (_, i) => directAttacker(i)),
+      tenant(), prober,
+    ]);
     clearInterval(sampler);
 
     const latencies = victim.map(v => v.ms);
     const byStatus = (list: { status: number }[]) => list.reduce<{ [s: string]: number }>((n, a) => ({ ...n, [a.status]: (n[a.status] ?? 0) + 1 }), {});
     log(`siege: ${SIEGE_SECONDS} s, ${ATTACKERS} attacking clients, ${attacks.length} worst Functions sent (statuses ${JSON.stringify(byStatus(attacks))}), attack answer p50 ${percentile(attacks.map(a => a.ms), 50)} ms, max ${Math.max(...attacks.map(a => a.ms))} ms`);
+    log(`direct: ${direct.length} worst reviews of 3 MiB straight at the webhook from ${DIRECT_ATTACKERS} clients, statuses ${JSON.stringify(byStatus(direct))}, answer p50 ${percentile(direct.map(d => d.ms), 50)} ms, max ${Math.max(...direct.map(d => d.ms))} ms, largest answer ${Math.max(...direct.map(d => d.bytes))} bytes`);
     log(`victim: ${victim.length} Functions created, statuses ${JSON.stringify(byStatus(victim))}; latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${Math.max(...latencies)} ms`);
     for (const failure of victimFailures.slice(0, 5)) log(`victim failure: ${failure}`);
     log(`webhook: peak RSS ${peakRss.toFixed(0)} MiB of the Deployment's ${limit} MiB limit (heap cap ${heapMiB} MiB); liveness probes failed ${probeFailures} of ${probes}; exits (restarts) ${exits}`);
-    const longest = fs.readFileSync(path.join(work, 'webhook.log'), 'utf8').split('\n').reduce((m, l) => Math.max(m, l.length), 0);
-    log(`webhook log: longest line ${longest} chars`);
+    const lines = fs.readFileSync(path.join(work, 'webhook.log'), 'utf8').split('\n').filter(Boolean);
+    log(`webhook log: ${lines.length} lines, the longest ${Math.max(...lines.map(l => l.length))} chars`);
+    const reviews = lines.map(l => JSON.parse(l)).filter(r => r.namespace === 'attacker' && r.durationMs !== undefined && !String(r.uid).startsWith('direct-'));
+    const directReviews = lines.map(l => JSON.parse(l)).filter(r => String(r.uid).startsWith('direct-') && r.durationMs !== undefined);
+    log(`webhook: ${directReviews.length} direct reviews judged, the longest ${Math.max(0, ...directReviews.map(r => r.durationMs)).toFixed(0)} ms of work; ${lines.filter(l => l.includes('over its deadline')).length} over the deadline`);
+    const victimWork = lines.map(l => JSON.parse(l)).filter(r => r.namespace === 'victim' && r.durationMs !== undefined).map(r => r.durationMs as number);
+    log(`webhook: the victim's ${victimWork.length} reviews took p50 ${percentile(victimWork, 50).toFixed(1)} ms, p99 ${percentile(victimWork, 99).toFixed(1)} ms of work`);
+    for (const [msg, path] of [['defaulted', '/defaulting/functions'], ['denied', '/validation/function']]) {
+      const done = reviews.filter(r => r.path === path);
+      log(`webhook: ${done.length} attacker reviews on ${path} (${done.filter(r => r.msg === msg).length} ${msg}), the longest ${Math.max(0, ...done.map(r => r.durationMs)).toFixed(0)} ms of work`);
+    }
+    for (const [kind] of worst) {
+      const mine = attacks.filter(a => a.kind === kind);
+      log(`attack ${kind}: ${mine.length} sent, statuses ${JSON.stringify(byStatus(mine))}, answer p50 ${percentile(mine.map(a => a.ms), 50)} ms`);
+    }
     if (exits > 0 || probeFailures > 0 || victimFailures.length > 0 || peakRss > limit) process.exitCode = 1;
   } finally {
     webhook?.kill('SIGTERM');

@@ -90,6 +90,11 @@ export const REVIEW_LIMITS = {
   maxCauseChars: 1024,
   /** How deep a Function may nest: a Function's schema goes about 8 levels down. */
   maxDepth: 64,
+  /**
+   * JSON values (objects, lists, strings, numbers...) a Function may hold: a large one holds a few
+   * hundred (its source is one string), and checking 3 MiB of tiny values costs seconds.
+   */
+  maxValues: 20_000,
   /** Characters of a request's uid (the API server's are 36). */
   maxUidChars: 128,
 } as const;
@@ -99,23 +104,32 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more chars]`;
 }
 
+/** The size of a JSON value, as {@link shapeOf} counts it. */
+export interface JsonShape {
+  /** How deep it nests: 1 for a scalar or an empty object. */
+  readonly depth: number;
+  /** How many values it holds, itself included. */
+  readonly values: number;
+}
+
 /**
- * How deep a JSON value nests, counted without recursion (a hostile value may nest thousands of
- * levels, past the stack of any recursive walk); stops counting past `limit`.
+ * How deep a JSON value nests and how many values it holds, counted without recursion (a hostile
+ * value may nest thousands of levels, past the stack of any recursive walk); stops counting as
+ * soon as either passes its limit.
  */
-export function depthOf(value: unknown, limit: number = REVIEW_LIMITS.maxDepth): number {
-  let deepest = 0;
+export function shapeOf(value: unknown, limits: { maxDepth: number; maxValues: number } = REVIEW_LIMITS): JsonShape {
+  let depth = 0;
+  let values = 0;
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length) {
-    const [item, depth] = stack.pop()!;
+    const [item, level] = stack.pop()!;
+    values++;
+    if (level > depth) depth = level;
+    if (depth > limits.maxDepth || values > limits.maxValues) break;
     if (typeof item !== 'object' || item === null) continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    }
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
   }
-  return deepest;
+  return { depth, values };
 }
 
 /** A request the webhook cannot answer with a review: the server replies with this HTTP status and message. */
@@ -202,23 +216,19 @@ function passesThrough(request: AdmissionRequest): boolean {
 }
 
 /**
- * A denial of an object or old object that nests deeper than {@link REVIEW_LIMITS}: no Function
- * does, and every later step (comparison, defaulting, the schema) walks values recursively.
+ * A denial of an object or old object that nests deeper or holds more values than
+ * {@link REVIEW_LIMITS} allows: no Function does, every later step (comparison, defaulting, the
+ * schema) walks values recursively, and each value costs work.
  */
-function tooDeep(request: AdmissionRequest): AdmissionResponse | undefined {
+function tooLarge(request: AdmissionRequest): AdmissionResponse | undefined {
   for (const [field, value] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
-    const depth = depthOf(value);
-    if (depth > REVIEW_LIMITS.maxDepth) {
-      return {
-        uid: request.uid,
-        allowed: false,
-        status: {
-          code: 422,
-          reason: 'Invalid',
-          message: `${FUNCTION_KIND} is invalid: request.${field} nests more than ${REVIEW_LIMITS.maxDepth} levels deep; a Function nests about 8, so this is no Function: remove the nested values`,
-        },
-      };
-    }
+    const shape = shapeOf(value);
+    const problem = shape.depth > REVIEW_LIMITS.maxDepth
+      ? `nests more than ${REVIEW_LIMITS.maxDepth} levels deep; a Function nests about 8, so this is no Function: remove the nested values`
+      : shape.values > REVIEW_LIMITS.maxValues
+        ? `holds more than ${REVIEW_LIMITS.maxValues} values (fields, list items); a Function holds a few hundred: keep the environment, labels and annotations to what the Function needs`
+        : undefined;
+    if (problem) return { uid: request.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: `${FUNCTION_KIND} is invalid: request.${field} ${problem}` } };
   }
   return undefined;
 }
@@ -230,7 +240,7 @@ export interface ValidationResult {
   readonly violations: readonly Violation[];
   /** How many more violations were found and only counted. */
   readonly omitted: number;
-  /** Why the review denied without judging the Function (too deep), for the log. */
+  /** Why the review denied without judging the Function (too deep or too large), for the log. */
   readonly refused?: string;
 }
 
@@ -245,11 +255,11 @@ export interface ValidationResult {
  * @returns the response: allowed, or denied with HTTP 422, a message listing the first violations
  * (see {@link REVIEW_LIMITS}) as `field: message; fix` (the words synth uses) and the count of the
  * rest, and one `cause` per violation listed; denied without judging when the object nests
- * deeper than any Function
+ * deeper or holds more values than any Function
  */
 export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
-  const deep = tooDeep(request);
-  if (deep) return { response: deep, violations: [], omitted: 0, refused: 'too deep' };
+  const large = tooLarge(request);
+  if (large) return { response: large, violations: [], omitted: 0, refused: 'too large' };
   if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
   // eslint-disable-next-line prefer-const
   let { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
@@ -302,7 +312,7 @@ export interface DefaultingResult {
   readonly response: AdmissionResponse;
   /** The JSONPatch operations; empty when nothing was filled in. */
   readonly patch: readonly Operation[];
-  /** Why the review denied without defaulting (too deep), for the log. */
+  /** Why the review left the Function as it is (too deep or too large), for the log. */
   readonly refused?: string;
 }
 
@@ -320,8 +330,8 @@ export interface DefaultingResult {
 export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults, release: ServerlessRelease = DEFAULT_RELEASE): DefaultingResult {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
   // Left as it is, for the validating webhook to deny: defaulting never denies.
-  const deep = tooDeep(request);
-  if (deep) return { response: { ...allowed, warnings: [`not defaulted: ${deep.status!.message}`] }, patch: [], refused: 'too deep' };
+  const large = tooLarge(request);
+  if (large) return { response: { ...allowed, warnings: [`not defaulted: ${large.status!.message}`] }, patch: [], refused: 'too large' };
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;

@@ -109,7 +109,7 @@ export interface WebhookServerLimits {
    * Reviews of more than {@link largeReviewBytes} read or judged at once; more are refused
    * with 429 and `Retry-After`, so that a few 3 MiB reviews cannot fill the memory.
    *
-   * @default 2
+   * @default 1
    */
   readonly maxLargeReviews?: number;
   /**
@@ -185,7 +185,7 @@ export class WebhookServer {
       maxConnections: 256,
       handshakeTimeoutMs: 5000,
       reviewDeadlineMs: Math.max(1000, timeoutMs - 1000),
-      maxLargeReviews: 2,
+      maxLargeReviews: 1,
       largeReviewBytes: 256 * 1024,
       ...props.limits,
     };
