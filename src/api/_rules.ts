@@ -21,15 +21,27 @@ function hintsOf(table: readonly RuleInfo[]): Map<string, string> {
 /** Collects violations, each with its rule's id and the hint of the rules table. */
 export class RuleReport {
   public readonly violations: Violation[] = [];
+  /** How many violations were found past {@link maxViolations} and only counted. */
+  public omitted = 0;
   private readonly hints: Map<string, string>;
 
-  constructor(table: readonly RuleInfo[]) {
+  /**
+   * @param table the rules, for their hints
+   * @param maxViolations how many violations to keep; the rest are only counted in {@link omitted}
+   */
+  constructor(table: readonly RuleInfo[], private readonly maxViolations = Infinity) {
     this.hints = hintsOf(table);
+  }
+
+  /** Whether the report keeps no more violations: a caller may skip building the next messages. */
+  public get full(): boolean {
+    return this.violations.length >= this.maxViolations;
   }
 
   /** Adds a violation of a rule of the table. */
   public add(rule: string, path: string, message: string): void {
-    this.violations.push({ path, message, rule, hint: this.hints.get(rule) });
+    if (this.full) this.omitted++;
+    else this.violations.push({ path, message, rule, hint: this.hints.get(rule) });
   }
 
   /**
@@ -50,7 +62,9 @@ export class RuleReport {
    */
   public addSchemaViolations(validator: SchemaValidator, object: unknown, celRules: { readonly [id: string]: ValidationRule }): void {
     const cel = Object.entries(celRules);
-    for (const violation of validator.validate(object)) {
+    const { violations, omitted } = validator.validateBounded(object, Math.max(0, this.maxViolations - this.violations.length));
+    this.omitted += omitted;
+    for (const violation of violations) {
       const candidates = cel.filter(([, rule]) => rule.rule === violation.rule);
       const celId = (candidates.find(([, rule]) => violation.message.endsWith(`: ${rule.message}`)) ?? candidates[0])?.[0];
       const rule = celId ?? violation.rule;

@@ -102,6 +102,27 @@ export interface FunctionRuleOptions {
    * @default true
    */
   readonly celRules?: boolean;
+  /**
+   * The most violations to describe; past it they are only counted (see
+   * {@link validateFunctionBounded}). The webhook sets it, so that a Function with a million
+   * small faults costs a count rather than a million messages.
+   *
+   * @default - every violation
+   */
+  readonly maxViolations?: number;
+}
+
+/** A report's outcome, without the report. */
+function bounded(report: RuleReport): BoundedViolations {
+  return { violations: report.violations, omitted: report.omitted };
+}
+
+/** The outcome of {@link validateFunctionBounded}. */
+export interface BoundedViolations {
+  /** The first violations found, at most `maxViolations` of them, in {@link validateFunction}'s order. */
+  readonly violations: Violation[];
+  /** How many more violations there are, found and counted but not described. */
+  readonly omitted: number;
 }
 
 /** What a rule of the Function API requires, for docs and for tests that must cover them all. */
@@ -512,15 +533,27 @@ function checkIgnoredFields(spec: { [key: string]: unknown }, facts: ReleaseFact
  * empty when the cluster would accept and run the Function
  */
 export function validateFunction(object: unknown, options: FunctionRuleOptions = {}): Violation[] {
+  return validateFunctionBounded(object, options).violations;
+}
+
+/**
+ * {@link validateFunction}, describing at most `options.maxViolations` violations and counting
+ * the rest: what the webhook answers with, whatever size the Function is.
+ *
+ * @param object a Function as JSON
+ * @param options the stack's release and minimum requests, and the most violations to describe
+ * @returns the first violations and the count of the others
+ */
+export function validateFunctionBounded(object: unknown, options: FunctionRuleOptions = {}): BoundedViolations {
   const release = options.release ?? DEFAULT_RELEASE;
   const facts = releaseFacts(release);
-  const report = new RuleReport(FUNCTION_RULES);
+  const report = new RuleReport(FUNCTION_RULES, options.maxViolations);
   report.addSchemaViolations(functionSchemaValidator(release, options.celRules ?? true), object, functionCelRules(release));
   explainLaterFields(facts, report);
-  if (!isObject(object)) return report.violations;
+  if (!isObject(object)) return bounded(report);
   checkMetadata(object.metadata, report);
   const spec = object.spec;
-  if (!isObject(spec)) return report.violations;
+  if (!isObject(spec)) return bounded(report);
   checkEnv(spec.env, facts, report);
   checkSecretMounts(spec.secretMounts, report);
   checkSource(spec.source, spec.runtime, facts, report);
@@ -537,7 +570,7 @@ export function validateFunction(object: unknown, options: FunctionRuleOptions =
     report.add('runtimeImageOverride', 'spec.runtimeImageOverride', `Invalid value: ${text(spec.runtimeImageOverride)}: must be a container image reference such as registry.example.com/team/node:22`);
   }
   checkIgnoredFields(spec, facts, report);
-  return report.violations;
+  return bounded(report);
 }
 
 /**

@@ -219,12 +219,30 @@ export class SchemaValidator {
    * an empty list means the API server would accept the object.
    */
   public validate(object: unknown): Violation[] {
+    return this.validateBounded(object).violations;
+  }
+
+  /**
+   * Validates an object, keeping at most `maxViolations` violations: the rest are only counted,
+   * so that an object with a million small faults costs a count, not a million messages.
+   *
+   * @param object the object
+   * @param maxViolations how many violations to describe
+   * @returns the first violations (as {@link validate} orders them) and how many more there are
+   */
+  public validateBounded(object: unknown, maxViolations = Infinity): { violations: Violation[]; omitted: number } {
     const violations: Violation[] = [];
+    let omitted = 0;
     if (!this.check(object)) {
       const seen = new Set<string>();
       for (const error of this.check.errors ?? []) {
         // anyOf reports each branch; the summary line is enough.
         if (error.schemaPath.includes('/anyOf/')) continue;
+        if (violations.length >= maxViolations) {
+          // Past the cap, counted without being described (duplicates are counted too).
+          omitted++;
+          continue;
+        }
         const violation = { ...describeAjvError(error), rule: `openapi.${error.keyword}` };
         const key = `${violation.path}\n${violation.message}`;
         if (!seen.has(key)) {
@@ -233,8 +251,14 @@ export class SchemaValidator {
         }
       }
     }
-    if (this.options.celRules ?? true) this.evaluateRules(object, this.schema, '', violations);
-    return violations;
+    if (this.options.celRules ?? true) {
+      this.evaluateRules(object, this.schema, '', violations);
+      if (violations.length > maxViolations) {
+        omitted += violations.length - maxViolations;
+        violations.length = maxViolations;
+      }
+    }
+    return { violations, omitted };
   }
 
   private evaluateRules(value: unknown, schema: JsonSchemaProps, path: string, out: Violation[]): void {

@@ -9,7 +9,7 @@ import { compare, Operation } from 'fast-json-patch';
 import { isObject, showValue } from '../api/_json';
 // Single modules of the Function API, not its index: the server's module graph stays free of cdk8s.
 import { FunctionDefaults, defaultFunction } from '../api/function-defaults';
-import { FunctionRuleOptions, functionWarnings, validateFunction } from '../api/function-rules';
+import { FunctionRuleOptions, functionWarnings, validateFunctionBounded } from '../api/function-rules';
 import { FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { Violation, describeViolation } from '../api/validator';
@@ -75,6 +75,63 @@ export interface AdmissionReviewResponse {
   readonly response: AdmissionResponse;
 }
 
+/**
+ * What one review may produce, whatever its input: a review's cost is bounded by these, not by
+ * the size of the Function (up to 3 MiB, and a million small faults fit in that).
+ */
+export const REVIEW_LIMITS = {
+  /** Violations described in a denial; the rest are counted (`and 12345 more`). */
+  maxViolations: 8,
+  /** Characters of one violation's line in a denial's message (a value is echoed in it). */
+  maxLineChars: 1024,
+  /** Characters of all lines of a denial's message: lines past it are counted with the rest. */
+  maxMessageChars: 4096,
+  /** Characters of a field path or message in a denial's `causes`. */
+  maxCauseChars: 1024,
+  /** How deep a Function may nest: a Function's schema goes about 8 levels down. */
+  maxDepth: 64,
+  /**
+   * JSON values (objects, lists, strings, numbers...) a Function may hold: a large one holds a few
+   * hundred (its source is one string), and checking 3 MiB of tiny values costs seconds.
+   */
+  maxValues: 20_000,
+  /** Characters of a request's uid (the API server's are 36). */
+  maxUidChars: 128,
+} as const;
+
+/** Text cut to `max` characters, with a marker saying how much was cut. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more chars]`;
+}
+
+/** The size of a JSON value, as {@link shapeOf} counts it. */
+export interface JsonShape {
+  /** How deep it nests: 1 for a scalar or an empty object. */
+  readonly depth: number;
+  /** How many values it holds, itself included. */
+  readonly values: number;
+}
+
+/**
+ * How deep a JSON value nests and how many values it holds, counted without recursion (a hostile
+ * value may nest thousands of levels, past the stack of any recursive walk); stops counting as
+ * soon as either passes its limit.
+ */
+export function shapeOf(value: unknown, limits: { maxDepth: number; maxValues: number } = REVIEW_LIMITS): JsonShape {
+  let depth = 0;
+  let values = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, level] = stack.pop()!;
+    values++;
+    if (level > depth) depth = level;
+    if (depth > limits.maxDepth || values > limits.maxValues) break;
+    if (typeof item !== 'object' || item === null) continue;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
+  }
+  return { depth, values };
+}
+
 /** A request the webhook cannot answer with a review: the server replies with this HTTP status and message. */
 export class AdmissionRequestError extends Error {
   constructor(message: string, public readonly statusCode = 400) {
@@ -114,6 +171,9 @@ export function decodeAdmissionReview(body: string | Buffer): AdmissionRequest {
   const request = review.request;
   if (!isObject(request)) throw new AdmissionRequestError('The AdmissionReview has no request');
   if (typeof request.uid !== 'string' || request.uid === '') throw new AdmissionRequestError('The AdmissionReview\'s request has no uid');
+  if (request.uid.length > REVIEW_LIMITS.maxUidChars) {
+    throw new AdmissionRequestError(`The AdmissionReview's request uid has ${request.uid.length} characters, more than ${REVIEW_LIMITS.maxUidChars}: ${clip(request.uid, 40)}`);
+  }
   const kind = request.kind;
   if (!isObject(kind) || kind.group !== FUNCTION_GROUP || kind.kind !== FUNCTION_KIND) {
     throw new AdmissionRequestError(`This webhook admits only ${FUNCTION_GROUP} ${FUNCTION_KIND}s, got ${describeGvk(kind)}`);
@@ -155,11 +215,33 @@ function passesThrough(request: AdmissionRequest): boolean {
   return isDeepStrictEqual(specOf(request.object), specOf(request.oldObject));
 }
 
+/**
+ * A denial of an object or old object that nests deeper or holds more values than
+ * {@link REVIEW_LIMITS} allows: no Function does, every later step (comparison, defaulting, the
+ * schema) walks values recursively, and each value costs work.
+ */
+function tooLarge(request: AdmissionRequest): AdmissionResponse | undefined {
+  for (const [field, value] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
+    const shape = shapeOf(value);
+    const problem = shape.depth > REVIEW_LIMITS.maxDepth
+      ? `nests more than ${REVIEW_LIMITS.maxDepth} levels deep; a Function nests about 8, so this is no Function: remove the nested values`
+      : shape.values > REVIEW_LIMITS.maxValues
+        ? `holds more than ${REVIEW_LIMITS.maxValues} values (fields, list items); a Function holds a few hundred: keep the environment, labels and annotations to what the Function needs`
+        : undefined;
+    if (problem) return { uid: request.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: `${FUNCTION_KIND} is invalid: request.${field} ${problem}` } };
+  }
+  return undefined;
+}
+
 /** The outcome of a validation review, for the response and the log. */
 export interface ValidationResult {
   readonly response: AdmissionResponse;
-  /** Every violation found; empty when allowed. */
+  /** The violations found, at most {@link REVIEW_LIMITS}' `maxViolations`; empty when allowed. */
   readonly violations: readonly Violation[];
+  /** How many more violations were found and only counted. */
+  readonly omitted: number;
+  /** Why the review denied without judging the Function (too deep or too large), for the log. */
+  readonly refused?: string;
 }
 
 /**
@@ -170,20 +252,38 @@ export interface ValidationResult {
  *
  * @param request the decoded request
  * @param options the stack's release and minimum requests
- * @returns the response: allowed, or denied with HTTP 422, a message listing every violation as
- * `field: message; fix` (the words synth uses), and one `cause` per violation
+ * @returns the response: allowed, or denied with HTTP 422, a message listing the first violations
+ * (see {@link REVIEW_LIMITS}) as `field: message; fix` (the words synth uses) and the count of the
+ * rest, and one `cause` per violation listed; denied without judging when the object nests
+ * deeper or holds more values than any Function
  */
 export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
-  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [] };
-  const violations = validateFunction(request.object, options);
-  const warnings = functionWarnings(request.object, options).map(describeViolation);
+  const large = tooLarge(request);
+  if (large) return { response: large, violations: [], omitted: 0, refused: 'too large' };
+  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
+  // eslint-disable-next-line prefer-const
+  let { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
+  const warnings = functionWarnings(request.object, options).map(w => clip(describeViolation(w), REVIEW_LIMITS.maxLineChars));
   const warned = warnings.length ? { warnings } : {};
-  if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations };
-  const name = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
-  const lines = violations.map(describeViolation);
-  const message = `${FUNCTION_KIND} ${JSON.stringify(name ?? '')} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
+  if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations, omitted };
+  const rawName = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;
+  const name = rawName === undefined ? undefined : clip(rawName, 253);
+  // Listed while the message has room; the others are counted with those past maxViolations.
+  const lines: string[] = [];
+  let chars = 0;
+  for (const v of violations) {
+    const line = clip(describeViolation(v), REVIEW_LIMITS.maxLineChars);
+    if (lines.length > 0 && chars + line.length > REVIEW_LIMITS.maxMessageChars) break;
+    lines.push(line);
+    chars += line.length;
+  }
+  const listed = violations.slice(0, lines.length);
+  omitted += violations.length - listed.length;
+  if (omitted) lines.push(`and ${omitted} more violation${omitted === 1 ? '' : 's'}, not listed: fix these first, then look again`);
+  const message = `${FUNCTION_KIND} ${JSON.stringify(clip(name ?? '', 80))} is invalid:${lines.length === 1 ? ` ${lines[0]}` : `\n- ${lines.join('\n- ')}`}`;
   return {
-    violations,
+    violations: listed,
+    omitted,
     response: {
       uid: request.uid,
       allowed: false,
@@ -196,7 +296,11 @@ export function reviewValidation(request: AdmissionRequest, options: FunctionRul
           name,
           group: FUNCTION_GROUP,
           kind: 'functions',
-          causes: violations.map(v => ({ field: v.path, message: v.message, reason: v.rule ?? 'FieldValueInvalid' })),
+          causes: listed.map(v => ({
+            field: clip(v.path, REVIEW_LIMITS.maxCauseChars),
+            message: clip(v.message, REVIEW_LIMITS.maxCauseChars),
+            reason: clip(v.rule ?? 'FieldValueInvalid', REVIEW_LIMITS.maxCauseChars),
+          })),
         },
       },
     },
@@ -208,6 +312,8 @@ export interface DefaultingResult {
   readonly response: AdmissionResponse;
   /** The JSONPatch operations; empty when nothing was filled in. */
   readonly patch: readonly Operation[];
+  /** Why the review left the Function as it is (too deep or too large), for the log. */
+  readonly refused?: string;
 }
 
 /**
@@ -223,6 +329,9 @@ export interface DefaultingResult {
  */
 export function reviewDefaulting(request: AdmissionRequest, defaults: FunctionDefaults, release: ServerlessRelease = DEFAULT_RELEASE): DefaultingResult {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
+  // Left as it is, for the validating webhook to deny: defaulting never denies.
+  const large = tooLarge(request);
+  if (large) return { response: { ...allowed, warnings: [`not defaulted: ${large.status!.message}`] }, patch: [], refused: 'too large' };
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { response: allowed, patch: [] };
   if (metadataOf(request.object).deletionTimestamp) return { response: allowed, patch: [] };
   const object = request.object as object;

@@ -36,15 +36,39 @@ const SEVERITY: { readonly [level in LogLevel]: number } = {
   [LogLevel.ERROR]: 3,
 };
 
-/** A field value as JSON can hold it: BigInts as text, anything circular or unwritable by its type. */
-function writable(value: unknown): unknown {
+/**
+ * How long a log line may grow: every string field is cut to `maxStringChars`, every list to
+ * `maxItems`, every object to `maxKeys` keys, anything below `maxDepth` levels is replaced by its
+ * type, each cut with a marker that says how much was left out; a line still longer than
+ * `maxLineChars` keeps only its level, time, component and message.
+ */
+export const LOG_LIMITS = { maxStringChars: 512, maxItems: 20, maxKeys: 40, maxDepth: 4, maxLineChars: 8192 } as const;
+
+/** A field value as JSON can hold it, bounded (see {@link LOG_LIMITS}): BigInts as text, anything else unwritable by its type. */
+function writable(value: unknown, depth = 0): unknown {
   if (typeof value === 'bigint') return value.toString();
-  try {
-    JSON.stringify(value);
-    return value;
-  } catch {
-    return `[${Array.isArray(value) ? 'array' : typeof value}]`;
+  if (typeof value === 'string') {
+    return value.length <= LOG_LIMITS.maxStringChars ? value : `${value.slice(0, LOG_LIMITS.maxStringChars)}…[${value.length - LOG_LIMITS.maxStringChars} more chars]`;
   }
+  if (typeof value === 'function' || typeof value === 'symbol') return `[${typeof value}]`;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= LOG_LIMITS.maxDepth) return `[${Array.isArray(value) ? 'array' : 'object'}]`;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, LOG_LIMITS.maxItems).map(item => writable(item, depth + 1));
+    return value.length > LOG_LIMITS.maxItems ? [...items, `…[${value.length - LOG_LIMITS.maxItems} more items]`] : items;
+  }
+  if (value instanceof Error) return writable(value.stack ?? value.message, depth);
+  const out: { [key: string]: unknown } = {};
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (keys++ === LOG_LIMITS.maxKeys) {
+      out['…'] = 'more keys left out';
+      break;
+    }
+    out[writable(key, LOG_LIMITS.maxDepth) as string] = writable((value as { [key: string]: unknown })[key], depth + 1);
+  }
+  return out;
 }
 
 /**
@@ -65,11 +89,17 @@ export function createLogger(
     if (SEVERITY[at] < lowest) return;
     const fields = typeof fieldsOrMessage === 'string' ? {} : fieldsOrMessage;
     const record: { [key: string]: unknown } = { level: at, time: new Date().toISOString(), component };
-    for (const [key, value] of Object.entries(fields)) {
-      if (value !== undefined && !(key in record)) record[key] = writable(value);
+    const bounded = writable(fields, -1) as { [key: string]: unknown };
+    for (const [key, value] of Object.entries(bounded)) {
+      if (value !== undefined && !(key in record)) record[key] = value;
     }
-    record.msg = typeof fieldsOrMessage === 'string' ? fieldsOrMessage : message ?? '';
-    destination.write(`${JSON.stringify(record)}\n`);
+    const msg = writable(typeof fieldsOrMessage === 'string' ? fieldsOrMessage : message ?? '');
+    record.msg = msg;
+    let line = JSON.stringify(record);
+    if (line.length > LOG_LIMITS.maxLineChars) {
+      line = JSON.stringify({ level: at, time: record.time, component, truncated: `the fields took ${line.length} characters, more than ${LOG_LIMITS.maxLineChars}`, msg });
+    }
+    destination.write(`${line}\n`);
   };
   return { debug: logAt(LogLevel.DEBUG), info: logAt(LogLevel.INFO), warn: logAt(LogLevel.WARN), error: logAt(LogLevel.ERROR) };
 }

@@ -3,7 +3,9 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as net from 'node:net';
 import { AddressInfo } from 'node:net';
+import * as tls from 'node:tls';
 import { FunctionRuleOptions, validateFunction } from '../api/function-rules';
 import { DEFAULT_RELEASE } from '../api/release';
 import {
@@ -11,8 +13,19 @@ import {
 } from './admission';
 import { CertificatePair, expiryOf } from './certificates';
 import { MAX_REQUEST_BYTES, WEBHOOK_PATHS, WebhookConfig } from './config';
-import { Logger, createLogger } from './log';
+import { LOG_LIMITS, Logger, createLogger } from './log';
 import { RequestResult, WebhookMetrics } from './metrics';
+
+/** The handshake timer of each raw connection, cleared once it is secure. */
+const HANDSHAKE_TIMERS = new WeakMap<net.Socket, NodeJS.Timeout>();
+
+/** Destroys a socket one second from now, unless it closed by then: an answer's last bytes get their chance. */
+function destroySoon(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), 1000);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 /** Paths of the probes and metrics. */
 export const OBSERVABILITY_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
@@ -63,7 +76,52 @@ export interface WebhookServerProps {
    * @default - the Function API's minimums
    */
   readonly ruleOptions?: FunctionRuleOptions;
+  /**
+   * What the server lets connections and reviews take.
+   *
+   * @default - see {@link WebhookServerLimits}
+   */
+  readonly limits?: WebhookServerLimits;
 }
+
+/** What the server lets connections and reviews take; each has a default that suits the stack's Deployment. */
+export interface WebhookServerLimits {
+  /**
+   * Open connections on each port; more are closed at once, with a log line.
+   *
+   * @default 256
+   */
+  readonly maxConnections?: number;
+  /**
+   * How long a TLS handshake may take from the TCP connection on, in milliseconds.
+   *
+   * @default 5000
+   */
+  readonly handshakeTimeoutMs?: number;
+  /**
+   * How long a review may take from its request's arrival, in milliseconds; when it is over,
+   * the answer is a denial that says so.
+   *
+   * @default - the configuration's request timeout less 1 s (8 s under the stack's 10 s `webhook.timeout`)
+   */
+  readonly reviewDeadlineMs?: number;
+  /**
+   * Reviews of more than {@link largeReviewBytes} read or judged at once; more are refused
+   * with 429 and `Retry-After`, so that a few 3 MiB reviews cannot fill the memory.
+   *
+   * @default 1
+   */
+  readonly maxLargeReviews?: number;
+  /**
+   * The request size from which a review counts as large.
+   *
+   * @default 262144 (256 KiB)
+   */
+  readonly largeReviewBytes?: number;
+}
+
+/** The limits a server goes by, defaults filled in. */
+type Limits = Required<WebhookServerLimits>;
 
 interface Reply {
   readonly status: number;
@@ -104,6 +162,10 @@ export class WebhookServer {
   private readonly plain?: http.Server;
   /** What validation and defaulting go by: the stack's minimum requests, and its release from the configuration. */
   private readonly ruleOptions: FunctionRuleOptions;
+  /** What this server lets connections and reviews take. */
+  public readonly limits: Limits;
+  private largeReviews = 0;
+  private lastDropLog = 0;
   private draining = false;
   private started = false;
   private stopping?: Promise<void>;
@@ -119,12 +181,39 @@ export class WebhookServer {
       release: props.config.release ?? props.ruleOptions?.release ?? DEFAULT_RELEASE,
     };
     const timeoutMs = props.config.requestTimeoutSeconds * 1000;
+    this.limits = {
+      maxConnections: 256,
+      handshakeTimeoutMs: 5000,
+      reviewDeadlineMs: Math.max(1000, timeoutMs - 1000),
+      maxLargeReviews: 1,
+      largeReviewBytes: 256 * 1024,
+      ...props.limits,
+    };
     // Node checks the header and request timeouts only this often (30 s by default).
     const connectionsCheckingInterval = Math.min(1000, timeoutMs);
     this.https = https.createServer(
-      { cert: props.certificate.cert, key: props.certificate.key, minVersion: 'TLSv1.2', connectionsCheckingInterval },
+      {
+        cert: props.certificate.cert, key: props.certificate.key, minVersion: 'TLSv1.2', connectionsCheckingInterval,
+        handshakeTimeout: this.limits.handshakeTimeoutMs,
+      },
       (req, res) => this.handle(req, res, true),
     );
+    // Node's handshakeTimeout counts only once the client has said something: a TCP connection
+    // that never sends its ClientHello is cut here.
+    this.https.on('connection', (socket: net.Socket) => {
+      const timer = setTimeout(() => {
+        this.logger.debug({ remote: socket.remoteAddress }, `no TLS handshake within ${this.limits.handshakeTimeoutMs}ms; closing the connection`);
+        socket.destroy();
+      }, this.limits.handshakeTimeoutMs);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      HANDSHAKE_TIMERS.set(socket, timer);
+    });
+    this.https.on('secureConnection', (socket: tls.TLSSocket) => {
+      const raw = (socket as unknown as { _parent?: net.Socket })._parent;
+      const timer = raw ? HANDSHAKE_TIMERS.get(raw) : undefined;
+      if (timer) clearTimeout(timer);
+    });
     this.plain = props.metricsPort === undefined
       ? undefined
       : http.createServer({ connectionsCheckingInterval }, (req, res) => this.handle(req, res, false));
@@ -133,17 +222,37 @@ export class WebhookServer {
       // Node's own limits back ours up: a request whose headers or body trickle in is cut off.
       server.headersTimeout = timeoutMs;
       server.requestTimeout = timeoutMs + 1000;
-      server.on('clientError', (err: Error & { code?: string }, socket) => {
+      // A connection that says nothing for twice the request timeout (between keep-alive requests too) is cut.
+      server.setTimeout(2 * timeoutMs, socket => socket.destroy());
+      server.maxConnections = this.limits.maxConnections;
+      server.on('drop', (data?: { remoteAddress?: string }) => this.dropped(data?.remoteAddress));
+      server.on('clientError', (err: Error & { code?: string }, socket: net.Socket) => {
         const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
         this.logger.debug({ err: err.message }, timedOut ? 'request timed out' : 'malformed HTTP request');
         if (timedOut) this.metrics.requests.inc({ path: 'other', result: RequestResult.TIMEOUT });
         const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
         if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-        else socket.destroy();
+        // A client that does not read its answer does not keep the socket.
+        destroySoon(socket);
       });
     }
     this.https.on('tlsClientError', (err: Error) => this.logger.debug({ err: err.message }, 'TLS handshake failed'));
     this.recordExpiry(props.certificate);
+  }
+
+  /** Logs connections refused over {@link WebhookServerLimits.maxConnections}, at most once a second. */
+  private dropped(remote?: string): void {
+    this.metrics.requests.inc({ path: 'other', result: RequestResult.UNAVAILABLE });
+    const now = Date.now();
+    if (now - this.lastDropLog < 1000) return;
+    this.lastDropLog = now;
+    this.logger.warn({ remote, maxConnections: this.limits.maxConnections },
+      `connection refused: ${this.limits.maxConnections} connections are open, the most this server takes; close idle clients or raise limits.maxConnections`);
+  }
+
+  /** How many connections the HTTPS port holds now, handshakes in progress included. */
+  public openConnections(): Promise<number> {
+    return new Promise((resolve, reject) => this.https.getConnections((e, count) => (e ? reject(e) : resolve(count))));
   }
 
   /** The HTTPS port, once started. */
@@ -237,6 +346,8 @@ export class WebhookServer {
       res.end(reply.body, () => {
         if (close) req.socket.destroy();
       });
+      // A client that does not read its answer does not keep the socket.
+      if (close) destroySoon(req.socket);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.requests.inc({ path: label, result: reply.result });
       this.metrics.duration.observe({ path: label }, seconds);
@@ -284,6 +395,7 @@ export class WebhookServer {
   }
 
   private admit(path: string, req: http.IncomingMessage, send: (reply: Reply, uid?: string) => void): void {
+    const arrived = Date.now();
     const tooLarge = () => failure(413, RequestResult.TOO_LARGE, 'RequestEntityTooLarge',
       `The request body exceeds ${MAX_REQUEST_BYTES} bytes (3 MiB), the most an AdmissionReview can hold`, { Connection: 'close' });
     const declared = Number(req.headers['content-length']);
@@ -292,8 +404,26 @@ export class WebhookServer {
       req.resume();
       return;
     }
+    // A large review holds its body and its parsed object: only a few at once, so that their
+    // memory stays within the Pod's limit whatever arrives.
+    let large = !Number.isFinite(declared) || declared > this.limits.largeReviewBytes;
+    const release = () => {
+      if (large) this.largeReviews--;
+      large = false;
+    };
+    if (large) {
+      if (this.largeReviews >= this.limits.maxLargeReviews) {
+        send(failure(429, RequestResult.TOO_LARGE, 'TooManyRequests',
+          `${this.limits.maxLargeReviews} reviews of more than ${this.limits.largeReviewBytes} bytes are in progress, the most this webhook takes at once; retry in a second`,
+          { 'Retry-After': '1', Connection: 'close' }));
+        req.resume();
+        return;
+      }
+      this.largeReviews++;
+    }
     const timeoutSeconds = this.props.config.requestTimeoutSeconds;
     const timer = setTimeout(() => {
+      release();
       send(failure(408, RequestResult.TIMEOUT, 'Timeout', `The request was not complete within ${timeoutSeconds}s`, { Connection: 'close' }));
       req.destroy();
     }, timeoutSeconds * 1000);
@@ -306,6 +436,7 @@ export class WebhookServer {
       if (size > MAX_REQUEST_BYTES) {
         done = true;
         clearTimeout(timer);
+        release();
         send(tooLarge());
         return;
       }
@@ -313,44 +444,86 @@ export class WebhookServer {
     });
     req.on('error', (e: Error) => {
       clearTimeout(timer);
+      release();
       this.logger.debug({ err: e.message, path }, 'the client went away');
+    });
+    req.on('close', () => {
+      if (!done) release();
     });
     req.on('end', () => {
       clearTimeout(timer);
       if (done) return;
       done = true;
       let request: AdmissionRequest | undefined;
-      try {
-        request = decodeAdmissionReview(Buffer.concat(chunks));
-        const response = this.review(path, request);
-        send({ status: 200, result: response.allowed ? RequestResult.ALLOWED : RequestResult.DENIED, body: JSON.stringify(admissionReview(response)) }, request.uid);
-      } catch (e) {
+      const fail = (e: unknown) => {
         if (e instanceof AdmissionRequestError) {
           send(failure(e.statusCode, RequestResult.BAD_REQUEST, 'BadRequest', e.message), request?.uid);
         } else {
           this.logger.error({ err: (e as Error).stack, path, uid: request?.uid }, 'review failed');
           send(failure(500, RequestResult.ERROR, 'InternalError', `The webhook failed: ${(e as Error).message}`), request?.uid);
         }
+      };
+      try {
+        request = decodeAdmissionReview(Buffer.concat(chunks));
+        chunks.length = 0;
+      } catch (e) {
+        release();
+        fail(e);
+        return;
       }
+      // Parsing and judging are two slices of work: probes and other requests are answered between them.
+      setImmediate(() => {
+        try {
+          const decided = request!;
+          const response = this.overDeadline(arrived, decided) ?? this.review(path, decided, arrived);
+          send({ status: 200, result: response.allowed ? RequestResult.ALLOWED : RequestResult.DENIED, body: JSON.stringify(admissionReview(response)) }, decided.uid);
+        } catch (e) {
+          fail(e);
+        } finally {
+          release();
+        }
+      });
     });
   }
 
-  private review(path: string, request: AdmissionRequest): AdmissionResponse {
+  /** The denial of a review that ran past its deadline, if it did. */
+  private overDeadline(arrived: number, request: AdmissionRequest): AdmissionResponse | undefined {
+    const elapsed = Date.now() - arrived;
+    if (elapsed <= this.limits.reviewDeadlineMs) return undefined;
+    this.logger.warn({ uid: request.uid, namespace: request.namespace, name: request.name, elapsedMs: elapsed, deadlineMs: this.limits.reviewDeadlineMs }, 'review over its deadline: denied');
+    return {
+      uid: request.uid,
+      allowed: false,
+      status: {
+        code: 504,
+        reason: 'Timeout',
+        message: `The Function could not be reviewed within ${this.limits.reviewDeadlineMs}ms (it took ${elapsed}ms), the deadline below the webhook's timeout: the webhook is busy or the Function too large; retry, or make it smaller`,
+      },
+    };
+  }
+
+  private review(path: string, request: AdmissionRequest, arrived: number): AdmissionResponse {
     const started = process.hrtime.bigint();
     const subject = { uid: request.uid, path, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun };
+    let response: AdmissionResponse;
+    let fields: { [key: string]: unknown };
     if (path === WEBHOOK_PATHS.defaulting) {
-      const { response, patch } = reviewDefaulting(request, this.props.config.defaults, this.ruleOptions.release);
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      this.logger.info({ ...subject, allowed: true, patched: patch.map(op => op.path), durationMs }, 'defaulted');
-      return response;
-    }
-    const { response, violations } = reviewValidation(request, this.ruleOptions);
-    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    if (response.allowed) {
-      this.logger.info({ ...subject, allowed: true, durationMs }, 'allowed');
+      const result = reviewDefaulting(request, this.props.config.defaults, this.ruleOptions.release);
+      response = result.response;
+      fields = { patched: result.patch.slice(0, LOG_LIMITS.maxItems).map(op => op.path), patchOperations: result.patch.length, refused: result.refused };
     } else {
-      this.logger.info({ ...subject, allowed: false, rules: violations.map(v => v.rule), fields: violations.map(v => v.path), durationMs }, 'denied');
+      const result = reviewValidation(request, this.ruleOptions);
+      response = result.response;
+      fields = response.allowed ? {} : {
+        rules: result.violations.map(v => v.rule), fields: result.violations.map(v => v.path), omitted: result.omitted || undefined, refused: result.refused,
+      };
     }
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    // The work itself cannot be cut short: what ran past the deadline is denied rather than late.
+    const late = this.overDeadline(arrived, request);
+    if (late) return late;
+    const verb = path === WEBHOOK_PATHS.defaulting ? (response.allowed ? 'defaulted' : 'denied') : (response.allowed ? 'allowed' : 'denied');
+    this.logger.info({ ...subject, allowed: response.allowed, ...fields, durationMs }, verb);
     return response;
   }
 }

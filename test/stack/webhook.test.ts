@@ -231,8 +231,16 @@ describe('webhook options', () => {
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.spec.containers[0].image).toBe('registry.example.com/platform/webhook:1.2.3');
     expect(deployment.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
+    // The heap follows the memory limit: three quarters of it.
+    expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=384' }]);
     for (const configuration of configurations(objects)) expect(configuration.webhooks[0].timeoutSeconds).toBe(5);
     expect(parseWebhookConfig(find(objects, 'ConfigMap', WEBHOOK_NAMES.config).data['config.yaml']).requestTimeoutSeconds).toBe(4);
+  });
+
+  test('caps the server\'s heap at three quarters of the default 256Mi limit', () => {
+    const container = deploymentOf(synthStack({})).spec.template.spec.containers[0];
+    expect(container.resources.limits.memory).toBe('256Mi');
+    expect(container.env).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=192' }]);
   });
 
   test('the stack\'s log level reaches the server', () => {

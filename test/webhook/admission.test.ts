@@ -4,7 +4,7 @@ import {
   serverDefaultedFields, validateFunction,
 } from '../../src/api';
 import {
-  ADMISSION_API_VERSION, AdmissionRequest, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
+  ADMISSION_API_VERSION, AdmissionRequest, REVIEW_LIMITS, clip, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
 } from '../../src/webhook/admission';
 import { ReviewOptions, admissionReviewOf } from '../util/admission';
 import {
@@ -130,7 +130,7 @@ describe('admissionReview', () => {
 describe('reviewValidation', () => {
   test.each(VALID_FUNCTIONS.map(fn => [fn.metadata.name, fn]))('allows %s', (_name, fn) => {
     const request = requestOf(fn, { uid: 'allowed-uid' });
-    expect(reviewValidation(request)).toEqual({ response: { uid: 'allowed-uid', allowed: true }, violations: [] });
+    expect(reviewValidation(request)).toEqual({ response: { uid: 'allowed-uid', allowed: true }, violations: [], omitted: 0 });
   });
 
   test('denies a Function with one violation with 422 and the violation on the message\'s line', () => {
@@ -184,8 +184,8 @@ describe('reviewValidation', () => {
     expect(response.uid).toBe(`uid-${id}`);
     expect(response.allowed).toBe(false);
     expect(response.status).toMatchObject({ code: 422, reason: 'Invalid', details: { name: fn.metadata.name, group: FUNCTION_GROUP, kind: 'functions' } });
-    for (const v of violations) expect(response.status!.message).toContain(describeViolation(v));
-    expect(response.status!.details!.causes).toContainEqual({ field: violations.find(v => v.rule === id)!.path, message: violations.find(v => v.rule === id)!.message, reason: id });
+    for (const v of violations) expect(response.status!.message).toContain(clip(describeViolation(v), REVIEW_LIMITS.maxLineChars).replace(/…\[\d+ more chars\]$/, ''));
+    expect(response.status!.details!.causes).toContainEqual({ field: violations.find(v => v.rule === id)!.path, message: clip(violations.find(v => v.rule === id)!.message, REVIEW_LIMITS.maxCauseChars), reason: id });
     expect(response.status!.details!.causes).toHaveLength(violations.length);
   });
 
@@ -211,7 +211,7 @@ describe('reviewValidation', () => {
 
   test('allows a DELETE of an invalid Function', () => {
     const request = requestOf(null, { operation: 'DELETE', oldObject: brokenFunction('openapi.enum') });
-    expect(reviewValidation(request)).toEqual({ response: { uid: request.uid, allowed: true }, violations: [] });
+    expect(reviewValidation(request)).toEqual({ response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 });
   });
 
   test('allows a CONNECT', () => {
@@ -226,7 +226,7 @@ describe('reviewValidation', () => {
     updated.metadata.finalizers = ['example.com/cleanup'];
     expect(validateFunction(updated)).not.toEqual([]);
     expect(reviewValidation(requestOf(updated, { operation: 'UPDATE', oldObject: stored }))).toEqual({
-      response: { uid: 'e911857d-c318-11e8-bbad-025000000001', allowed: true }, violations: [],
+      response: { uid: 'e911857d-c318-11e8-bbad-025000000001', allowed: true }, violations: [], omitted: 0,
     });
   });
 
@@ -503,7 +503,7 @@ describe('reviews under release 1.13.0', () => {
     expect(violations.map(v => v.rule)).toContain(id);
     const { response } = reviewValidation(requestOf(fn, { uid: `uid-${id}` }), R);
     expect(response.allowed).toBe(false);
-    for (const v of violations) expect(response.status!.message).toContain(describeViolation(v));
+    for (const v of violations) expect(response.status!.message).toContain(clip(describeViolation(v), REVIEW_LIMITS.maxLineChars).replace(/…\[\d+ more chars\]$/, ''));
   });
 
   test('allows what 1.11.1 denies: nodejs24 and security contexts', () => {
