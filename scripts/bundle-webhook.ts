@@ -1,11 +1,14 @@
 /**
  * `npm run bundle`: bundles the admission webhook server (`src/webhook/main.ts` and everything it
- * imports) into one JavaScript file, and writes it gzip-compressed to `lib/webhook/server.js.gz`,
+ * imports) into one JavaScript file, and writes it Brotli-compressed to `lib/webhook/server.js.br`,
  * where `ServerlessStack` reads it at synth to ship it in a ConfigMap (see `src/stack/webhook.ts`).
  *
- * The bytes depend only on the sources and on the exact versions of esbuild and fflate in the lock
- * file (both pinned), so every machine writes the same file and the same `dist/`. fflate is pure
- * JavaScript: Node's own zlib may compress differently from one CPU or Node.js release to another.
+ * Brotli, not gzip: at the same work it makes the bundle a fifth smaller (78 KB against 98 KB for
+ * 429 KB of JavaScript), which keeps the ConfigMap well inside what client-side apply can record.
+ * The bytes depend only on the sources, the exact version of esbuild in the lock file and the
+ * Brotli encoder of Node.js (the reference encoder in C, with no CPU-specific paths, unlike Node's
+ * zlib): machines on one Node.js line write the same file and the same `dist/`. Users never
+ * compress: their synth reads the file the package ships.
  *
  * The build fails when the server's module graph reaches anything that has no place in it (cdk8s,
  * constructs, the Kubernetes client, the command line, the stack's constructs).
@@ -13,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { gzipSync } from 'fflate';
+import { constants, brotliCompressSync } from 'node:zlib';
 
 const root = path.resolve(__dirname, '..');
 
@@ -21,7 +24,7 @@ const root = path.resolve(__dirname, '..');
 export const WEBHOOK_ENTRY = path.join(root, 'src', 'webhook', 'main.ts');
 
 /** Where the compressed bundle goes: the package ships it (`files` in package.json). */
-export const WEBHOOK_BUNDLE = path.join(root, 'lib', 'webhook', 'server.js.gz');
+export const WEBHOOK_BUNDLE = path.join(root, 'lib', 'webhook', 'server.js.br');
 
 /** Modules the server must never bundle, as paths relative to the project. */
 const FORBIDDEN: readonly RegExp[] = [
@@ -38,8 +41,8 @@ const FORBIDDEN: readonly RegExp[] = [
 export interface WebhookBundle {
   /** The JavaScript. */
   readonly code: string;
-  /** The gzip of {@link code}, as the ConfigMap holds it. */
-  readonly gzip: Uint8Array;
+  /** {@link code} compressed, as the ConfigMap holds it. */
+  readonly compressed: Buffer;
   /** Bytes each input contributes to {@link code}, by path relative to the project. */
   readonly inputs: { readonly [input: string]: number };
 }
@@ -76,7 +79,16 @@ export function bundleWebhook(): WebhookBundle {
     throw new Error(`The webhook server must not bundle these modules (import single modules of src/api, never its index):\n  ${forbidden.join('\n  ')}`);
   }
   const code = result.outputFiles[0].text;
-  return { code, gzip: gzipSync(Buffer.from(code, 'utf8'), { level: 9, mtime: 0 }), inputs };
+  const source = Buffer.from(code, 'utf8');
+  const compressed = brotliCompressSync(source, {
+    params: {
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+      [constants.BROTLI_PARAM_LGWIN]: constants.BROTLI_MAX_WINDOW_BITS,
+      [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+    },
+  });
+  return { code, compressed, inputs };
 }
 
 export function main(): void {
@@ -84,9 +96,9 @@ export function main(): void {
   fs.mkdirSync(path.dirname(WEBHOOK_BUNDLE), { recursive: true });
   // Only rewritten when it changed, so that tools watching lib/ see no change when there is none.
   const current = fs.existsSync(WEBHOOK_BUNDLE) ? fs.readFileSync(WEBHOOK_BUNDLE) : undefined;
-  if (!current?.equals(bundle.gzip)) fs.writeFileSync(WEBHOOK_BUNDLE, bundle.gzip);
+  if (!current?.equals(bundle.compressed)) fs.writeFileSync(WEBHOOK_BUNDLE, bundle.compressed);
   if (process.argv.includes('--verbose')) {
-    process.stdout.write(`${path.relative(root, WEBHOOK_BUNDLE)}: ${bundle.code.length} bytes of JavaScript, ${bundle.gzip.length} compressed\n`);
+    process.stdout.write(`${path.relative(root, WEBHOOK_BUNDLE)}: ${bundle.code.length} bytes of JavaScript, ${bundle.compressed.length} compressed\n`);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bundle`: writes both bundles the package ships, in one process:
- * `lib/webhook/server.js.gz` (scripts/bundle-webhook.ts) and `lib/models/kubernetes-models.js`
+ * `lib/webhook/server.js.br` (scripts/bundle-webhook.ts) and `lib/models/kubernetes-models.js`
  * (scripts/bundle-models.ts), and the local runtime's programs (scripts/bundle-runtime.ts). Pass
  * `--verbose` for the bundles' sizes.
  */

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 import * as YAML from 'yaml';
 import { createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { Kubectl } from '../real-controller/kubectl';
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     const heapMiB = Math.floor(limit * 0.75);
 
     // The program exactly as the ConfigMap ships it, with a certificate for this machine.
-    fs.writeFileSync(path.join(work, 'server.js'), gunzipSync(Buffer.from(program.binaryData['server.js.gz'], 'base64')));
+    fs.writeFileSync(path.join(work, 'server.js'), brotliDecompressSync(Buffer.from(program.binaryData['server.js.br'], 'base64')));
     const configText = config.data['config.yaml'];
     fs.writeFileSync(path.join(work, 'config.yaml'), configText);
     const ca = createCertificateAuthority('webhook-siege-ca');

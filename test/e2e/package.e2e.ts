@@ -83,7 +83,7 @@ describe('the packed package', () => {
     const files = check(run('tar', ['-tzf', tarball], ROOT)).stdout.split('\n').filter(Boolean).map(f => f.replace(/^package\//, ''));
     expect(files).toEqual(expect.arrayContaining([
       'package.json', 'README.md', 'bin/kyma-serverless.js', 'lib/src/index.js', 'lib/src/index.d.ts',
-      'lib/imports/serverless.kyma-project.io.js', 'lib/webhook/server.js.gz', 'crds/serverless.kyma-project.io_functions.yaml',
+      'lib/imports/serverless.kyma-project.io.js', 'lib/webhook/server.js.br', 'crds/serverless.kyma-project.io_functions.yaml',
     ]));
     expect(files.filter(f => /^(src|test|scripts|bench|dist|functions)\//.test(f) || /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
   });

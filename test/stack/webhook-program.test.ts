@@ -132,7 +132,7 @@ describe('the webhook program in dist/, run with plain node', () => {
   });
 
   test('runs from a folder with nothing but the mounted files', () => {
-    expect(fs.readdirSync(path.join(dir, 'root', 'opt', 'kyma-serverless-webhook')).sort()).toEqual(['main.js', 'server.js.gz']);
+    expect(fs.readdirSync(path.join(dir, 'root', 'opt', 'kyma-serverless-webhook')).sort()).toEqual(['main.js', 'server.js.br']);
     expect(logs[0]).toMatchObject({ level: 'info', component: 'serverless-webhook' });
   });
 

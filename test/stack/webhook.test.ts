@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import {
@@ -67,13 +67,13 @@ describe('the admission webhook with defaults', () => {
     expect(pod.volumes).toEqual([{ name: 'config', configMap: { name: WEBHOOK_NAMES.config } }, { name: 'program', configMap: { name: WEBHOOK_NAMES.program } }]);
   });
 
-  test('ships the server as a loader and the gzip-compressed bundle the package holds, small enough for client-side apply', () => {
+  test('ships the server as a loader and the Brotli-compressed bundle the package holds, small enough for client-side apply', () => {
     const program = find(objects, 'ConfigMap', WEBHOOK_NAMES.program);
     expect(Object.keys(program.data)).toEqual(['main.js']);
-    expect(program.data['main.js']).toContain("gunzipSync(readFileSync(join(__dirname, 'server.js.gz')))");
-    const bundle = Buffer.from(program.binaryData['server.js.gz'], 'base64');
-    expect(bundle.equals(fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'webhook', 'server.js.gz')))).toBe(true);
-    expect(gunzipSync(bundle).toString('utf8')).toMatch(/^\/\*! cdk8s-kyma-serverless \d+\.\d+\.\d+: the admission webhook server/);
+    expect(program.data['main.js']).toContain("brotliDecompressSync(readFileSync(join(__dirname, 'server.js.br')))");
+    const bundle = Buffer.from(program.binaryData['server.js.br'], 'base64');
+    expect(bundle.equals(fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'webhook', 'server.js.br')))).toBe(true);
+    expect(brotliDecompressSync(bundle).toString('utf8')).toMatch(/^\/\*! cdk8s-kyma-serverless \d+\.\d+\.\d+: the admission webhook server/);
     // kubectl's (and Argo CD's) client-side apply records the whole object in the annotation
     // kubectl.kubernetes.io/last-applied-configuration, and the API server allows 256 KiB of
     // annotations in all (the object's own ones count twice): 8 KiB stay free for the labels and
