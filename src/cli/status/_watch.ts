@@ -66,6 +66,7 @@ export class StoreWatch {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.stopped) return;
+      // The store's list tries again while the API server is unreachable or busy (it restarts), and fails after its retry timeout.
       this.store.list(kind).then(() => {
         if (this.stopped) return;
         this.onChange();
