@@ -401,10 +401,11 @@ export class Discovery {
  * `requestTimeoutMs` is abandoned (its answer, if one comes, is ignored) and counts as failed.
  *
  * @param what the call, for {@link RetryNotice}: `GET /apis/.../functions`
+ * @param signal ends the tries (the command is done): the pause rejects with its reason
  * @throws the last try's error, with `attempts` and `retriedMs`, when it is not worth another try
  * or `retryTimeoutMs` has passed
  */
-export async function withRetries<T>(what: string, call: () => Promise<T>, retry: RetryOptions = {}): Promise<T> {
+export async function withRetries<T>(what: string, call: () => Promise<T>, retry: RetryOptions = {}, signal?: AbortSignal): Promise<T> {
   const requestTimeoutMs = retry.requestTimeoutMs ?? 30_000;
   const retryTimeoutMs = retry.retryTimeoutMs ?? 120_000;
   const started = Date.now();
@@ -432,9 +433,10 @@ export async function withRetries<T>(what: string, call: () => Promise<T>, retry
       if (failure && typeof failure === 'object') Object.assign(failure, { attempts: attempt, retriedMs: elapsed });
       throw failure;
     }
+    if (signal?.aborted) throw failure;
     retry.onRetry?.({
       method, path: rest.join(' '), attempt, delayMs, retryAfter: retryAfter !== undefined && retryAfter >= backoff, reason: failureReason(failure),
     });
-    await pause(delayMs);
+    await pause(delayMs, signal);
   }
 }

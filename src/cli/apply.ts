@@ -655,9 +655,11 @@ class ApplyRun {
       const deleted: Orphan[] = [];
       for (const orphan of group) {
         try {
+          // The uid precondition: an object of that name made since the list (not the member) is never deleted.
           await this.client.request({
             method: 'DELETE', path: this.orphanPath(orphan), signal: this.signal(),
             query: { propagationPolicy: 'Background', dryRun: this.dryRun ? 'All' : undefined },
+            body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: orphan.object.metadata?.uid } },
           });
           deleted.push(orphan);
         } catch (e) {

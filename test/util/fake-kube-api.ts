@@ -922,7 +922,7 @@ export class FakeKubeApi {
    *
    * @throws when they are not open within `timeoutMs`
    */
-  public async waitForWatches(count: number, timeoutMs = 5_000): Promise<void> {
+  public async waitForWatches(count: number, timeoutMs = 20_000): Promise<void> {
     for (const start = Date.now(); this.watchers.size < count; await new Promise(resolve => setTimeout(resolve, 10))) {
       if (Date.now() - start > timeoutMs) throw new Error(`waitForWatches: ${this.watchers.size} of ${count} watches open after ${timeoutMs} ms`);
     }

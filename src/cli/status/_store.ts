@@ -38,6 +38,8 @@ export class FunctionStore {
   private readonly warned = new Set<Kind['key']>();
   /** Whether the API server was failing: said once, and once more when it answers again. */
   private failing = false;
+  /** Ends the tries of lists under way once the command is done. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly cluster: Cluster,
@@ -95,7 +97,7 @@ export class FunctionStore {
           }
           this.retry.onRetry?.(notice);
         },
-      });
+      }, this.stopping.signal);
       if (this.failing) {
         this.failing = false;
         this.warn(`the API server answers again: listed ${kind.noun}; watching on`);
@@ -119,6 +121,11 @@ export class FunctionStore {
       }
       throw describeApiError(e, `listing ${kind.noun}`, this.cluster);
     }
+  }
+
+  /** Stops trying lists again: the command is done. */
+  public stop(): void {
+    this.stopping.abort(new Error('the watch has ended'));
   }
 
   /** Applies one watch event; returns whether it changed anything. */

@@ -33,6 +33,7 @@ export class StoreWatch {
   /** Ends every watch, and every restart still waiting. */
   public stop(): void {
     this.stopped = true;
+    this.store.stop();
     for (const timer of this.timers) clearTimeout(timer);
     for (const abort of this.aborts.values()) abort.abort();
     this.aborts.clear();

@@ -35,7 +35,7 @@ function capture(tty = false) {
 }
 
 /** Waits until a condition holds (a line printed, a watch open). */
-async function until(check: () => boolean, what: string, timeoutMs = 4_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   for (const start = Date.now(); !check(); await new Promise(resolve => setTimeout(resolve, 10))) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
   }
