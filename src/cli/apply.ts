@@ -388,6 +388,8 @@ interface ObjectState extends ObjectTarget {
   readiness?: Readiness;
   /** The object as the API server last returned it. */
   live?: any;
+  /** Whether it failed because the API server failed (unreachable, overloaded) after every retry, not because of the object. */
+  fault?: boolean;
 }
 
 /** The width of the first column: outcomes (`configured`), `waiting`, `ready`. */
@@ -749,7 +751,11 @@ class ApplyRun {
   // ----- Applying
 
   private async applyStep(step: ApplyStep, states: ObjectState[]): Promise<void> {
-    for (const state of states) await this.applyOne(state);
+    for (const state of states) {
+      await this.applyOne(state);
+      // The API server stayed away for a whole --retry-timeout: the rest of the step would only wait as long again, each.
+      if (state.fault) break;
+    }
     const failures = states.filter(s => s.outcome === ApplyOutcome.FAILED);
     if (failures.length) {
       throw new Stop(`${failures.length} of ${states.length} object${states.length === 1 ? '' : 's'} of ${stepTitle(step)} failed:\n`
@@ -778,7 +784,7 @@ class ApplyRun {
       this.rethrowTimeout(e);
       if (statusOf(e) === 404) before = undefined;
       else if (statusOf(e) === 403) known = false;
-      else return this.fail(state, this.applyError(e, state, 'reading'));
+      else return this.fail(state, this.applyError(e, state, 'reading'), transient(e));
     }
 
     {
@@ -810,7 +816,7 @@ class ApplyRun {
             + `ways through: ${refusal.wayThrough.join('; ')}. `
             + `Replacing it costs: ${refusal.cost}`);
         }
-        return this.fail(state, this.applyError(e, state, 'applying'));
+        return this.fail(state, this.applyError(e, state, 'applying'), transient(e));
       }
     }
   }
@@ -850,9 +856,10 @@ class ApplyRun {
     this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 
-  private fail(state: ObjectState, message: string): void {
+  private fail(state: ObjectState, message: string, fault = false): void {
     state.outcome = ApplyOutcome.FAILED;
     state.message = message;
+    state.fault = fault;
     this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 

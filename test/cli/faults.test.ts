@@ -151,12 +151,27 @@ describe('apply while the API server fails', () => {
     expect(report.error).toContain('\nnot applied: 1 object of wave 1, built-in kinds\n--prune did not run: nothing was deleted\n'
       + 'The API server was failing: apply again once it answers, to go on from here (what is applied stays applied)');
     expect(report.objects.map(o => [o.name, o.outcome])).toEqual([['shop', 'unchanged'], ['a', 'unchanged'], ['b', 'failed'], ['web', 'not-applied']]);
+
+    // A step stops at the first object the API server fails: the rest would each wait --retry-timeout for nothing.
+    write(dir, [namespace('shop'), configMap('a', { a: '3' }), configMap('b', { a: '3' }), SHOP[3]]);
+    let down = false;
+    proxy.onRequest(request => {
+      if (down || request.method !== 'GET' || request.path !== CM('a')) return;
+      down = true;
+      void proxy.stop();
+    });
+    await proxy.start();
+    proxy.requests.length = 0;
+    const cut = await apply(dir, { prune: true, retryTimeout: Duration.millis(800) });
+    expect(cut.report.objects.map(o => [o.name, o.outcome])).toEqual([['shop', 'unchanged'], ['a', 'failed'], ['b', 'not-applied'], ['web', 'not-applied']]);
+    expect(cut.report.error).toContain('\nnot applied: 2 objects of wave 0, built-in kinds; wave 1, built-in kinds\n');
+    expect(proxy.requestsOf('GET', CM('b'))).toEqual([]);
     expect(api.requestsOf('DELETE')).toEqual([]);
     expect(api.get(CM('old'))).toBeDefined();
 
     await proxy.start();
     await convergesAfter(dir);
-    expect(api.get(CM('b'))!.data).toEqual({ a: '2' });
+    expect(api.get(CM('b'))!.data).toEqual({ a: '3' });
   });
 
   test('429 with Retry-After: waits as long as the server asks, then goes on', async () => {
