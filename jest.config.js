@@ -3,6 +3,13 @@ module.exports = {
   testEnvironment: 'node',
   // Jest's default leaves one of two cores idle; the suites are independent and CPU-bound.
   maxWorkers: 2,
+  // Jest's default of 5 s per test is a wall-clock budget, and this suite runs on shared 2-core
+  // machines where a load of 6 (a build beside it) makes the same work take 3-4 times as long. No
+  // async test that has no budget of its own takes 2.5 s on an idle machine (the longest: runApply's
+  // timeouts, ~2 s), so 30 s leaves ten times that. Tests known to be slow carry their own budget,
+  // derived from what they do: spawning node, npm, kubectl or ts-node (60 s), bundling, synth of
+  // dist/ in a child process. A test that hangs still fails, after 30 s rather than 5.
+  testTimeout: 30_000,
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],

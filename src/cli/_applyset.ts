@@ -286,7 +286,12 @@ export class ApplySet {
         const { body } = await this.client.request({
           method: 'GET', path: resourcePath(resource, namespace), query: { labelSelector: `${APPLYSET_PART_OF_LABEL}=${this.parent.id}` }, signal,
         });
-        for (const item of body?.items ?? []) members.push({ resource, object: { apiVersion: body.apiVersion, kind, ...item } });
+        // Only what carries the set's label is a member, whatever the answer holds (a proxy or an
+        // aggregated API that ignores the selector must never make prune delete another's object).
+        for (const item of body?.items ?? []) {
+          if (item?.metadata?.labels?.[APPLYSET_PART_OF_LABEL] !== this.parent.id) continue;
+          members.push({ resource, object: { apiVersion: body.apiVersion, kind, ...item } });
+        }
       }
     }
     return members;

@@ -3,6 +3,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { statusOf } from '../_api-errors';
+import { RequestTimeoutError, triesOf } from './_rest';
 
 export { statusOf };
 
@@ -98,11 +99,13 @@ export function describeApiError(e: unknown, what: string, cluster: Cluster): Cl
       // Not a Status: keep the error's own message.
     }
   }
+  const tries = triesOf(e);
+  if (e instanceof RequestTimeoutError) return new CliError(`The API server at ${cluster.server} gave ${message} while ${what}${tries}`);
   if (status === undefined) {
     const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code;
-    return new CliError(`Cannot reach the API server at ${cluster.server} while ${what}: ${cause ? `${cause} ` : ''}${message}`);
+    return new CliError(`Cannot reach the API server at ${cluster.server} while ${what}: ${cause ? `${cause} ` : ''}${message}${tries}`);
   }
   if (status === 401) return new CliError(`The API server at ${cluster.server} did not accept the credentials while ${what}: ${message}`);
   if (status === 403) return new CliError(`Not allowed while ${what}: ${message}`);
-  return new CliError(`The API server answered ${status} while ${what}: ${message}`);
+  return new CliError(`The API server answered ${status} while ${what}: ${message}${tries}`);
 }

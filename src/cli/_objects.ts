@@ -7,7 +7,7 @@ import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { FUNCTION_CRD_NAME } from '../api/crd';
 import { Cluster, describeApiError, statusOf } from './_kube';
 import { ApplyPlan, BUILT_IN_GROUPS, Manifest, PlannedObject, objectLabel } from './_plan';
-import { ApiResource, Discovery, parseApiVersion } from './_rest';
+import { ApiResource, Discovery, isRetryable, parseApiVersion, triesOf } from './_rest';
 
 /** One planned object, and where it goes in the cluster once resolved. */
 export interface ObjectTarget {
@@ -31,11 +31,12 @@ export function statusBody(e: unknown): { message?: string; reason?: string; det
   return (body && typeof body === 'object' ? body : {}) as ReturnType<typeof statusBody>;
 }
 
-/** Errors worth another try: the server is busy, or a webhook it calls is not answering yet. */
+/**
+ * Errors worth another try: the server is busy or unreachable, or a webhook it calls is not
+ * answering yet (see `isRetryable` in `_rest.ts`, which the client's own retries follow).
+ */
 export function transient(e: unknown): boolean {
-  const code = statusOf(e);
-  if (code === 429 || code === 503 || code === 504) return true;
-  return code === 500 && /failed calling webhook|no endpoints available|connection refused/i.test(statusBody(e).message ?? '');
+  return isRetryable(e);
 }
 
 /** `Deployment kyma-system/web` of a target, with the namespace it goes to. */
@@ -173,6 +174,12 @@ export class PlanResolver {
  * @param waitHint what to add to a failed webhook call: how waiting would have helped, if it would
  */
 export function describeObjectError(e: unknown, target: ObjectTarget, cluster: Cluster, dir: string, doing: string, waitHint = ''): string {
+  const message = objectErrorMessage(e, target, cluster, dir, doing, waitHint);
+  const tries = triesOf(e);
+  return tries && !message.includes(tries) ? `${message}${tries}` : message;
+}
+
+function objectErrorMessage(e: unknown, target: ObjectTarget, cluster: Cluster, dir: string, doing: string, waitHint: string): string {
   const code = statusOf(e);
   const { message = (e as Error).message, details } = statusBody(e);
   const resource = target.resource!;

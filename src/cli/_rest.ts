@@ -11,6 +11,7 @@
  * `created` from `configured`, is not returned.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { statusOf } from '../_api-errors';
 
 /** The media type of a server-side apply patch. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -42,14 +43,165 @@ export interface RestResponse {
   readonly body: any;
 }
 
+/** How {@link RestClient} tries a request again. Durations in milliseconds. */
+export interface RetryOptions {
+  /**
+   * How long one try of a request may go unanswered before it is abandoned (and tried again):
+   * an API server, proxy or load balancer that accepts the connection and never answers.
+   *
+   * @default 30_000
+   */
+  readonly requestTimeoutMs?: number;
+  /**
+   * How long one request is tried again while the API server fails in a way that passes: it is
+   * unreachable or drops the connection, does not answer within `requestTimeoutMs`, answers 429
+   * (too many requests), 502, 503 or 504, or 500 with a `Retry-After` or from an admission
+   * webhook it cannot call. The caller's signal (a command's deadline, Ctrl-C) ends it sooner.
+   *
+   * @default 120_000
+   */
+  readonly retryTimeoutMs?: number;
+  /**
+   * The first pause between tries; each next one doubles, up to 8 s. A `Retry-After` of the
+   * answer is waited instead, when it is longer.
+   *
+   * @default 250
+   */
+  readonly backoffMs?: number;
+  /** Told before each pause, for progress lines. */
+  readonly onRetry?: (retry: RetryNotice) => void;
+}
+
+/** A request about to be tried again. */
+export interface RetryNotice {
+  readonly method: string;
+  readonly path: string;
+  /** The try that failed, from 1. */
+  readonly attempt: number;
+  /** The pause before the next try. */
+  readonly delayMs: number;
+  /** Whether the pause is the server's `Retry-After`. */
+  readonly retryAfter: boolean;
+  /** What failed: `503 ServiceUnavailable: ...`, `ECONNREFUSED`, `no answer within 30s`. */
+  readonly reason: string;
+}
+
+/** The longest pause between two tries of a request, unless `Retry-After` asks for more. */
+const MAX_BACKOFF_MS = 8_000;
+
+/** Network errors that pass: the server restarts, a connection was dropped, a route flaps. */
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'UND_ERR_SOCKET',
+]);
+
+/** A try that got no answer within the request timeout. */
+export class RequestTimeoutError extends Error {
+  public readonly code = 'ETIMEDOUT';
+  constructor(public readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs < 1000 ? `${timeoutMs}ms` : `${Math.round(timeoutMs / 100) / 10}s`}`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** The message of an API error's Status body, if it has one. */
+function statusMessage(e: unknown): string {
+  const body = (e as { body?: unknown }).body;
+  if (typeof body !== 'string') return '';
+  try {
+    return String((JSON.parse(body) as { message?: string }).message ?? '');
+  } catch {
+    return body;
+  }
+}
+
+/** The network error code of a failed call (node-fetch's FetchError keeps the system error's). */
+function networkCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown }).code ?? (e as { errno?: unknown }).errno ?? (e as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Whether a failed call is worth another try: the API server was unreachable or dropped the
+ * connection, gave no answer in time, or answered 429, 502, 503, 504, or 500 with a `Retry-After`
+ * or about an admission webhook it could not call (its Pods are starting).
+ */
+export function isRetryable(e: unknown): boolean {
+  const code = statusOf(e);
+  if (code === undefined) {
+    if (e instanceof RequestTimeoutError) return true;
+    const network = networkCode(e);
+    return network !== undefined && RETRYABLE_NETWORK_CODES.has(network)
+      || /socket hang up|other side closed|premature close/i.test((e as Error)?.message ?? '');
+  }
+  if (code === 429 || code === 502 || code === 503 || code === 504) return true;
+  return code === 500 && (retryAfterMs(e) !== undefined
+    || /failed calling webhook|no endpoints available|connection refused/i.test(statusMessage(e)));
+}
+
+/** The answer's `Retry-After` (seconds, or an HTTP date), in milliseconds. */
+export function retryAfterMs(e: unknown, now = Date.now()): number | undefined {
+  const headers = (e as { headers?: { [name: string]: string } }).headers;
+  const value = headers?.['retry-after'] ?? headers?.['Retry-After'];
+  if (value === undefined) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** `503 ServiceUnavailable: the server is ...`, `ECONNREFUSED`: what a failed try was, in a few words. */
+export function failureReason(e: unknown): string {
+  const code = statusOf(e);
+  if (code !== undefined) {
+    const message = statusMessage(e);
+    return `${code}${message ? `: ${message}` : ''}`;
+  }
+  if (e instanceof RequestTimeoutError) return e.message;
+  const network = networkCode(e);
+  const message = (e as Error)?.message ?? String(e);
+  return network && !message.includes(network) ? `${network} ${message}` : message;
+}
+
+/**
+ * What a request that was tried more than once says: the error of its last try, with `attempts`
+ * and `retriedMs` set, so that messages can say how long it was tried.
+ */
+export interface RetriedError {
+  readonly attempts?: number;
+  readonly retriedMs?: number;
+}
+
+/** ` (5 tries over 2.1s)` of an error a request gave up with after retries; '' for one try. */
+export function triesOf(e: unknown): string {
+  const { attempts, retriedMs } = (e ?? {}) as RetriedError;
+  if (!attempts || attempts < 2) return '';
+  return ` (${attempts} tries over ${((retriedMs ?? 0) / 1000).toFixed(1)}s)`;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** Calls the API server of a kubeconfig's current context. */
 export class RestClient {
   /**
    * A client for the current context of a kubeconfig.
    *
+   * @param retry how requests are timed out and tried again
    * @throws when the kubeconfig has no current cluster
    */
-  public static async create(kubeConfig: KubeConfig): Promise<RestClient> {
+  public static async create(kubeConfig: KubeConfig, retry: RetryOptions = {}): Promise<RestClient> {
     const k8s = await import('@kubernetes/client-node');
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('The kubeconfig has no current cluster');
@@ -57,22 +209,60 @@ export class RestClient {
       baseServer: new k8s.ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
     });
-    return new RestClient(configuration, k8s.ApiException);
+    return new RestClient(configuration, k8s.ApiException, retry);
   }
 
   private constructor(
     private readonly configuration: import('@kubernetes/client-node').Configuration,
     private readonly ApiException: typeof import('@kubernetes/client-node').ApiException,
+    private readonly retry: RetryOptions,
   ) {}
 
   /**
-   * Makes one call.
+   * Makes one call, tried again while it fails in a way that passes ({@link isRetryable}), with a
+   * pause that doubles from `backoffMs` (or the answer's `Retry-After`), until `retryTimeoutMs`.
+   * Every request this client makes is idempotent: reads, server-side applies, deletes.
    *
    * @returns the status and the parsed body of a 2xx answer
    * @throws ApiException (with `code` and the body's text) for any other status, as client-node's
-   * own APIs do, so that {@link statusOf} and `describeApiError` read it
+   * own APIs do, so that {@link statusOf} and `describeApiError` read it; after retries, the last
+   * try's error with `attempts` and `retriedMs` ({@link RetriedError}). When the request's own
+   * signal aborts (a deadline, Ctrl-C), its reason, at once.
    */
   public async request(request: RestRequest): Promise<RestResponse> {
+    const requestTimeoutMs = this.retry.requestTimeoutMs ?? 30_000;
+    const retryTimeoutMs = this.retry.retryTimeoutMs ?? 120_000;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      const perTry = new AbortController();
+      const timer = setTimeout(() => perTry.abort(new RequestTimeoutError(requestTimeoutMs)), requestTimeoutMs);
+      const signal = request.signal ? AbortSignal.any([request.signal, perTry.signal]) : perTry.signal;
+      let failure: unknown;
+      try {
+        return await this.once(request, signal);
+      } catch (e) {
+        if (request.signal?.aborted) throw e;
+        failure = perTry.signal.aborted ? perTry.signal.reason : e;
+      } finally {
+        clearTimeout(timer);
+      }
+      const elapsed = Date.now() - started;
+      const retryAfter = retryAfterMs(failure);
+      const backoff = Math.min(MAX_BACKOFF_MS, (this.retry.backoffMs ?? 250) * 2 ** (attempt - 1));
+      const delayMs = Math.max(backoff, retryAfter ?? 0);
+      if (!isRetryable(failure) || elapsed + delayMs > retryTimeoutMs) {
+        if (failure && typeof failure === 'object') Object.assign(failure, { attempts: attempt, retriedMs: elapsed });
+        throw failure;
+      }
+      this.retry.onRetry?.({
+        method: request.method, path: request.path, attempt, delayMs, retryAfter: retryAfter !== undefined && retryAfter >= backoff,
+        reason: failureReason(failure),
+      });
+      await pause(delayMs, request.signal);
+    }
+  }
+
+  private async once(request: RestRequest, signal: AbortSignal): Promise<RestResponse> {
     const { HttpMethod } = await import('@kubernetes/client-node');
     const context = this.configuration.baseServer.makeRequestContext(request.path, HttpMethod[request.method]);
     context.setHeaderParam('Accept', 'application/json');
@@ -83,7 +273,7 @@ export class RestClient {
       context.setHeaderParam('Content-Type', request.contentType ?? 'application/json');
       context.setBody(JSON.stringify(request.body));
     }
-    if (request.signal) context.setSignal(request.signal);
+    context.setSignal(signal);
     await this.configuration.authMethods.default?.applySecurityAuthentication(context);
     const response = await this.configuration.httpApi.send(context).toPromise();
     const text = await response.body.text();
@@ -202,5 +392,51 @@ export class Discovery {
       .map(r => ({ group, version, kind: r.kind, plural: r.name, namespaced: r.namespaced }));
     this.groupVersions.set(apiVersion, resources);
     return resources;
+  }
+}
+
+/**
+ * Calls `call` until it succeeds, as {@link RestClient.request} tries a request again: for calls
+ * made through client-node's typed APIs (the lists of `status`). A try that takes longer than
+ * `requestTimeoutMs` is abandoned (its answer, if one comes, is ignored) and counts as failed.
+ *
+ * @param what the call, for {@link RetryNotice}: `GET /apis/.../functions`
+ * @param signal ends the tries (the command is done): the pause rejects with its reason
+ * @throws the last try's error, with `attempts` and `retriedMs`, when it is not worth another try
+ * or `retryTimeoutMs` has passed
+ */
+export async function withRetries<T>(what: string, call: () => Promise<T>, retry: RetryOptions = {}, signal?: AbortSignal): Promise<T> {
+  const requestTimeoutMs = retry.requestTimeoutMs ?? 30_000;
+  const retryTimeoutMs = retry.retryTimeoutMs ?? 120_000;
+  const started = Date.now();
+  const [method, ...rest] = what.split(' ');
+  for (let attempt = 1; ; attempt++) {
+    let timer: NodeJS.Timeout | undefined;
+    let failure: unknown;
+    try {
+      return await Promise.race([
+        call(),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new RequestTimeoutError(requestTimeoutMs)), requestTimeoutMs);
+        }),
+      ]);
+    } catch (e) {
+      failure = e;
+    } finally {
+      clearTimeout(timer);
+    }
+    const elapsed = Date.now() - started;
+    const retryAfter = retryAfterMs(failure);
+    const backoff = Math.min(MAX_BACKOFF_MS, (retry.backoffMs ?? 250) * 2 ** (attempt - 1));
+    const delayMs = Math.max(backoff, retryAfter ?? 0);
+    if (!isRetryable(failure) || elapsed + delayMs > retryTimeoutMs) {
+      if (failure && typeof failure === 'object') Object.assign(failure, { attempts: attempt, retriedMs: elapsed });
+      throw failure;
+    }
+    if (signal?.aborted) throw failure;
+    retry.onRetry?.({
+      method, path: rest.join(' '), attempt, delayMs, retryAfter: retryAfter !== undefined && retryAfter >= backoff, reason: failureReason(failure),
+    });
+    await pause(delayMs, signal);
   }
 }

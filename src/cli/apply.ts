@@ -25,7 +25,7 @@ import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf 
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
 import { OutputFormat, isStructured, printDocument } from './_output';
 import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
-import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';
+import { APPLY_PATCH, ApiResource, Discovery, RestClient, RetryNotice, parseApiVersion, resourcePath } from './_rest';
 import { OutputStream, humanDuration, parseDuration, processIo } from './status';
 
 // ---------------------------------------------------------------------------------------------
@@ -276,6 +276,8 @@ export interface ApplyReport {
   readonly pruned?: readonly PrunedObject[];
   /** What went wrong, when `ok` is false. */
   readonly error?: string;
+  /** True when Ctrl-C (or the caller's interrupt signal) ended the run: the command exits 130. */
+  readonly interrupted?: boolean;
 }
 
 /** Options of {@link runApply}: the cluster options and the command's own. */
@@ -298,6 +300,22 @@ export interface ApplyOptions extends ClusterOptions {
    * @default Duration.seconds(2)
    */
   readonly pollInterval?: Duration;
+  /**
+   * How long one request may go unanswered before it is abandoned and tried again (an API server
+   * or a proxy that accepts the connection and never answers).
+   *
+   * @default Duration.seconds(30)
+   */
+  readonly requestTimeout?: Duration;
+  /**
+   * How long one request is tried again while the API server fails in a way that passes: it is
+   * unreachable (restarting), drops the connection, does not answer, or answers 429, 502, 503,
+   * 504, or 500 from a webhook it cannot call. Pauses double from 250 ms up to 8 s, or follow the
+   * answer's `Retry-After`. `timeout` bounds it too.
+   *
+   * @default Duration.minutes(2)
+   */
+  readonly retryTimeout?: Duration;
   /**
    * Send every object with `dryRun=All`: the API server validates and admits it, and stores nothing.
    *
@@ -345,10 +363,20 @@ export interface ApplyIo {
   readonly stderr: OutputStream;
   /** The time in milliseconds since the epoch. */
   readonly now: () => number;
+  /**
+   * Aborted on Ctrl-C: the request under way is abandoned, nothing more is applied or pruned, and
+   * the report says what was and was not done (the command exits 130).
+   *
+   * @default - never interrupted
+   */
+  readonly interrupt?: AbortSignal;
 }
 
 /** Ends the run: the deadline passed. */
 class TimedOut extends Error {}
+
+/** Ends the run: Ctrl-C. */
+class Interrupted extends Error {}
 
 /** Ends the run: the message says why. */
 class Stop extends Error {}
@@ -360,6 +388,8 @@ interface ObjectState extends ObjectTarget {
   readiness?: Readiness;
   /** The object as the API server last returned it. */
   live?: any;
+  /** Whether it failed because the API server failed (unreachable, overloaded) after every retry, not because of the object. */
+  fault?: boolean;
 }
 
 /** The width of the first column: outcomes (`configured`), `waiting`, `ready`. */
@@ -393,6 +423,7 @@ class ApplyRun {
   private readonly dryRun: boolean;
   private readonly pollMs: number;
   private readonly timeout: Duration;
+  private readonly requestTimeoutMs: number;
   /** The kind a custom resource waits to be served, for the timeout's message. */
   private unserved?: string;
   private readonly resolver: PlanResolver;
@@ -401,6 +432,10 @@ class ApplyRun {
   private setState?: ApplySetState;
   private parentWritten = false;
   private readonly pruned: PrunedObject[] = [];
+  /** Whether prune began deleting: until then, nothing was deleted. */
+  private pruneStarted = false;
+  /** The last request tried again, and when: for the message of a timeout during its pauses. */
+  private lastRetry?: RetryNotice & { readonly at: number };
 
   constructor(
     private readonly plan: ApplyPlan,
@@ -419,6 +454,7 @@ class ApplyRun {
     this.dryRun = options.dryRun ?? false;
     this.wait = (options.wait ?? true) && !this.dryRun;
     this.pollMs = Math.max(1, (options.pollInterval ?? Duration.seconds(2)).toMilliseconds());
+    this.requestTimeoutMs = (options.requestTimeout ?? Duration.seconds(30)).toMilliseconds();
     this.resolver = new PlanResolver(plan, cluster, discovery, {
       namespace: options.namespace, signal: () => this.signal(), requestError: (e, what) => this.requestError(e, what),
     });
@@ -447,12 +483,52 @@ class ApplyRun {
       await this.writeParent();
       if (this.options.prune) await this.prune();
     } catch (e) {
+      if (e instanceof Interrupted || this.interrupted()) return this.report(this.interruptedMessage(), true);
       if (e instanceof Stop) error = e.message;
       else if (e instanceof TimedOut) error = this.timedOut();
       else if (e instanceof CliError) error = e.message;
       else throw e;
+      error = this.withNotDone(error);
     }
     return this.report(error);
+  }
+
+  /** Tells the run of a request the client tries again (called by the client). */
+  public retrying(notice: RetryNotice): void {
+    this.lastRetry = { ...notice, at: this.io.now() };
+    const seconds = notice.delayMs < 1000 ? `${notice.delayMs}ms` : `${(notice.delayMs / 1000).toFixed(1)}s`;
+    this.line('retrying', `${notice.method} ${notice.path}: ${notice.reason.split('\n')[0]}; try ${notice.attempt + 1} in ${seconds}`
+      + `${notice.retryAfter ? ' (the server\'s Retry-After)' : ''}`);
+  }
+
+  private interrupted(): boolean {
+    return this.io.interrupt?.aborted === true;
+  }
+
+  /** What an error leaves undone, added to its message: what was not applied, and that prune deleted nothing. */
+  private withNotDone(error: string): string {
+    const parts = [error];
+    const rest = this.notApplied();
+    if (rest && !error.includes(rest) && !error.startsWith('Nothing was applied')) parts.push(rest);
+    if (this.options.prune && !this.pruneStarted) parts.push('--prune did not run: nothing was deleted');
+    // After a fault (the API server unreachable, overloaded, not answering), the way on is the same command.
+    if (this.lastRetry) parts.push('The API server was failing: apply again once it answers, to go on from here (what is applied stays applied)');
+    return parts.join('\n');
+  }
+
+  /** Ctrl-C: what was applied, what was not, and that nothing more will be deleted. */
+  private interruptedMessage(): string {
+    const done = this.states.filter(s => s.outcome !== ApplyOutcome.NOT_APPLIED && s.outcome !== ApplyOutcome.FAILED).length;
+    const parts = [`Interrupted: ${done} of ${this.states.length} object${this.states.length === 1 ? '' : 's'} applied`];
+    const rest = this.notApplied();
+    if (rest) parts.push(rest);
+    if (this.options.prune) {
+      parts.push(this.pruneStarted
+        ? `--prune was stopped: ${this.pruned.filter(p => p.outcome === 'pruned').length} object(s) deleted; the ApplySet keeps the rest for the next --prune`
+        : '--prune did not run: nothing was deleted');
+    }
+    parts.push('Apply again to go on from here: what is applied stays applied');
+    return parts.join('\n');
   }
 
   // ----- Discovery
@@ -574,14 +650,18 @@ class ApplyRun {
     this.log(`prune (ApplySet ${parentLabel(this.applySet.parent)}): ${deleting.length} object${deleting.length === 1 ? '' : 's'} `
       + `no longer in ${this.plan.dir}${this.dryRun ? ', dry run: nothing is deleted' : ''}`);
     const failures: string[] = [];
+    if (this.interrupted()) throw new Interrupted();
+    this.pruneStarted = deleting.length > 0;
     for (const wave of [...new Set(deleting.map(o => `${o.wave} ${o.phase}`))]) {
       const group = deleting.filter(o => `${o.wave} ${o.phase}` === wave);
       const deleted: Orphan[] = [];
       for (const orphan of group) {
         try {
+          // The uid precondition: an object of that name made since the list (not the member) is never deleted.
           await this.client.request({
             method: 'DELETE', path: this.orphanPath(orphan), signal: this.signal(),
             query: { propagationPolicy: 'Background', dryRun: this.dryRun ? 'All' : undefined },
+            body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: orphan.object.metadata?.uid } },
           });
           deleted.push(orphan);
         } catch (e) {
@@ -671,7 +751,11 @@ class ApplyRun {
   // ----- Applying
 
   private async applyStep(step: ApplyStep, states: ObjectState[]): Promise<void> {
-    for (const state of states) await this.applyOne(state);
+    for (const state of states) {
+      await this.applyOne(state);
+      // The API server stayed away for a whole --retry-timeout: the rest of the step would only wait as long again, each.
+      if (state.fault) break;
+    }
     const failures = states.filter(s => s.outcome === ApplyOutcome.FAILED);
     if (failures.length) {
       throw new Stop(`${failures.length} of ${states.length} object${states.length === 1 ? '' : 's'} of ${stepTitle(step)} failed:\n`
@@ -700,10 +784,10 @@ class ApplyRun {
       this.rethrowTimeout(e);
       if (statusOf(e) === 404) before = undefined;
       else if (statusOf(e) === 403) known = false;
-      else return this.fail(state, this.applyError(e, state, 'reading'));
+      else return this.fail(state, this.applyError(e, state, 'reading'), transient(e));
     }
 
-    for (let attempt = 1; ; attempt++) {
+    {
       try {
         const response = await this.client.request({
           method: 'PATCH', path, body, contentType: APPLY_PATCH, signal: this.signal(),
@@ -725,10 +809,6 @@ class ApplyRun {
         if (this.dryRun && this.namespaceMissing(e, state)) {
           return this.skip(state, `its namespace ${state.namespace} is created by this apply, and a dry run does not create it`);
         }
-        if (attempt < 3 && transient(e)) {
-          await this.sleep();
-          continue;
-        }
         const refusal = refusedChangeOfAnswer(body, statusOf(e), statusBody(e), STACK_REPLACEMENT_OPT_INS);
         if (refusal?.replacementAllowed) return this.replace(state, path, body, refusal);
         if (refusal) {
@@ -736,7 +816,7 @@ class ApplyRun {
             + `ways through: ${refusal.wayThrough.join('; ')}. `
             + `Replacing it costs: ${refusal.cost}`);
         }
-        return this.fail(state, this.applyError(e, state, 'applying'));
+        return this.fail(state, this.applyError(e, state, 'applying'), transient(e));
       }
     }
   }
@@ -776,9 +856,10 @@ class ApplyRun {
     this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 
-  private fail(state: ObjectState, message: string): void {
+  private fail(state: ObjectState, message: string, fault = false): void {
     state.outcome = ApplyOutcome.FAILED;
     state.message = message;
+    state.fault = fault;
     this.line(state.outcome, `${targetLabel(state)}: ${message}`);
   }
 
@@ -854,22 +935,35 @@ class ApplyRun {
     return this.deadline - this.io.now();
   }
 
-  /** Aborts a request at the deadline. */
+  /** Aborts a request at the deadline, or on Ctrl-C. */
   private signal(): AbortSignal {
+    if (this.interrupted()) throw new Interrupted();
     const remaining = this.remaining();
     if (remaining <= 0) throw new TimedOut();
-    return AbortSignal.timeout(remaining);
+    const deadline = AbortSignal.timeout(remaining);
+    return this.io.interrupt ? AbortSignal.any([deadline, this.io.interrupt]) : deadline;
   }
 
   private rethrowTimeout(e: unknown): void {
+    if (e instanceof Interrupted || this.interrupted()) throw new Interrupted();
     const name = (e as { name?: string; type?: string }).name;
     if (name === 'AbortError' || name === 'TimeoutError' || (e as { type?: string }).type === 'aborted' || this.remaining() <= 0) throw new TimedOut();
   }
 
   private async sleep(): Promise<void> {
+    if (this.interrupted()) throw new Interrupted();
     const remaining = this.remaining();
     if (remaining <= 0) throw new TimedOut();
-    await new Promise(resolve => setTimeout(resolve, Math.min(this.pollMs, remaining)));
+    await new Promise<void>(resolve => {
+      const done = () => {
+        clearTimeout(timer);
+        this.io.interrupt?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(this.pollMs, remaining));
+      this.io.interrupt?.addEventListener('abort', done, { once: true });
+    });
+    if (this.interrupted()) throw new Interrupted();
     if (this.remaining() <= 0) throw new TimedOut();
   }
 
@@ -880,6 +974,10 @@ class ApplyRun {
     const parts: string[] = [];
     if (notReady.length) parts.push(`not ready:\n${notReady.map(s => `  ${targetLabel(s)}: ${s.readiness!.message}`).join('\n')}`);
     if (this.unserved) parts.push(`still waiting for ${this.unserved}`);
+    const retry = this.lastRetry;
+    if (retry && this.io.now() <= retry.at + retry.delayMs + this.requestTimeoutMs) {
+      parts.push(`the API server was failing: ${retry.method} ${retry.path}: ${retry.reason.split('\n')[0]} (${retry.attempt} tries)`);
+    }
     const rest = this.notApplied();
     if (rest) parts.push(rest);
     if (notReady.length) {
@@ -904,6 +1002,7 @@ class ApplyRun {
   // ----- Output
 
   private requestError(e: unknown, what: string): Error {
+    if (this.interrupted()) return new Interrupted();
     if ((e as { name?: string }).name === 'AbortError' || this.remaining() <= 0) return new TimedOut();
     return describeApiError(e, what, this.cluster);
   }
@@ -916,7 +1015,7 @@ class ApplyRun {
     this.log(`  ${what.padEnd(OUTCOME_WIDTH)}${text}`);
   }
 
-  private report(error: string | undefined): ApplyReport {
+  private report(error: string | undefined, interrupted = false): ApplyReport {
     const objects: AppliedObject[] = this.states.map(s => ({
       file: s.planned.file,
       apiVersion: s.planned.object.apiVersion,
@@ -947,6 +1046,7 @@ class ApplyRun {
       applySet: { parent: parentLabel(this.applySet.parent), id: this.applySet.parent.id },
       ...(this.options.prune ? { pruned: this.pruned } : {}),
       ...(error ? { error } : {}),
+      ...(interrupted ? { interrupted } : {}),
     };
   }
 
@@ -978,8 +1078,14 @@ export async function runApply(dir: string, options: ApplyOptions = {}, io: Appl
   const plan = planApply(dir);
   requireApplySetForPrune(plan, options);
   const cluster = await connect(options);
-  const client = await RestClient.create(cluster.kubeConfig);
-  return new ApplyRun(plan, cluster, client, new Discovery(client), options, io).run();
+  let run: ApplyRun | undefined;
+  const client = await RestClient.create(cluster.kubeConfig, {
+    requestTimeoutMs: (options.requestTimeout ?? Duration.seconds(30)).toMilliseconds(),
+    retryTimeoutMs: (options.retryTimeout ?? Duration.minutes(2)).toMilliseconds(),
+    onRetry: notice => run?.retrying(notice),
+  });
+  run = new ApplyRun(plan, cluster, client, new Discovery(client), options, io);
+  return run.run();
 }
 
 /**
@@ -1013,6 +1119,11 @@ export function addApplyCommand(program: Command): void {
     .addOption(new Option('--timeout <duration>', 'give up after this long, waits included (exit 1), e.g. 90s, 10m')
       .argParser(parseDuration).default(Duration.minutes(10), '10m'))
     .addOption(new Option('--poll-interval <duration>', 'how often to read what apply waits for').argParser(parseDuration).default(Duration.seconds(2), '2s'))
+    .addOption(new Option('--request-timeout <duration>', 'abandon a request the API server does not answer within this, and try it again')
+      .argParser(parseDuration).default(Duration.seconds(30), '30s'))
+    .addOption(new Option('--retry-timeout <duration>', 'try a request again for this long while the API server is unreachable, '
+      + 'does not answer, or answers 429, 502, 503 or 504 (pauses double from 250ms to 8s, or follow Retry-After)')
+      .argParser(parseDuration).default(Duration.minutes(2), '2m'))
     .option('--dry-run', 'send every object with dryRun=All: the API server validates and admits it, and stores nothing')
     .option('--force-conflicts', 'take over fields another field manager owns, rather than fail')
     .option('--field-manager <name>', 'the field manager that owns the applied fields', DEFAULT_FIELD_MANAGER)
@@ -1042,8 +1153,15 @@ Replacement: an object the API server refuses to change in place (a smaller PVC,
 is deleted and created again when it opted in (the Argo CD sync options Replace=true,Force=true and
 the Flux annotation kustomize.toolkit.fluxcd.io/force: enabled); otherwise apply fails, saying how.
 
+Faults: a request the API server does not answer (--request-timeout), or answers with 429, 502,
+503, 504 (or 500 from an admission webhook it cannot call), or that cannot reach it (restarting),
+is tried again, with pauses that double from 250ms to 8s or follow the answer's Retry-After, for
+--retry-timeout, within --timeout. Other answers (403, 409 conflicts, 422, other 500s) fail the
+object at once. A run that fails or is interrupted (Ctrl-C) says what was applied and what was
+not, and never prunes: apply again, and it goes on from there (server-side apply is idempotent).
+
 Exit code: 0 when everything was applied (and is ready), 1 when an object is refused, a wait fails,
-or --timeout passes; later steps are then not applied.
+or --timeout passes; later steps are then not applied; 130 on Ctrl-C (a second Ctrl-C ends at once).
 
 Examples:
   # The stack and the Functions of dist/, in order, waiting for the stack to be ready
@@ -1063,8 +1181,17 @@ Examples:
 `)
     .action(async (dir: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<ApplyOptions>();
-      const report = await runApply(dir, options);
+      const interrupt = new AbortController();
+      const onSigint = () => interrupt.abort(new Error('Interrupted (Ctrl-C)'));
+      // The first Ctrl-C stops the run where it is, to report; a second one ends the process (the handler is gone by then).
+      process.once('SIGINT', onSigint);
+      let report: ApplyReport;
+      try {
+        report = await runApply(dir, options, processIo(interrupt.signal));
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
       if (isStructured(options.output)) printDocument(report, options.output!);
-      if (!report.ok) throw new CliError(report.error!);
+      if (!report.ok) throw new CliError(report.error!, report.interrupted ? 130 : 1);
     });
 }

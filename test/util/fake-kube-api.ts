@@ -922,7 +922,7 @@ export class FakeKubeApi {
    *
    * @throws when they are not open within `timeoutMs`
    */
-  public async waitForWatches(count: number, timeoutMs = 5_000): Promise<void> {
+  public async waitForWatches(count: number, timeoutMs = 20_000): Promise<void> {
     for (const start = Date.now(); this.watchers.size < count; await new Promise(resolve => setTimeout(resolve, 10))) {
       if (Date.now() - start > timeoutMs) throw new Error(`waitForWatches: ${this.watchers.size} of ${count} watches open after ${timeoutMs} ms`);
     }
@@ -1619,6 +1619,8 @@ export interface FakeKubeconfigOptions {
   readonly token?: string;
   /** The context's namespace. */
   readonly namespace?: string;
+  /** The server's URL: a proxy in front of the fake (`fault-proxy.ts`). @default the fake's own URL */
+  readonly server?: string;
 }
 
 /**
@@ -1629,7 +1631,7 @@ export function kubeconfigYaml(api: FakeKubeApi, options: FakeKubeconfigOptions 
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { 'server': api.url, 'insecure-skip-tls-verify': true } }],
+    clusters: [{ name: 'fake', cluster: { 'server': options.server ?? api.url, 'insecure-skip-tls-verify': true } }],
     users: [{ name: 'fake', user: { token: options.token ?? api.token } }],
     contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake', ...(options.namespace ? { namespace: options.namespace } : {}) } }],
     'current-context': 'fake',

@@ -11,7 +11,8 @@
  * `apply --prune` deletes them. Exit codes are those of `kubectl diff`.
  */
 import * as fs from 'node:fs';
-import { Command } from 'commander';
+import { Duration } from 'cdk8s';
+import { Command, Option } from 'commander';
 import { refusedChangeOfAnswer } from '../../policy/replacement';
 import { STACK_REPLACEMENT_OPT_INS } from '../../stack/serverless-stack';
 import { APPLYSET_PART_OF_LABEL, ApplySet, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, applySetParentOf, parentLabel } from '../_applyset';
@@ -20,6 +21,7 @@ import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody
 import { OutputFormat, isStructured, printDocument } from '../_output';
 import { ApplyPlan, DEFAULT_FIELD_MANAGER, planApply } from '../_plan';
 import { APPLY_PATCH, Discovery, RestClient, resourcePath } from '../_rest';
+import { parseDuration } from '../status';
 import { DiffOutcome, ObjectDiff, changeMeaning, changedFields, comparable, createMeaning, orphanMeaning } from './model';
 import { ReleaseMove, releaseMoveOf, renderMove, renderMoveMarkdown } from './move';
 import { DiffCounts, countOutcomes, renderMarkdown, renderText, tally, yamlFieldDiff } from './render';
@@ -55,6 +57,19 @@ export interface DiffOptions extends ClusterOptions {
    * @default OutputFormat.TABLE
    */
   readonly output?: OutputFormat;
+  /**
+   * How long one request may go unanswered before it is abandoned and tried again.
+   *
+   * @default Duration.seconds(30)
+   */
+  readonly requestTimeout?: Duration;
+  /**
+   * How long one request is tried again while the API server is unreachable, does not answer, or
+   * answers 429, 502, 503 or 504 (as for `apply`); after that, the diff fails (exit code 2).
+   *
+   * @default Duration.minutes(2)
+   */
+  readonly retryTimeout?: Duration;
 }
 
 /** What {@link runDiff} found. */
@@ -245,7 +260,12 @@ class DiffRun {
 export async function runDiff(dir: string, options: DiffOptions = {}): Promise<DiffReport> {
   const plan = planApply(dir);
   const cluster = await connect(options);
-  const client = await RestClient.create(cluster.kubeConfig);
+  const client = await RestClient.create(cluster.kubeConfig, {
+    requestTimeoutMs: options.requestTimeout?.toMilliseconds(),
+    retryTimeoutMs: options.retryTimeout?.toMilliseconds(),
+    onRetry: notice => process.stderr.write(`kyma-serverless: ${notice.method} ${notice.path}: ${notice.reason.split('\n')[0]}; `
+      + `try ${notice.attempt + 1} in ${(notice.delayMs / 1000).toFixed(1)}s\n`),
+  });
   return new DiffRun(plan, cluster, client, new Discovery(client), options).run();
 }
 
@@ -271,6 +291,10 @@ export function addDiffCommand(program: Command): void {
     .option('--field-manager <name>', 'the field manager apply uses', DEFAULT_FIELD_MANAGER)
     .option('--applyset <[secrets/|configmaps/]name>', `the ApplySet parent, as for apply (default: ${DEFAULT_APPLYSET_NAME})`)
     .option('--markdown <file>', 'also write a Markdown summary for a pull-request comment (- for standard output)')
+    .addOption(new Option('--request-timeout <duration>', 'abandon a request the API server does not answer within this, and try it again')
+      .argParser(parseDuration).default(Duration.seconds(30), '30s'))
+    .addOption(new Option('--retry-timeout <duration>', 'try a request again for this long while the API server is unreachable, '
+      + 'does not answer, or answers 429, 502, 503 or 504').argParser(parseDuration).default(Duration.minutes(2), '2m'))
     .addHelpText('after', `
 Each object is sent as apply sends it (server-side apply, the same field manager, the ApplySet
 label) with dryRun=All: the API server and its admission webhooks judge it and store nothing. What
@@ -288,7 +312,11 @@ changes is shown as YAML of the changed fields, with what it means:
                           it now needs, and each object build mode left, with who removes it (the
                           clean-up Job of the 1.13.0 stack, or the sync's prune)
 
-Exit code, as kubectl diff: 0 nothing changes, 1 something changes, 2 the diff failed.
+Faults: requests are tried again as apply tries them (--request-timeout, --retry-timeout); a diff
+stores nothing, so one cut short by a fault or Ctrl-C leaves the cluster as it was.
+
+Exit code, as kubectl diff: 0 nothing changes, 1 something changes, 2 the diff failed (also when
+the API server could not be asked), 130 on Ctrl-C.
 
 Examples:
   # What a sync of dist/ will do to the current context's cluster

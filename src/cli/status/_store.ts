@@ -6,6 +6,8 @@ import { FUNCTION_CRD_NAME } from '../../api/crd';
 import { functionCrdRelease } from '../../api/crd-release';
 import { ServerlessRelease } from '../../api/release';
 import { Cluster, describeApiError, statusOf } from '../_kube';
+import { RetryOptions, withRetries } from '../_rest';
+import { humanDuration } from './render';
 import { Kind, Selectors } from './_kinds';
 import { FunctionStatusReport, statusReport } from './report';
 import { FunctionChildren, FunctionResource } from './resources';
@@ -28,7 +30,16 @@ const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${objec
 export class FunctionStore {
   /** Listed kinds, by key; a child kind is missing when it could not be listed. */
   public readonly listed = new Map<Kind['key'], Listed>();
+  /**
+   * How lists are timed out and tried again while the API server fails in a way that passes (it
+   * restarts, drops connections, answers 429 or 503): see `RestClient`.
+   */
+  public retry: RetryOptions = {};
   private readonly warned = new Set<Kind['key']>();
+  /** Whether the API server was failing: said once, and once more when it answers again. */
+  private failing = false;
+  /** Ends the tries of lists under way once the command is done. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly cluster: Cluster,
@@ -75,7 +86,22 @@ export class FunctionStore {
    */
   public async list(kind: Kind): Promise<void> {
     try {
-      const list = await kind.list(this.namespace, this.selectors(kind));
+      const list = await withRetries(`GET ${kind.path(this.namespace)}`, () => kind.list(this.namespace, this.selectors(kind)), {
+        ...this.retry,
+        onRetry: notice => {
+          const retryFor = this.retry.retryTimeoutMs ?? 120_000;
+          if (!this.failing) {
+            this.failing = true;
+            this.warn(`the API server fails (${notice.reason.split('\n')[0]}) while listing ${kind.noun}: trying again `
+              + `for up to ${retryFor < 1000 ? `${retryFor}ms` : humanDuration(retryFor)}`);
+          }
+          this.retry.onRetry?.(notice);
+        },
+      }, this.stopping.signal);
+      if (this.failing) {
+        this.failing = false;
+        this.warn(`the API server answers again: listed ${kind.noun}; watching on`);
+      }
       // client-node turns timestamps of typed lists into Dates: back to the API's JSON.
       const items = JSON.parse(JSON.stringify(list.items ?? [])) as any[];
       this.listed.set(kind.key, { objects: new Map(items.map(i => [objectKey(i), i])), resourceVersion: list.metadata?.resourceVersion });
@@ -95,6 +121,11 @@ export class FunctionStore {
       }
       throw describeApiError(e, `listing ${kind.noun}`, this.cluster);
     }
+  }
+
+  /** Stops trying lists again: the command is done. */
+  public stop(): void {
+    this.stopping.abort(new Error('the watch has ended'));
   }
 
   /** Applies one watch event; returns whether it changed anything. */

@@ -33,6 +33,7 @@ export class StoreWatch {
   /** Ends every watch, and every restart still waiting. */
   public stop(): void {
     this.stopped = true;
+    this.store.stop();
     for (const timer of this.timers) clearTimeout(timer);
     for (const abort of this.aborts.values()) abort.abort();
     this.aborts.clear();
@@ -66,6 +67,7 @@ export class StoreWatch {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.stopped) return;
+      // The store's list tries again while the API server is unreachable or busy (it restarts), and fails after its retry timeout.
       this.store.list(kind).then(() => {
         if (this.stopped) return;
         this.onChange();

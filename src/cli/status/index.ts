@@ -81,6 +81,20 @@ export interface StatusOptions extends ClusterOptions {
    * @default OutputFormat.TABLE
    */
   readonly output?: OutputFormat;
+  /**
+   * How long one list may go unanswered before it is abandoned and tried again.
+   *
+   * @default Duration.seconds(30)
+   */
+  readonly requestTimeout?: Duration;
+  /**
+   * How long a list is tried again while the API server is unreachable (restarting), does not
+   * answer, or answers 429, 502, 503 or 504; with `watch`, the watches resume from where they were
+   * once it answers again. After that long, the command fails.
+   *
+   * @default Duration.minutes(2)
+   */
+  readonly retryTimeout?: Duration;
 }
 
 /** A stream the status writes to: stdout, or a test's stand-in. */
@@ -133,6 +147,7 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
   const namespace = options.allNamespaces ? undefined : cluster.namespace;
   const kinds = await kindsOf(cluster.kubeConfig);
   const store = new FunctionStore(cluster, kinds, namespace, options.name, message => io.stderr.write(`kyma-serverless: ${message}\n`));
+  store.retry = { requestTimeoutMs: options.requestTimeout?.toMilliseconds(), retryTimeoutMs: options.retryTimeout?.toMilliseconds() };
   await store.listAll();
   const structured = isStructured(options.output);
   const out = (text: string) => io.stdout.write(`${text}\n`);
@@ -263,6 +278,10 @@ export function addStatusCommand(program: Command): void {
     .option('-A, --all-namespaces', 'Functions of every namespace')
     .option('-w, --watch', 'follow the Functions until every one is ready or idle (exit 0) or one fails (exit 1)')
     .addOption(new Option('--timeout <duration>', 'with --watch: give up after this long (exit 1), e.g. 90s, 10m, 1h30m').argParser(parseDuration))
+    .addOption(new Option('--request-timeout <duration>', 'abandon a list the API server does not answer within this, and try it again')
+      .argParser(parseDuration).default(Duration.seconds(30), '30s'))
+    .addOption(new Option('--retry-timeout <duration>', 'while the API server is unreachable or answers 429, 502, 503 or 504, '
+      + 'try again for this long (the watch resumes where it was)').argParser(parseDuration).default(Duration.minutes(2), '2m'))
     .addHelpText('after', `
 Stages: source (inline sources in a ConfigMap, or Git sources fetched), build (the build Job),
 deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), ready, and reach (only
@@ -283,6 +302,9 @@ VirtualService applied (and Reconciled, with Istio's status feature on), a Subsc
 true. An APIRule in Error or Warning, or an HTTPRoute a Gateway does not accept, fails the Function;
 failures that its missing Service explains count only once the Function is ready. A Subscription
 that is not ready is waited for, never failed.
+
+Faults: while the API server restarts (or answers 429, 502, 503, 504, or does not answer), lists are
+tried again for --retry-timeout, and a watch resumes from where it was once it answers again.
 
 Exit code: 0 when no Function failed (without --watch; building is not failing) or every Function is
 ready or idle (with --watch); 1 when a Function failed, the watch timed out, or the cluster cannot be
