@@ -9,6 +9,7 @@ import {
   ServerlessRelease, cpuMillis, isDns1123Label, maxCpu, maxSize, releaseFacts, sizeBytes,
   PACKAGE_REGISTRY_CONFIG_SECRET,
 } from '../api';
+import { _markExposureDefaults } from '../exposure/exposure-defaults';
 import type { IAppliedAfter } from '../gitops/gitops-app';
 import { _markRelease } from '../stack/release-scope';
 import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
@@ -302,6 +303,7 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
     this.release = release;
     this.packageRegistry = props.packageRegistry;
     _markRelease(this, this.release, false);
+    _markExposureDefaults(this, () => this.stack?.exposure);
     this.appliedAfter = props.stack ? [props.stack] : [];
     Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 

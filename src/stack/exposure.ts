@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { ICertificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
 import type { IGateway } from '@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway';
 import { hostProblems } from '../api';
-import { Exposure } from '../function/exposure';
+import { Exposure } from '../exposure/exposure';
 import { CertManagerIssuer, CertManagerIssuerKind } from './webhook';
 
 /** Options of {@link GatewayTls.certManager}. */

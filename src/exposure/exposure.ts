@@ -13,7 +13,7 @@ import type { IRequestAuthentication } from '@kubernetes-models/istio/security.i
 import {
   APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_POD_LABEL, HttpMethod, URL_ANNOTATION, Violation, gatewayReferenceProblems, validateApiRule,
 } from '../api';
-import type { EndpointAuthConfig, EndpointCors } from './endpoint';
+import type { EndpointAuthConfig, EndpointCors } from './endpoint-auth';
 
 /** The port of every Function's Service (80, to the container's 8080). */
 export const FUNCTION_SERVICE_PORT = 80;
