@@ -4,7 +4,7 @@ import { OptionDefaults } from 'typedoc';
 
 /** @type {Partial<import('typedoc').TypeDocOptions & import('typedoc-plugin-markdown').PluginOptions>} */
 const config = {
-  entryPoints: ['src/index.ts', 'src/testing/index.ts'],
+  entryPoints: ['src/index.ts', 'src/api/index.ts', 'src/testing/index.ts'],
   tsconfig: 'tsconfig.build.json',
   plugin: ['typedoc-plugin-markdown', './scripts/typedoc-modules.mjs'],
   out: 'docs/api',

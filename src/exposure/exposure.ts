@@ -49,8 +49,16 @@ export interface EndpointTarget {
   readonly url?: string;
 }
 
+/**
+ * An object an endpoint is made of, and how to check it at synth.
+ *
+ * @deprecated renamed: use IRenderedObject
+ * @jsii ignore
+ */
+export type RenderedObject = IRenderedObject;
+
 /** An object an endpoint is made of, and how to check it at synth. */
-export interface RenderedObject {
+export interface IRenderedObject {
   /** The object. */
   readonly apiObject: ApiObject;
   /** Its problems against its schema or model, each as one message naming the object. */
@@ -165,13 +173,13 @@ export abstract class Exposure {
   public abstract _problems(target: EndpointTarget): string[];
 
   /** Creates the objects of an endpoint. @internal */
-  public abstract _render(scope: Construct, target: EndpointTarget): RenderedObject[];
+  public abstract _render(scope: Construct, target: EndpointTarget): IRenderedObject[];
 }
 
 type Json = { [key: string]: any };
 
 /** An object checked by a kubernetes-models class (`validate()` throws what is wrong). */
-function modelObject(scope: Construct, id: string, Model: new (data: any) => { validate(): void; toJSON(): any }, data: Json): RenderedObject {
+function modelObject(scope: Construct, id: string, Model: new (data: any) => { validate(): void; toJSON(): any }, data: Json): IRenderedObject {
   const apiObject = new ApiObject(scope, id, new Model(data).toJSON());
   return {
     apiObject,
@@ -187,7 +195,7 @@ function modelObject(scope: Construct, id: string, Model: new (data: any) => { v
 }
 
 /** An object checked by a validator of `src/api`. */
-function ruledObject(scope: Construct, id: string, data: Json, validate: (object: unknown) => Violation[]): RenderedObject {
+function ruledObject(scope: Construct, id: string, data: Json, validate: (object: unknown) => Violation[]): IRenderedObject {
   const apiObject = new ApiObject(scope, id, data as any);
   return {
     apiObject,
@@ -245,7 +253,7 @@ function weightedRoute(target: EndpointTarget): Json[] {
  * a token of the issuer is checked on every request, and the ALLOW policy admits only requests
  * with one (and its scopes and audiences) on the endpoint's host, paths and methods.
  */
-function jwtPolicies(scope: Construct, target: EndpointTarget): RenderedObject[] {
+function jwtPolicies(scope: Construct, target: EndpointTarget): IRenderedObject[] {
   const jwt = target.auth.jwt;
   if (!jwt) return [];
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -305,7 +313,7 @@ class IstioExposure extends Exposure {
     return gatewayReferenceProblems(this.options.gateway).map(p => `'via' (Exposure.istio, gateway ${JSON.stringify(this.options.gateway)}): ${p}`);
   }
 
-  public _render(scope: Construct, target: EndpointTarget): RenderedObject[] {
+  public _render(scope: Construct, target: EndpointTarget): IRenderedObject[] {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { VirtualService } = require('@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService');
     const cors = target.cors;
@@ -357,7 +365,7 @@ class ApiRuleExposure extends Exposure {
     return problems;
   }
 
-  public _render(scope: Construct, target: EndpointTarget): RenderedObject[] {
+  public _render(scope: Construct, target: EndpointTarget): IRenderedObject[] {
     const jwt = target.auth.jwt;
     const access = jwt ? {
       jwt: {
@@ -452,7 +460,7 @@ class GatewayApiExposure extends Exposure {
     return problems;
   }
 
-  public _render(scope: Construct, target: EndpointTarget): RenderedObject[] {
+  public _render(scope: Construct, target: EndpointTarget): IRenderedObject[] {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { HTTPRoute } = require('@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute');
     const live = target.backends.filter(b => b.percent > 0);

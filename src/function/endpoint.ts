@@ -6,7 +6,7 @@ import { Duration } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { HttpMethod, endpointPathProblems, hostProblems, jwtIssuerProblems, pathConflicts, uriProblems } from '../api';
 import { EndpointAuth, EndpointCors, JwtAuthOptions } from '../exposure/endpoint-auth';
-import { EndpointTarget, Exposure, RenderedObject } from '../exposure/exposure';
+import { EndpointTarget, Exposure, IRenderedObject } from '../exposure/exposure';
 import { exposureDefaultsOf } from '../exposure/exposure-defaults';
 import { declaredProblems } from './_declared';
 
@@ -116,7 +116,7 @@ export class FunctionEndpoint extends Construct {
   /** How it is exposed. */
   public readonly via?: Exposure;
   /** The objects it consists of. */
-  public readonly objects: readonly RenderedObject[];
+  public readonly objects: IRenderedObject[];
   /**
    * Whether the endpoint puts an ALLOW AuthorizationPolicy on its Functions' Pods (an APIRule
    * always does; Istio and Gateway API with JWT), so that they refuse requests it does not admit,

@@ -60,7 +60,11 @@ type EnvSetting = string | number | boolean | {
   readonly resourceFieldRef?: { readonly resource: string; readonly divisor?: Quantity };
 };
 
-/** `expose` of a `function.yaml`: the options of `expose()`, in YAML. */
+/**
+ * `expose` of a `function.yaml`: the options of `expose()`, in YAML.
+ *
+ * @jsii ignore
+ */
 export interface ExposeSettings {
   readonly host: string;
   readonly paths?: { readonly path: string; readonly methods?: HttpMethod[] }[];
@@ -77,7 +81,11 @@ export interface ExposeSettings {
   };
 }
 
-/** One trigger of `keda.triggers` of a `function.yaml`: one of `prometheus`, `cron`, `cpu`, or `type` with `metadata`. */
+/**
+ * One trigger of `keda.triggers` of a `function.yaml`: one of `prometheus`, `cron`, `cpu`, or `type` with `metadata`.
+ *
+ * @jsii ignore
+ */
 export interface KedaTriggerSettings {
   /** The options of `KedaTrigger.prometheus()`. */
   readonly prometheus?: PrometheusTriggerOptions;
@@ -90,7 +98,11 @@ export interface KedaTriggerSettings {
   readonly metadata?: { readonly [key: string]: string };
 }
 
-/** `keda` of a `function.yaml`: the `keda` prop, with the periods in seconds. */
+/**
+ * `keda` of a `function.yaml`: the `keda` prop, with the periods in seconds.
+ *
+ * @jsii ignore
+ */
 export interface KedaSettings {
   readonly minReplicas?: number;
   readonly maxReplicas: number;
@@ -101,7 +113,11 @@ export interface KedaSettings {
   readonly pollingInterval?: number;
 }
 
-/** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
+/**
+ * The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`.
+ *
+ * @jsii ignore
+ */
 export interface FunctionFolderSettings {
   readonly runtime?: string;
   /**
@@ -565,7 +581,7 @@ export class FunctionFolder {
     public readonly file: string | undefined,
     /** The runtime: from `function.yaml`, or by the handler the folder holds. */
     public readonly runtime: FunctionRuntime,
-    /** The settings of `function.yaml`, as read. */
+    /** The settings of `function.yaml`, as read. @jsii ignore */
     public readonly settings: FunctionFolderSettings,
   ) {
     this.namespace = settings.namespace;

@@ -375,8 +375,8 @@ export class KymaFunction extends Construct implements IExposable {
   public readonly scale?: FunctionScale;
   /** The KEDA ScaledObject that scales it, when it has `keda`. */
   public readonly scaledObject?: FunctionScaledObject;
-  /** The Function object. */
-  public readonly apiObject: FunctionResource;
+  /** The Function object (`serverless.kyma-project.io/v1alpha2` `Function`). */
+  public readonly apiObject: ApiObject;
 
   private readonly env = new Map<string, EnvValue>();
   private readonly secretMounts: SecretMount[] = [];
