@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { constructEntryFiles } from '../scripts/jsii';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -34,4 +35,12 @@ describe('loading the construct entry', () => {
       || /^src\/(cli|runtime|testing)\//.test(f) || /^src\/webhook\/(main|server|serve|tls|kube-client|certificates|admission)\.ts$/.test(f));
     expect(forbidden).toEqual([]);
   }, LOAD_BUDGET_MS);
+});
+
+describe('what npm run jsii compiles', () => {
+  test('is the construct entry\'s import closure, with the generated Function class and without the programs beside it', () => {
+    const files = constructEntryFiles();
+    expect(files).toEqual(expect.arrayContaining(['src/index.ts', 'src/stack/serverless-stack.ts', 'src/exposure/exposure.ts', 'imports/serverless.kyma-project.io.ts']));
+    expect(files.filter(f => /^src\/(cli|runtime|testing)\//.test(f) || /^src\/webhook\/(main|server|serve|tls|kube-client)\.ts$/.test(f))).toEqual([]);
+  });
 });
