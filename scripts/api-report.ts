@@ -130,7 +130,13 @@ export function apiReports(): Map<string, string> {
     const source = program.getSourceFile(path.join(ROOT, entry.source));
     const moduleSymbol = source && checker.getSymbolAtLocation(source);
     if (!moduleSymbol) throw new Error(`${entry.source}: not a module`);
-    const exports = checker.getExportsOfModule(moduleSymbol).sort(byName);
+    const all = checker.getExportsOfModule(moduleSymbol).sort(byName);
+    const internal = (s: ts.Symbol) => isInternal((s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s).declarations?.[0]);
+    // stripInternal removes an @internal declaration from the published types: a name the entry
+    // exports by name from it is a broken export of the .d.ts users' compilers read (`export *` just leaves it out).
+    const stripped = all.filter(s => s.flags & ts.SymbolFlags.Alias && internal(s));
+    if (stripped.length) throw new Error(`${entry.source} exports @internal declarations by name, which the published types leave out: ${stripped.map(s => s.name).join(', ')}`);
+    const exports = all.filter(s => !internal(s));
     const body = exports.map(s => describe(checker, s.name, s).join('\n')).join('\n\n');
     reports.set(entry.report, [
       `# API report of \`${entry.importPath}\``,

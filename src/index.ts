@@ -18,10 +18,10 @@ export { FunctionController, FunctionControllerOptions, FunctionControllerProps,
 export { BuildlessFunctionController, BuildlessFunctionControllerProps } from './stack/buildless-controller';
 export { ServerlessImages, ResolvedImages } from './stack/images';
 export { FunctionRuntimes, FunctionRuntimesProps } from './stack/runtimes';
-export { Registry, RegistryCredentials, ExternalRegistryOptions, InternalRegistryOptions, RegistryBindProps } from './stack/registry';
+export { Registry, RegistryCredentials, ExternalRegistryOptions, InternalRegistryOptions } from './stack/registry';
 export {
   AdmissionWebhook, AdmissionWebhookOptions, AdmissionWebhookProps, WebhookCertificates, CertManagerCertificatesOptions, CertManagerIssuer,
-  CertManagerIssuerKind, SelfManagedCertificatesOptions, CertificateBinding,
+  CertManagerIssuerKind, SelfManagedCertificatesOptions,
 } from './stack/webhook';
 export {
   ServerlessMonitoring, ServerlessMonitoringProps, MonitoringOptions, MonitoringAlertOptions, MonitoringDashboardOptions, RegistryMetricsTarget,
