@@ -4,7 +4,9 @@
  * Function goes through the same validation as a real one.
  */
 import { EnvValue } from 'cdk8s-plus-27';
-import { FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
+import {
+  FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack,
+} from '../../src';
 
 const count = Number(process.env.BENCH_FUNCTIONS ?? '100');
 if (!Number.isInteger(count) || count < 0) throw new Error(`BENCH_FUNCTIONS (${process.env.BENCH_FUNCTIONS}) must be a whole number`);

@@ -14,7 +14,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Duration, Size } from 'cdk8s';
 import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
-import { BuildProfile, BuildResources, FunctionFolder, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack, ServerlessStackProps } from '../../src';
+import {
+  BuildProfile, BuildResources, FunctionFolder, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource,
+  GitAuthType, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack, ServerlessStackProps,
+} from '../../src';
 
 /** Where the coverage app's Git Functions clone from. */
 export interface CoverageGit {

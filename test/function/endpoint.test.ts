@@ -1,5 +1,8 @@
 import { Duration, Testing } from 'cdk8s';
-import { EndpointAuth, Exposure, FunctionEndpoint, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, HttpMethod, KymaFunction, ServerlessStack, ServerlessStackProps } from '../../src';
+import {
+  EndpointAuth, Exposure, FunctionEndpoint, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, HttpMethod, KymaFunction,
+  ServerlessStack, ServerlessStackProps,
+} from '../../src';
 import { FUNCTION_LABEL, URL_ANNOTATION, validateApiRule } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { upstreamCrdValidator } from '../util/upstream-crds';

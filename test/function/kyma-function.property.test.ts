@@ -9,8 +9,13 @@ import * as path from 'node:path';
 import { Chart, Size, Testing } from 'cdk8s';
 import { ConfigMap, Container, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import * as fc from 'fast-check';
-import { BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType, KymaFunction, KymaFunctionProps, SecretMount } from '../../src';
-import { INLINE_SOURCE_MAX_BYTES, RESERVED_ENV_NAMES, RuntimeFamily, defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction } from '../../src/api';
+import {
+  BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType, KymaFunction,
+  KymaFunctionProps, SecretMount,
+} from '../../src';
+import {
+  INLINE_SOURCE_MAX_BYTES, RESERVED_ENV_NAMES, RuntimeFamily, defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction,
+} from '../../src/api';
 import { upstreamFunctionValidator } from '../util/upstream-crds';
 
 const upstreamValidator = upstreamFunctionValidator();

@@ -11,7 +11,9 @@ import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { VirtualService } from '@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService';
 import { AuthorizationPolicy } from '@kubernetes-models/istio/security.istio.io/v1/AuthorizationPolicy';
 import { RequestAuthentication } from '@kubernetes-models/istio/security.istio.io/v1/RequestAuthentication';
-import { EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionTraffic, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
+import {
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionTraffic, GitOpsApp, KymaFunction, ServerlessStack,
+} from '../../src';
 import { Severity, validateManifests } from '../../src/policy/manifests';
 import { loadYamlDocuments } from '../util/fixtures';
 import { upstreamCrdValidator } from '../util/upstream-crds';

@@ -1,6 +1,9 @@
 import { Application, ApplicationSet } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
 import { App, Chart, Testing } from 'cdk8s';
-import { ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, ArgoCdApplication, ArgoCdApplicationProps, ArgoCdApplicationSet, ArgoCdApplicationSetProps, RUNTIME_IGNORE_DIFFERENCES } from '../../src';
+import {
+  ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, ArgoCdApplication, ArgoCdApplicationProps, ArgoCdApplicationSet,
+  ArgoCdApplicationSetProps, RUNTIME_IGNORE_DIFFERENCES,
+} from '../../src';
 import { FUNCTION_GROUP, FUNCTION_KIND } from '../../src/api';
 import { IN_CLUSTER_SERVER } from '../../src/gitops/argo-cd';
 

@@ -3,7 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApiObject, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { parse } from 'yaml';
-import { EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KedaTrigger, KymaFunction, ServerlessRelease, ServerlessStack, SyncWave, environmentOutdir } from '../../src';
+import {
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KedaTrigger, KymaFunction,
+  ServerlessRelease, ServerlessStack, SyncWave, environmentOutdir,
+} from '../../src';
 import { _wasValidAtSynth } from '../../src/api';
 import { KUSTOMIZATION_FILE, kustomization } from '../../src/gitops/gitops-app';
 import { SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION } from '../../src/gitops/sync-waves';

@@ -1,6 +1,9 @@
 import { Size, Testing } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
-import { BuildProfile, FunctionNamespace, FunctionProfile, FunctionRuntime, FunctionSource, KymaFunction, PackageRegistry, PodSecurityLevel, ServerlessRelease, ServerlessStack } from '../../src';
+import {
+  BuildProfile, FunctionNamespace, FunctionProfile, FunctionRuntime, FunctionSource, KymaFunction, PackageRegistry, PodSecurityLevel,
+  ServerlessRelease, ServerlessStack,
+} from '../../src';
 import { GIT_INIT_LIMITS, PACKAGE_REGISTRY_SECRET_NAME } from '../../src/namespace/function-namespace';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { find } from '../util/synth';
