@@ -12,13 +12,15 @@
  * ratio to the floor. BENCH_SIZES (default 1000,10000 for the user's path; the npm run synth
  * table adds 100) and BENCH_TABLES (user,synth) change what is measured. The report goes to
  * stdout and bench/RESULTS.md; the exit code is 1 when a target is missed. docs/performance.md shows
- * the same tables (a test compares them): copy them there when they change.
+ * the same tables (a test compares them): copy them there when they change. A last table, not
+ * timed, gives the size of the webhook program's ConfigMap in dist/ (bench/sizes.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { targetLines } from './measure';
 import { benchNpmSynth } from './npm-synth';
+import { sizesTable } from './sizes';
 import { Section, benchUserPath } from './user-path';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '5');
@@ -59,7 +61,15 @@ ${s.section.table}
 
 Targets:
 ${targetLines(s.section.targets)}
-`).join('\n');
+`).join('\n') + `
+## What dist/ ships
+
+The webhook program's ConfigMap (\`serverless-webhook-server\`) against the 256 KiB of annotations the
+API server allows an object, which client-side \`kubectl apply\` (Argo CD's default) fills with the
+whole object: target at most half.
+
+${sizesTable(path.join(__dirname, '..', 'dist'))}
+`;
   const report = `# Benchmark results
 
 Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${machine}.

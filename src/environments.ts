@@ -8,7 +8,7 @@
 import { Size } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import { BuildProfile, FunctionProfile } from './api';
-import { Exposure } from './function/exposure';
+import { Exposure } from './exposure/exposure';
 import { GitOpsEnvironment } from './gitops/environment';
 import { GatewayTls } from './stack/exposure';
 import { CertManagerIssuerKind } from './stack/webhook';

@@ -1,31 +1,69 @@
-export * from './api';
-export * from './stack/buildless-controller';
-export * from './stack/controller';
-export * from './stack/exposure';
-export * from './stack/images';
-export * from './stack/monitoring';
-export * from './stack/network-policies';
-export * from './stack/registry';
-export * from './stack/runtimes';
-export * from './stack/serverless-stack';
-export * from './stack/webhook';
-export * from './webhook/config';
-export * from './namespace/function-namespace';
-export * from './function/kyma-function';
-export * from './function/endpoint';
-export * from './function/exposure';
-export * from './function/subscription';
-export * from './function/keda';
-export * from './function/traffic';
-export * from './function/resources';
-export * from './function/runtime';
-export * from './function/source';
-export * from './function/function-folder';
-export * from './gitops/environment';
-export * from './gitops/gitops-app';
-export * from './gitops/sync-waves';
-export * from './gitops/argo-cd';
-export * from './gitops/flux';
-export * from './policy/policy';
-export * from './policy/manifests';
-export * from './policy/replacement';
+/**
+ * `cdk8s-kyma-serverless`: what a cdk8s app calls to deploy the Kyma Serverless stack and declare
+ * Functions. The constructs, their props and options, the enum-like classes and factories, and the
+ * few helpers the docs show; nothing else. The Function API behind them (validator, schemas, rule
+ * tables, release facts) is `cdk8s-kyma-serverless/api`; the test kit for handlers is
+ * `cdk8s-kyma-serverless/testing`. api-report/ lists every exported name of each entry.
+ */
+
+// The stack (L3) and its parts.
+export { ServerlessStack, ServerlessStackProps } from './stack/serverless-stack';
+export {
+  ServerlessRelease, BuildProfile, FunctionProfile, ResourcePreset, HttpMethod, TypeMatching, RuntimeFamily, RuntimeFiles, FunctionDefaults,
+} from './api';
+export { ContainerResources } from './stack/_util';
+export { AlertThresholds } from './stack/_monitoring-rules';
+export { LogLevel } from './log-level';
+export { FunctionController, FunctionControllerOptions, FunctionControllerProps, IFunctionController, LogFormat } from './stack/controller';
+export { BuildlessFunctionController, BuildlessFunctionControllerProps } from './stack/buildless-controller';
+export { ServerlessImages, ResolvedImages } from './stack/images';
+export { FunctionRuntimes, FunctionRuntimesProps } from './stack/runtimes';
+export { Registry, RegistryCredentials, ExternalRegistryOptions, InternalRegistryOptions } from './stack/registry';
+export {
+  AdmissionWebhook, AdmissionWebhookOptions, AdmissionWebhookProps, WebhookCertificates, CertManagerCertificatesOptions, CertManagerIssuer,
+  CertManagerIssuerKind, SelfManagedCertificatesOptions,
+} from './stack/webhook';
+export {
+  ServerlessMonitoring, ServerlessMonitoringProps, MonitoringOptions, MonitoringAlertOptions, MonitoringDashboardOptions, RegistryMetricsTarget,
+} from './stack/monitoring';
+export { ServerlessNetworkPolicies, ServerlessNetworkPoliciesProps, PrometheusScrapingOptions } from './stack/network-policies';
+export { GatewayTls, GatewayCertManagerOptions, ExposureGateway, ExposureGatewayOptions, ExposureGatewayProps, StackExposureOptions } from './stack/exposure';
+
+// Function namespaces.
+export {
+  FunctionNamespace, FunctionNamespaceProps, FunctionNamespaceQuota, MaxContainerResources, FunctionEgressOptions, EgressDestination, PackageRegistry, PodSecurityLevel,
+} from './namespace/function-namespace';
+
+// Functions (L2) and how they are reached, triggered and scaled.
+export { KymaFunction, KymaFunctionProps, FunctionScale, SecretMount } from './function/kyma-function';
+export { FunctionRuntime } from './function/runtime';
+export {
+  FunctionSource, FunctionSourceConfig, GitAuthType, GitRepositoryAuth, GitRepositorySourceOptions, InlineSourceConfig, GitRepositorySourceConfig,
+  GitRepositoryAuthConfig,
+} from './function/source';
+export { FunctionResources, BuildResources, ResourceConfiguration, ResourceQuantities } from './function/resources';
+export { FunctionFolder, FunctionFolderSettings, ExposeSettings, KedaSettings, KedaTriggerSettings } from './function/function-folder';
+export { FunctionEndpoint, FunctionEndpointProps, ExposeOptions, EndpointPath, IExposable } from './function/endpoint';
+export {
+  Exposure, IstioExposureOptions, ApiRuleExposureOptions, GatewayApiExposureOptions, GatewayParentRef, IRenderedObject, RenderedObject,
+} from './exposure/exposure';
+export { EndpointAuth, JwtAuthOptions, EndpointCors } from './exposure/endpoint-auth';
+export { FunctionSubscription, FunctionSubscriptionProps, SubscribeOptions } from './function/subscription';
+export {
+  FunctionScaledObject, FunctionScaledObjectProps, KedaTrigger, KedaScaleOptions, CpuTriggerOptions, CronTriggerOptions, PrometheusTriggerOptions,
+} from './function/keda';
+export { FunctionTraffic, FunctionTrafficProps, TrafficRoute } from './function/traffic';
+
+// GitOps: the app, environments, Argo CD and Flux objects.
+export { GitOpsApp, GitOpsAppProps, IAppliedAfter } from './gitops/gitops-app';
+export { GitOpsEnvironment, environmentOutdir } from './gitops/environment';
+export { SyncWave } from './gitops/sync-waves';
+export {
+  ArgoCdApplication, ArgoCdApplicationProps, ArgoCdApplicationSet, ArgoCdApplicationSetProps, ArgoCdCluster, ArgoCdSyncOptions, ArgoCdSyncPolicyOptions, GitRevisionOptions, GitSourceOptions,
+  ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, RUNTIME_IGNORE_DIFFERENCES,
+} from './gitops/argo-cd';
+export { FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FLUX_FUNCTION_HEALTH_CHECK } from './gitops/flux';
+
+// Policies the output keeps, and the opt-ins a user writes on their own objects.
+export { PolicyRuleId, PolicyException, policyExceptions } from './policy/policy';
+export { allowReplacement } from './policy/replacement';

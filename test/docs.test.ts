@@ -28,6 +28,15 @@ describe('docs/functions.md', () => {
 });
 
 describe('docs/performance.md', () => {
+  test('shows the size of the webhook program\'s ConfigMap, which dist/ keeps within half of what client-side apply can record', () => {
+    const { ANNOTATIONS_LIMIT, webhookProgramSizes } = require('../bench/sizes') as typeof import('../bench/sizes');
+    const { bundle, recorded } = webhookProgramSizes(path.join(ROOT, 'dist'));
+    expect(bundle).toBeGreaterThan(10_000);
+    expect(recorded).toBeGreaterThan(bundle);
+    expect(recorded).toBeLessThanOrEqual(ANNOTATIONS_LIMIT / 2);
+    for (const doc of ['docs/performance.md', 'bench/RESULTS.md']) expect(read(doc)).toMatch(/^\| ConfigMap as client-side apply records it \| +[\d,]+ \| +[\d.]+% \|$/m);
+  });
+
   test('shows the benchmark tables bench/RESULTS.md holds, in its order (copy them when `npm run bench` changes them)', () => {
     const tablesOf = (text: string) => [...text.matchAll(/^(\| case [\s\S]*?)\n\n/gm)].map(m => m[1]);
     const results = read('bench/RESULTS.md');

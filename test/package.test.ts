@@ -47,9 +47,9 @@ describe('package.json', () => {
     expect(Object.keys(pkg.dependencies).filter(name => !used.has(name))).toEqual([]);
   });
 
-  test('packs the compiled library, its types, the webhook and model bundles, the command, the test kit\'s entry, the CRD and the docs, built before packing', () => {
+  test('packs the compiled library, its types, the webhook and model bundles, the command, the sub-path entries, the CRD and the docs, built before packing', () => {
     // docs/: every install holds the documentation the alerts and the command line name (the runbooks: docs/monitoring.md).
-    expect(pkg.files).toEqual(['bin', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.br', 'lib/models', 'crds', 'docs']);
+    expect(pkg.files).toEqual(['bin', 'api', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.br', 'lib/models', 'crds', 'docs']);
     expect(pkg.main).toBe('lib/src/index.js');
     expect(pkg.types).toBe('lib/src/index.d.ts');
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });
@@ -63,11 +63,23 @@ describe('package.json', () => {
     expect(`${ignored.status} ${ignored.stdout}`).toBe(`0 ${tarball}\n`);
   });
 
-  test('resolves cdk8s-kyma-serverless/testing, for require and for TypeScript, to the compiled test kit', () => {
-    // No `exports` map: it would close every other path of the package to users (deep imports of lib/, package.json).
-    expect(pkg.exports).toBeUndefined();
-    const entry = JSON.parse(fs.readFileSync(path.join(ROOT, 'testing', 'package.json'), 'utf8'));
-    expect(entry).toEqual({ private: true, main: '../lib/src/testing/index.js', types: '../lib/src/testing/index.d.ts' });
-    expect(fs.existsSync(path.join(ROOT, 'src', 'testing', 'index.ts'))).toBe(true);
+  test('exports exactly the entries of the API report, each to its compiled module and its types', () => {
+    const { ENTRIES } = require('../scripts/api-report') as typeof import('../scripts/api-report');
+    const compiled = (source: string) => `./lib/${source.replace(/\.ts$/, '')}`;
+    expect(pkg.exports).toEqual({
+      ...Object.fromEntries(ENTRIES.map(e => [e.subpath, { types: `${compiled(e.source)}.d.ts`, default: `${compiled(e.source)}.js` }])),
+      './package.json': './package.json',
+    });
+    for (const entry of ENTRIES) expect(fs.existsSync(path.join(ROOT, entry.source))).toBe(true);
+  });
+
+  test('resolves each sub-path for TypeScript\'s classic node resolution too (cdk8s init\'s tsconfig), which reads no `exports`', () => {
+    const { ENTRIES } = require('../scripts/api-report') as typeof import('../scripts/api-report');
+    for (const entry of ENTRIES.filter(e => e.subpath !== '.')) {
+      const folder = entry.subpath.slice(2);
+      const compiled = `../lib/${entry.source.replace(/\.ts$/, '')}`;
+      expect(JSON.parse(fs.readFileSync(path.join(ROOT, folder, 'package.json'), 'utf8'))).toEqual({ private: true, main: `${compiled}.js`, types: `${compiled}.d.ts` });
+      expect(pkg.files).toContain(folder);
+    }
   });
 });

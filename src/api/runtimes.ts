@@ -28,7 +28,7 @@ export interface RuntimeFiles {
   /** The dependencies file. */
   readonly dependencies: string;
   /** Extensions of other source files of the language, which an inline source cannot carry. */
-  readonly sourceExtensions: readonly string[];
+  readonly sourceExtensions: string[];
 }
 
 /** The source files of each runtime family. */

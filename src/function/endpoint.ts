@@ -2,12 +2,13 @@
  * FunctionEndpoint: a Function (or a traffic split) reachable over HTTP from outside the cluster,
  * with the paths, methods, authentication, CORS and timeout `expose()` was given.
  */
-import { Chart, Duration } from 'cdk8s';
+import { Duration } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { HttpMethod, endpointPathProblems, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, uriProblems } from '../api';
-import { FunctionNamespace } from '../namespace/function-namespace';
+import { EndpointAuth, EndpointCors, JwtAuthOptions } from '../exposure/endpoint-auth';
+import { EndpointTarget, Exposure, IRenderedObject } from '../exposure/exposure';
+import { exposureDefaultsOf } from '../exposure/exposure-defaults';
 import { DECLARED_IN_METADATA, declaredProblems } from './_declared';
-import { EndpointTarget, Exposure, RenderedObject } from './exposure';
 
 /** The methods a path allows when it names none. */
 export const DEFAULT_METHODS: readonly HttpMethod[] = [
@@ -33,100 +34,6 @@ export interface EndpointPath {
    * @default - GET, POST, PUT, PATCH, DELETE and HEAD
    */
   readonly methods?: HttpMethod[];
-}
-
-/** Options of {@link EndpointAuth.jwt}. */
-export interface JwtAuthOptions {
-  /** The token issuer (`iss`), such as `https://login.example.com`. */
-  readonly issuer: string;
-  /** Where the issuer publishes its signing keys (JWKS). */
-  readonly jwksUri: string;
-  /**
-   * Scopes a token must all carry (in its `scp`, `scope` or `scopes` claim).
-   *
-   * @default - none: any valid token of the issuer
-   */
-  readonly requiredScopes?: string[];
-  /**
-   * Audiences a token must all name in its `aud` claim.
-   *
-   * @default - none
-   */
-  readonly audiences?: string[];
-}
-
-/** What {@link EndpointAuth} holds. @internal */
-export interface EndpointAuthConfig {
-  readonly jwt?: JwtAuthOptions;
-}
-
-/**
- * Who may call an endpoint. There is no default: a public endpoint without authentication must
- * be asked for with `EndpointAuth.none()`.
- */
-export abstract class EndpointAuth {
-  /**
-   * No authentication: anyone who reaches the host may call the endpoint. Use it only for
-   * Functions meant to be public, such as a web hook receiver that checks signatures itself.
-   */
-  public static none(): EndpointAuth {
-    return new ConfiguredAuth({});
-  }
-
-  /**
-   * A valid JSON Web Token of the issuer (header `Authorization: Bearer <token>`), checked by the
-   * Istio sidecar of the Function; requests without one, or with an invalid one, get 403.
-   *
-   * @see https://kyma-project.io/#/api-gateway/user/expose-workloads/jwt/README
-   */
-  public static jwt(options: JwtAuthOptions): EndpointAuth {
-    return new ConfiguredAuth({ jwt: options });
-  }
-
-  /** @internal */
-  public abstract readonly _config: EndpointAuthConfig;
-}
-
-class ConfiguredAuth extends EndpointAuth {
-  constructor(public readonly _config: EndpointAuthConfig) {
-    super();
-  }
-}
-
-/** Cross-origin resource sharing for browsers calling an endpoint from other origins. */
-export interface EndpointCors {
-  /** Origins allowed to call, exactly as browsers send them, such as `https://shop.example.com`. */
-  readonly allowOrigins: string[];
-  /**
-   * Methods allowed across origins.
-   *
-   * @default - the methods of the endpoint's paths
-   */
-  readonly allowMethods?: HttpMethod[];
-  /**
-   * Request headers allowed across origins.
-   *
-   * @default - none beyond the CORS-safelisted ones
-   */
-  readonly allowHeaders?: string[];
-  /**
-   * Response headers the browser may show to the calling page.
-   *
-   * @default - none beyond the CORS-safelisted ones
-   */
-  readonly exposeHeaders?: string[];
-  /**
-   * Whether requests may carry credentials (cookies, `Authorization`).
-   *
-   * @default false
-   */
-  readonly allowCredentials?: boolean;
-  /**
-   * How long a browser may cache the answer to a preflight request.
-   *
-   * @default - the browser's default
-   */
-  readonly maxAge?: Duration;
 }
 
 /** Options of `expose()`. */
@@ -193,11 +100,6 @@ export interface FunctionEndpointProps extends ExposeOptions {
   readonly name?: string;
 }
 
-/** The stack's exposure defaults, as a FunctionNamespace's stack has them. */
-function stackExposure(scope: IConstruct): { via?: Exposure; domain?: string } {
-  const chart = Chart.of(scope);
-  return FunctionNamespace.isFunctionNamespace(chart) ? chart.stack?.exposure ?? {} : {};
-}
 
 /**
  * An HTTP endpoint of a Function or of a traffic split, through the Istio ingress gateway
@@ -214,7 +116,7 @@ export class FunctionEndpoint extends Construct {
   /** How it is exposed. */
   public readonly via?: Exposure;
   /** The objects it consists of. */
-  public readonly objects: readonly RenderedObject[];
+  public readonly objects: IRenderedObject[];
   /**
    * Whether the endpoint puts an ALLOW AuthorizationPolicy on its Functions' Pods (an APIRule
    * always does; Istio and Gateway API with JWT), so that they refuse requests it does not admit,
@@ -226,7 +128,7 @@ export class FunctionEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: FunctionEndpointProps) {
     super(scope, id);
-    const defaults = stackExposure(props.target);
+    const defaults = exposureDefaultsOf(props.target);
     this.via = props.via ?? defaults.via;
     const problems = this.problems;
 

@@ -18,8 +18,9 @@ import { closestMatch, editDistance } from '../api/_suggest';
 import type { SchemaCheck } from '../api/validator';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';
-import { EndpointAuth, EndpointCors, ExposeOptions } from './endpoint';
-import { Exposure, GatewayParentRef } from './exposure';
+import { EndpointAuth, EndpointCors } from '../exposure/endpoint-auth';
+import { Exposure, GatewayParentRef } from '../exposure/exposure';
+import { ExposeOptions } from './endpoint';
 import { CpuTriggerOptions, CronTriggerOptions, KedaScaleOptions, KedaTrigger, PrometheusTriggerOptions } from './keda';
 import { KymaFunction, SecretMount } from './kyma-function';
 import { BuildResources, FunctionResources } from './resources';
@@ -66,7 +67,11 @@ type EnvSetting = string | number | boolean | {
   readonly resourceFieldRef?: { readonly resource: string; readonly divisor?: Quantity };
 };
 
-/** `expose` of a `function.yaml`: the options of `expose()`, in YAML. */
+/**
+ * `expose` of a `function.yaml`: the options of `expose()`, in YAML.
+ *
+ * @jsii ignore
+ */
 export interface ExposeSettings {
   readonly host: string;
   readonly paths?: { readonly path: string; readonly methods?: HttpMethod[] }[];
@@ -83,7 +88,11 @@ export interface ExposeSettings {
   };
 }
 
-/** One trigger of `keda.triggers` of a `function.yaml`: one of `prometheus`, `cron`, `cpu`, or `type` with `metadata`. */
+/**
+ * One trigger of `keda.triggers` of a `function.yaml`: one of `prometheus`, `cron`, `cpu`, or `type` with `metadata`.
+ *
+ * @jsii ignore
+ */
 export interface KedaTriggerSettings {
   /** The options of `KedaTrigger.prometheus()`. */
   readonly prometheus?: PrometheusTriggerOptions;
@@ -96,7 +105,11 @@ export interface KedaTriggerSettings {
   readonly metadata?: { readonly [key: string]: string };
 }
 
-/** `keda` of a `function.yaml`: the `keda` prop, with the periods in seconds. */
+/**
+ * `keda` of a `function.yaml`: the `keda` prop, with the periods in seconds.
+ *
+ * @jsii ignore
+ */
 export interface KedaSettings {
   readonly minReplicas?: number;
   readonly maxReplicas: number;
@@ -107,7 +120,11 @@ export interface KedaSettings {
   readonly pollingInterval?: number;
 }
 
-/** The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`. */
+/**
+ * The contents of a `function.yaml`. Every key is optional; the names are those of `KymaFunctionProps`.
+ *
+ * @jsii ignore
+ */
 export interface FunctionFolderSettings {
   readonly runtime?: string;
   /**
@@ -616,7 +633,7 @@ export class FunctionFolder {
     public readonly file: string | undefined,
     /** The runtime: from `function.yaml`, or by the handler the folder holds. */
     public readonly runtime: FunctionRuntime,
-    /** The settings of `function.yaml`, as read. */
+    /** The settings of `function.yaml`, as read. @jsii ignore */
     public readonly settings: FunctionFolderSettings,
   ) {
     this.namespace = settings.namespace;

@@ -23,12 +23,12 @@ import {
   DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _rememberValidFunction, cpuMillis,
   parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
+import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
-import { EndpointTarget } from './exposure';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
 import { FunctionRuntime } from './runtime';
@@ -376,8 +376,8 @@ export class KymaFunction extends Construct implements IExposable {
   public readonly scale?: FunctionScale;
   /** The KEDA ScaledObject that scales it, when it has `keda`. */
   public readonly scaledObject?: FunctionScaledObject;
-  /** The Function object. */
-  public readonly apiObject: FunctionResource;
+  /** The Function object (`serverless.kyma-project.io/v1alpha2` `Function`). */
+  public readonly apiObject: ApiObject;
 
   private readonly env = new Map<string, EnvValue>();
   private readonly secretMounts: SecretMount[] = [];

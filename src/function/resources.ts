@@ -10,10 +10,23 @@ export interface ResourceConfiguration {
   /** The preset's name. */
   readonly profile?: string;
   /** Explicit requests and limits, as quantities. */
-  readonly resources?: {
-    readonly requests?: { readonly [resource: string]: string };
-    readonly limits?: { readonly [resource: string]: string };
-  };
+  readonly resources?: ResourceQuantities;
+}
+
+/** Requests and limits of a container, as quantities by resource name (`cpu`, `memory`, `ephemeral-storage`). */
+export interface ResourceQuantities {
+  /**
+   * What the container is guaranteed.
+   *
+   * @default - none
+   */
+  readonly requests?: { readonly [resource: string]: string };
+  /**
+   * What the container may use at most.
+   *
+   * @default - none
+   */
+  readonly limits?: { readonly [resource: string]: string };
 }
 
 function explicit(resources: ContainerResources, prop: string): ResourceConfiguration {

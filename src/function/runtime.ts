@@ -34,9 +34,9 @@ export class FunctionRuntime {
    * the newest release's CRD. Which of them a stack accepts depends on its release
    * ({@link FunctionRuntime.releases}).
    */
-  public static readonly ALL: readonly FunctionRuntime[] = [
+  public static readonly ALL: FunctionRuntime[] = Object.freeze([
     FunctionRuntime.NODEJS_20, FunctionRuntime.NODEJS_22, FunctionRuntime.NODEJS_24, FunctionRuntime.PYTHON_312,
-  ];
+  ]) as FunctionRuntime[];
 
   /**
    * A runtime by its name on the wire (`spec.runtime`), such as `nodejs22`.
@@ -76,7 +76,7 @@ export class FunctionRuntime {
   }
 
   /** The releases whose Function CRD accepts this runtime, oldest first (none for a runtime of a later release). */
-  public get releases(): readonly ServerlessRelease[] {
+  public get releases(): ServerlessRelease[] {
     return RELEASES.filter(release => (releaseFacts(release).runtimes as readonly string[]).includes(this.name));
   }
 

@@ -48,20 +48,48 @@ export interface GitRepositorySourceOptions {
   readonly auth?: GitRepositoryAuth;
 }
 
+/** `spec.source.inline` of a Function. */
+export interface InlineSourceConfig {
+  /** The handler's code. */
+  readonly source: string;
+  /**
+   * The dependencies file's content (`package.json` or `requirements.txt`).
+   *
+   * @default - none
+   */
+  readonly dependencies?: string;
+}
+
+/** `spec.source.gitRepository` of a Function. */
+export interface GitRepositorySourceConfig {
+  /** The repository's URL. */
+  readonly url: string;
+  /** The folder of the handler in the repository. */
+  readonly baseDir: string;
+  /** The branch, tag or commit. */
+  readonly reference: string;
+  /**
+   * The credentials of a private repository.
+   *
+   * @default - a public repository
+   */
+  readonly auth?: GitRepositoryAuthConfig;
+}
+
+/** `spec.source.gitRepository.auth` of a Function. */
+export interface GitRepositoryAuthConfig {
+  /** `basic` or `key`. */
+  readonly type: string;
+  /** The Secret holding the credentials. */
+  readonly secretName: string;
+}
+
 /** What a source renders into a Function: exactly one of `inline` and `gitRepository`. */
 export interface FunctionSourceConfig {
   /** Code and dependencies carried in the Function (`spec.source.inline`). */
-  readonly inline?: {
-    readonly source: string;
-    readonly dependencies?: string;
-  };
+  readonly inline?: InlineSourceConfig;
   /** A Git repository the controller clones (`spec.source.gitRepository`). */
-  readonly gitRepository?: {
-    readonly url: string;
-    readonly baseDir: string;
-    readonly reference: string;
-    readonly auth?: { readonly type: string; readonly secretName: string };
-  };
+  readonly gitRepository?: GitRepositorySourceConfig;
   /** SHA-256 of the files a source read from disk, in hex. */
   readonly sha256?: string;
 }

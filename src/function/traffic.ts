@@ -7,8 +7,8 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { IVirtualService } from '@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService';
 import { TRAFFIC_LABEL, isDns1035Label, trafficRouteProblems } from '../api';
+import { EndpointBackend, EndpointTarget, FUNCTION_SERVICE_PORT } from '../exposure/exposure';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
-import { EndpointBackend, EndpointTarget, FUNCTION_SERVICE_PORT } from './exposure';
 import type { KymaFunction } from './kyma-function';
 
 /** One Function behind a traffic split. */

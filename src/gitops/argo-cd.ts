@@ -69,16 +69,10 @@ return hs
 /** The `argocd-cm` key that holds the Function health check. */
 export const ARGO_CD_FUNCTION_HEALTH_KEY = `resource.customizations.health.${FUNCTION_GROUP}_${FUNCTION_KIND}`;
 
-/** Where the synthesized output lives in Git. */
-export interface GitSourceOptions {
+/** The Git repository and revision that hold the output. */
+export interface GitRevisionOptions {
   /** URL of the Git repository that holds the output. */
   readonly repoUrl: string;
-  /**
-   * Folder of the output in the repository, such as `dist` or `dist/prod`.
-   *
-   * @default 'dist'
-   */
-  readonly path?: string;
   /**
    * Branch, tag or commit.
    *
@@ -87,8 +81,18 @@ export interface GitSourceOptions {
   readonly targetRevision?: string;
 }
 
-/** Sync settings shared by the Application and the ApplicationSet. */
-export interface ArgoCdSyncOptions extends GitSourceOptions {
+/** Where the synthesized output lives in Git. */
+export interface GitSourceOptions extends GitRevisionOptions {
+  /**
+   * Folder of the output in the repository, such as `dist` or `dist/prod`.
+   *
+   * @default 'dist'
+   */
+  readonly path?: string;
+}
+
+/** How Argo CD syncs: the Application's and the ApplicationSet's. */
+export interface ArgoCdSyncPolicyOptions {
   /**
    * The Argo CD project.
    *
@@ -103,6 +107,9 @@ export interface ArgoCdSyncOptions extends GitSourceOptions {
    */
   readonly automated?: boolean;
 }
+
+/** Sync settings of an Application: its source in Git and how it syncs. */
+export interface ArgoCdSyncOptions extends GitSourceOptions, ArgoCdSyncPolicyOptions {}
 
 /** Props of {@link ArgoCdApplication}. */
 export interface ArgoCdApplicationProps extends ArgoCdSyncOptions {
@@ -169,7 +176,7 @@ export interface ArgoCdCluster {
 }
 
 /** Props of {@link ArgoCdApplicationSet}. */
-export interface ArgoCdApplicationSetProps extends Omit<ArgoCdSyncOptions, 'path'> {
+export interface ArgoCdApplicationSetProps extends GitRevisionOptions, ArgoCdSyncPolicyOptions {
   /**
    * Name of the ApplicationSet, and prefix of its Applications.
    *

@@ -32,7 +32,7 @@ export interface GitOpsAppProps {
  */
 export interface IAppliedAfter {
   /** The charts whose files must come first. */
-  readonly appliedAfter: readonly Chart[];
+  readonly appliedAfter: Chart[];
 }
 
 function appliedAfter(chart: Chart): readonly Chart[] {

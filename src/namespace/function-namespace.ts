@@ -5,10 +5,11 @@ import { ApiObject, Chart, JsonPatch, Lazy, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, ResourcePreset,
+  DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, ResourcePreset,
   ServerlessRelease, cpuMillis, isDns1123Label, maxCpu, maxSize, releaseFacts, sizeBytes,
   PACKAGE_REGISTRY_CONFIG_SECRET,
 } from '../api';
+import { _markExposureDefaults } from '../exposure/exposure-defaults';
 import type { IAppliedAfter } from '../gitops/gitops-app';
 import { _markRelease } from '../stack/release-scope';
 import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
@@ -235,6 +236,14 @@ const FUNCTION_NAMESPACE_SYMBOL = Symbol.for('cdk8s-kyma-serverless.FunctionName
 
 const q = (amount: string) => k8s.Quantity.fromString(amount);
 
+/** The largest CPU and memory a container of a namespace may have (its LimitRange's max). */
+export interface MaxContainerResources {
+  /** CPU. */
+  readonly cpu: Cpu;
+  /** Memory. */
+  readonly memory: Size;
+}
+
 /**
  * A namespace for Functions: labelled `istio-injection: enabled` (Function Pods rely on the
  * sidecar), with a LimitRange that every Function preset fits in (and under release 1.11.1 every
@@ -260,9 +269,9 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
   /** The release of the stack that runs the namespace's Functions. */
   public readonly release: ServerlessRelease;
   /** The charts a GitOpsApp writes before this one: the stack, when given. */
-  public readonly appliedAfter: readonly Chart[];
+  public readonly appliedAfter: Chart[];
   /** The per-container maximum of the LimitRange. */
-  public readonly maxContainerResources: { readonly cpu: Cpu; readonly memory: Size };
+  public readonly maxContainerResources: MaxContainerResources;
   /** The private package registry of the namespace's Functions, when given. */
   public readonly packageRegistry?: PackageRegistry;
   /** The NetworkPolicy on the Function Pods' egress, when `egress` is given. */
@@ -285,12 +294,12 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
     }
     const release = props.stack?.release ?? props.release ?? DEFAULT_RELEASE;
     const builds = releaseFacts(release).buildsImages;
-    if (props.stack && builds && (name === props.stack.namespace || props.stack.controller.excludedNamespaces.includes(name))) {
+    if (props.stack && builds && (name === props.stack.systemNamespace || props.stack.controller.excludedNamespaces.includes(name))) {
       throw new Error(`'name' (${name}) is a namespace the stack's controller copies no registry credentials and Dockerfiles into `
-        + `(${name === props.stack.namespace ? 'the stack\'s own' : '\'controller.excludedNamespaces\''}), so its Functions could never be built: `
+        + `(${name === props.stack.systemNamespace ? 'the stack\'s own' : '\'controller.excludedNamespaces\''}), so its Functions could never be built: `
         + 'use another namespace');
     }
-    if (props.stack && name === props.stack.namespace) {
+    if (props.stack && name === props.stack.systemNamespace) {
       throw new Error(`'name' (${name}) is the stack's own namespace, which the stack creates and whose Pods run privileged work: use another namespace`);
     }
     if (props.packageRegistry && builds) {
@@ -302,11 +311,12 @@ export class FunctionNamespace extends Chart implements IAppliedAfter {
     this.release = release;
     this.packageRegistry = props.packageRegistry;
     _markRelease(this, this.release, false);
+    _markExposureDefaults(this, () => this.stack?.exposure);
     this.appliedAfter = props.stack ? [props.stack] : [];
     Object.defineProperty(this, FUNCTION_NAMESPACE_SYMBOL, { value: true });
 
-    const functionPresets: { readonly [P in FunctionProfile]: ResourcePreset } = props.stack?.functionPresets ?? DEFAULT_FUNCTION_PRESETS;
-    const buildPresets: { readonly [P in BuildProfile]: ResourcePreset } = props.stack?.buildPresets ?? DEFAULT_BUILD_PRESETS;
+    const functionPresets: { readonly [profile: string]: ResourcePreset } = props.stack?.functionPresets ?? DEFAULT_FUNCTION_PRESETS;
+    const buildPresets: { readonly [profile: string]: ResourcePreset } = props.stack?.buildPresets ?? DEFAULT_BUILD_PRESETS;
     const defaultPreset = functionPresets[props.stack?.defaultFunctionPreset ?? FunctionProfile.L];
     // Under 1.11.1 every container of a build Job must fit too, and the Git fetcher of its init
     // container; under 1.13.0 nothing is built, and Git Functions' Pods start with the init container that clones the source.

@@ -7,7 +7,7 @@ import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, KnownRuntimeName, ResourcePreset, ServerlessRelease,
+  DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, ServerlessRelease,
   releaseFacts,
 } from '../api';
 import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
@@ -61,11 +61,11 @@ export interface BuildlessFunctionControllerProps extends FunctionControllerOpti
   /** The init container that clones Git Functions' repositories into their Pods (`images.repoFetcher`). */
   readonly functionInitImage: string;
   /** The image of each runtime of 1.13.0. */
-  readonly runtimeImages: { readonly [runtime in KnownRuntimeName]?: string };
+  readonly runtimeImages: { readonly [runtime: string]: string };
   /** The stack's PriorityClass. */
   readonly priorityClassName: string;
   /** Function presets. */
-  readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
+  readonly functionPresets: { readonly [profile: string]: ResourcePreset };
   /** The preset of Functions that name none. */
   readonly defaultFunctionPreset: FunctionProfile;
   readonly logLevel: LogLevel;
@@ -141,7 +141,7 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
   /** Controller replicas. */
   public readonly replicas: number;
   /** None: the 1.13.0 controller copies nothing into namespaces, and runs Functions in any of them. */
-  public readonly excludedNamespaces: readonly string[] = [];
+  public readonly excludedNamespaces: string[] = [];
   /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
   public readonly metricsService: k8s.KubeService;
   /** The `controller` label of the Function reconciler's metrics. */

@@ -57,7 +57,7 @@ export interface IFunctionController extends IConstruct {
   /** Controller replicas. */
   readonly replicas: number;
   /** Namespaces besides the stack's that the controller copies nothing into, and so cannot run Functions in. */
-  readonly excludedNamespaces: readonly string[];
+  readonly excludedNamespaces: string[];
   /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
   readonly metricsService: k8s.KubeService;
   /** The name of the controller-runtime reconciler of Functions: the `controller` label of its metrics. */
@@ -142,9 +142,9 @@ export interface FunctionControllerProps extends FunctionControllerOptions {
   readonly repoFetcherImage: string;
   readonly priorityClassName: string;
   readonly registrySecretName: string;
-  readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
+  readonly functionPresets: { readonly [profile: string]: ResourcePreset };
   readonly defaultFunctionPreset: FunctionProfile;
-  readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
+  readonly buildPresets: { readonly [profile: string]: ResourcePreset };
   readonly defaultBuildPreset: BuildProfile;
   readonly targetCpuUtilizationPercentage: number;
   readonly maxSimultaneousBuilds: number;
@@ -240,7 +240,7 @@ export class FunctionController extends Construct implements IFunctionController
   /** The `controller` label of the Function reconciler's metrics. */
   public readonly functionReconciler = FUNCTION_RECONCILER;
   /** Namespaces besides the stack's that the controller copies nothing into, and so cannot run Functions in. */
-  public readonly excludedNamespaces: readonly string[];
+  public readonly excludedNamespaces: string[];
   /** The Service in front of the controller's metrics (port `http-metrics`, 8080). */
   public readonly metricsService: k8s.KubeService;
 

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { ICertificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
 import type { IGateway } from '@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway';
 import { hostProblems } from '../api';
-import { Exposure } from '../function/exposure';
+import { Exposure } from '../exposure/exposure';
 import { CertManagerIssuer, CertManagerIssuerKind } from './webhook';
 
 /** Options of {@link GatewayTls.certManager}. */
@@ -115,6 +115,16 @@ export interface StackExposureOptions {
   readonly gateway?: ExposureGatewayOptions;
 }
 
+/** Props of {@link ExposureGateway}: a stack's `exposure` that creates its Gateway. */
+export interface ExposureGatewayProps {
+  /** How Functions are exposed: `Exposure.istio` or `Exposure.apiRule`, whose gateway this creates. */
+  readonly via: Exposure;
+  /** The domain the Gateway serves `*.<domain>` of. */
+  readonly domain: string;
+  /** The Gateway to create. */
+  readonly gateway: ExposureGatewayOptions;
+}
+
 /**
  * The Istio Gateway of the stack's exposure domain: HTTPS on 443 for `*.<domain>` with the
  * certificate of `tls`, and HTTP on 80 redirecting to it.
@@ -123,7 +133,7 @@ export class ExposureGateway extends Construct {
   /** The Gateway's `namespace/name`. */
   public readonly reference: string;
 
-  constructor(scope: Construct, id: string, exposure: StackExposureOptions & { readonly gateway: ExposureGatewayOptions }) {
+  constructor(scope: Construct, id: string, exposure: ExposureGatewayProps) {
     super(scope, id);
     const reference = exposure.via._gateway;
     if (!reference) {

@@ -100,7 +100,7 @@ export interface ServerlessImages {
    *
    * @default - `europe-docker.pkg.dev/kyma-project/prod/function-runtime-<runtime>:<version>`
    */
-  readonly runtimes?: { readonly [runtime in KnownRuntimeName]?: string };
+  readonly runtimes?: { readonly [runtime: string]: string };
 }
 
 /** Every image of the stack, resolved. */
@@ -122,7 +122,7 @@ export interface ResolvedImages {
   /** A prebuilt webhook image, or `undefined` to run the server from a ConfigMap on `nodejs`. */
   readonly webhook?: string;
   /** The image of each runtime of the release, by runtime name. */
-  readonly runtimes: { readonly [runtime in KnownRuntimeName]?: string };
+  readonly runtimes: { readonly [runtime: string]: string };
 }
 
 /** The images of the build pipeline, all present: what a release that builds images runs. */
@@ -132,7 +132,7 @@ export interface BuildImages {
   readonly registry: string;
   readonly registryInit: string;
   readonly credentialsJob: string;
-  readonly runtimes: { readonly [runtime in KnownRuntimeName]?: string };
+  readonly runtimes: { readonly [runtime: string]: string };
 }
 
 /** The image keys that only a release that builds images runs, with what 1.13.0 runs instead, if anything. */

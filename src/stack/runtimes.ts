@@ -3,7 +3,7 @@
  */
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { KnownRuntimeName, RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api';
+import { RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api';
 import { CONTROLLER_NAMES } from './controller';
 
 /**
@@ -55,7 +55,7 @@ export function runtimeDockerfile(runtime: RuntimeName, baseImage: string): stri
 /** Props of {@link FunctionRuntimes}. */
 export interface FunctionRuntimesProps {
   /** The base image of each runtime; every runtime of 1.11.1 must have one. */
-  readonly images: { readonly [runtime in KnownRuntimeName]?: string };
+  readonly images: { readonly [runtime: string]: string };
   readonly registrySecretName: string;
 }
 

@@ -5,8 +5,8 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
-  FunctionProfile, RELEASE_ANNOTATION, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
+  BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
+  FUNCTION_PROFILES, FunctionProfile, RELEASE_ANNOTATION, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
 } from '../api';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
@@ -95,7 +95,7 @@ export interface ServerlessStackProps {
    * @default - upstream's XS, S, M, L and XL
    * @see https://kyma-project.io/#/serverless-manager/user/technical-reference/07-80-available-presets
    */
-  readonly functionPresets?: { readonly [P in FunctionProfile]?: ResourcePreset };
+  readonly functionPresets?: { readonly [profile: string]: ResourcePreset };
 
   /**
    * The preset of Functions that name neither a preset nor resources.
@@ -110,7 +110,7 @@ export interface ServerlessStackProps {
    *
    * @default - upstream's local-dev, slow, normal and fast
    */
-  readonly buildPresets?: { readonly [P in BuildProfile]?: ResourcePreset };
+  readonly buildPresets?: { readonly [profile: string]: ResourcePreset };
 
   /**
    * The build preset of Functions that name neither a build preset nor build resources. Only for
@@ -263,18 +263,18 @@ function releaseProblems(release: ServerlessRelease, props: ServerlessStackProps
 export class ServerlessStack extends Chart {
   /** The upstream release the stack deploys. */
   public readonly release: ServerlessRelease;
-  /** The namespace the stack runs in. */
-  public readonly namespace: string;
+  /** The namespace the stack runs in (`namespace`, which the Chart's own `namespace` holds too). */
+  public readonly systemNamespace: string;
   /** The tag of upstream's images the stack runs. */
   public readonly version: string;
   /** Every image the stack uses. */
   public readonly images: ResolvedImages;
   /** Function presets, upstream's merged with the given ones. */
-  public readonly functionPresets: { readonly [P in FunctionProfile]: ResourcePreset };
+  public readonly functionPresets: { readonly [profile: string]: ResourcePreset };
   /** The default Function preset. */
   public readonly defaultFunctionPreset: FunctionProfile;
   /** Build presets, upstream's merged with the given ones (read by a release that builds images). */
-  public readonly buildPresets: { readonly [P in BuildProfile]: ResourcePreset };
+  public readonly buildPresets: { readonly [profile: string]: ResourcePreset };
   /** The default build preset. */
   public readonly defaultBuildPreset: BuildProfile;
   /** Where Function images go; `undefined` under a release that builds none (1.13.0). */
@@ -325,7 +325,7 @@ export class ServerlessStack extends Chart {
 
     this.release = release;
     _markRelease(this, this.release, true);
-    this.namespace = namespace;
+    this.systemNamespace = namespace;
     this.version = version;
     this.images = resolveImages(release, version, props.images);
     this.targetCpuUtilizationPercentage = targetCpu;
@@ -335,6 +335,11 @@ export class ServerlessStack extends Chart {
     this.defaultBuildPreset = props.defaultBuildPreset ?? BuildProfile.NORMAL;
     this.registry = builds ? props.registry ?? Registry.internal() : undefined;
     const problems = [
+      // The props are maps by profile name (jsii has no maps keyed by an enum): a key that names no profile is a typo.
+      ...Object.keys(props.functionPresets ?? {}).filter(name => !FUNCTION_PROFILES.includes(name))
+        .map(name => `'functionPresets.${name}' names no function profile: use one of ${FUNCTION_PROFILES.join(', ')}`),
+      ...Object.keys(props.buildPresets ?? {}).filter(name => !BUILD_PROFILES.includes(name))
+        .map(name => `'buildPresets.${name}' names no build profile: use one of ${BUILD_PROFILES.join(', ')}`),
       ...Object.entries(this.functionPresets).flatMap(([name, p]) => presetProblems(`functionPresets.${name}`, p, FUNCTION_MIN_REQUEST)),
       ...(builds ? Object.entries(this.buildPresets).flatMap(([name, p]) => presetProblems(`buildPresets.${name}`, p, BUILD_MIN_REQUEST)) : []),
     ];
@@ -436,7 +441,7 @@ export class ServerlessStack extends Chart {
     const images = _buildImages(this.images);
     const controller = new FunctionController(this, 'Controller', {
       ...props.controller,
-      namespace: this.namespace,
+      namespace: this.systemNamespace,
       image: this.images.controller,
       buildExecutorImage: images.buildExecutor,
       repoFetcherImage: images.buildInit,
@@ -454,7 +459,7 @@ export class ServerlessStack extends Chart {
 
     new FunctionRuntimes(this, 'Runtimes', { images: images.runtimes, registrySecretName: registry.secretName });
 
-    const registryMetrics = registry._bind(this, { namespace: this.namespace, images, priorityClassName: PRIORITY_CLASS_NAME, monitoring });
+    const registryMetrics = registry._bind(this, { namespace: this.systemNamespace, images, priorityClassName: PRIORITY_CLASS_NAME, monitoring });
     return { controller, registryMetrics };
   }
 
@@ -464,7 +469,7 @@ export class ServerlessStack extends Chart {
     if (!functionInit) throw new Error(`Release ${this.release} has no image that clones Git repositories into Function Pods`);
     const controller = new BuildlessFunctionController(this, 'Controller', {
       ...props.controller,
-      namespace: this.namespace,
+      namespace: this.systemNamespace,
       image: this.images.controller,
       functionInitImage: functionInit,
       runtimeImages: this.images.runtimes,
@@ -477,7 +482,7 @@ export class ServerlessStack extends Chart {
     // What build mode left behind when this stack replaces a 1.11.1 one: removed in the cluster,
     // so that Argo CD and Flux users, who never run our command line, end clean too.
     new BuildModeCleanup(this, 'BuildModeCleanup', {
-      namespace: this.namespace, image: this.images.nodejs, controllerImage: this.images.controller, priorityClassName: PRIORITY_CLASS_NAME,
+      namespace: this.systemNamespace, image: this.images.nodejs, controllerImage: this.images.controller, priorityClassName: PRIORITY_CLASS_NAME,
     });
     return controller;
   }

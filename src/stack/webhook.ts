@@ -299,7 +299,11 @@ export interface AdmissionWebhookProps extends AdmissionWebhookOptions {
 export class AdmissionWebhook extends Construct {
   /** Webhook replicas. */
   public readonly replicas: number;
-  /** The configuration file the server reads. */
+  /**
+   * The configuration file the server reads.
+   *
+   * @jsii ignore
+   */
   public readonly config: WebhookConfig;
   /** The Service in front of the webhook: 443 for the API server, `http-metrics` (8080) for Prometheus. */
   public readonly service: k8s.KubeService;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WEBHOOK_NAMES } from '../../src';
+import { WEBHOOK_NAMES } from '../../src/webhook/config';
 import { main } from '../../src/cli/index';
 import { createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { FakeKubeApi, writeKubeconfig } from '../util/fake-kube-api';

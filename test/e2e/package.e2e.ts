@@ -84,14 +84,26 @@ describe('the packed package', () => {
     expect(files).toEqual(expect.arrayContaining([
       'package.json', 'README.md', 'bin/kyma-serverless.js', 'lib/src/index.js', 'lib/src/index.d.ts',
       'lib/imports/serverless.kyma-project.io.js', 'lib/webhook/server.js.br', 'crds/serverless.kyma-project.io_functions.yaml',
+      'api/package.json', 'testing/package.json', 'lib/src/api/index.d.ts',
     ]));
     expect(files.filter(f => /^(src|test|scripts|bench|dist|functions)\//.test(f) || /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
   });
 
-  test('loads with require and exports the public API', () => {
-    const names = ['ServerlessStack', 'FunctionNamespace', 'KymaFunction', 'FunctionRuntime', 'FunctionSource', 'GitOpsApp', 'validateFunction'];
-    const result = check(run(process.execPath, ['-e', `const m = require('cdk8s-kyma-serverless'); console.log(JSON.stringify(${JSON.stringify(names)}.map(n => [n, typeof m[n]])))`], app.dir));
-    expect(Object.fromEntries(JSON.parse(result.stdout))).toEqual(Object.fromEntries(names.map(n => [n, 'function'])));
+  test('loads each entry with require, each exporting its part of the public API, and closes other paths', () => {
+    const entries: { readonly [entry: string]: string[] } = {
+      'cdk8s-kyma-serverless': ['ServerlessStack', 'FunctionNamespace', 'KymaFunction', 'FunctionRuntime', 'FunctionSource', 'GitOpsApp'],
+      'cdk8s-kyma-serverless/api': ['validateFunction', 'functionSchema', 'SchemaValidator', 'releaseFacts'],
+      'cdk8s-kyma-serverless/testing': ['LocalFunction'],
+    };
+    for (const [entry, names] of Object.entries(entries)) {
+      const result = check(run(process.execPath, ['-e', `const m = require('${entry}'); console.log(JSON.stringify(${JSON.stringify(names)}.map(n => [n, typeof m[n]])))`], app.dir));
+      expect(`${entry}: ${result.stdout.trim()}`).toBe(`${entry}: ${JSON.stringify(names.map(n => [n, 'function']))}`);
+    }
+    // The Function API is not in the main entry: its internals can change without breaking apps.
+    const main = check(run(process.execPath, ['-e', "console.log(typeof require('cdk8s-kyma-serverless').validateFunction)"], app.dir));
+    expect(main.stdout.trim()).toBe('undefined');
+    const deep = run(process.execPath, ['-e', "require('cdk8s-kyma-serverless/lib/src/api')"], app.dir);
+    expect(`${deep.status} ${deep.stderr}`).toMatch(/^1 [\s\S]*ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
 
   test('runs its kyma-serverless command from the installed package', () => {

@@ -1,8 +1,9 @@
 import { Duration, Testing } from 'cdk8s';
 import {
-  EndpointAuth, Exposure, FUNCTION_LABEL, FunctionEndpoint, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, HttpMethod, KymaFunction,
-  ServerlessStack, ServerlessStackProps, URL_ANNOTATION, validateApiRule,
+  EndpointAuth, Exposure, FunctionEndpoint, FunctionNamespace, FunctionRuntime, FunctionSource, GatewayTls, HttpMethod, KymaFunction,
+  ServerlessStack, ServerlessStackProps,
 } from '../../src';
+import { FUNCTION_LABEL, URL_ANNOTATION, validateApiRule } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { upstreamCrdValidator } from '../util/upstream-crds';
 

@@ -2,10 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Chart, Testing } from 'cdk8s';
-import {
-  Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, FunctionSource, KymaFunction, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack,
-  validateFunction,
-} from '../../src';
+import { Exposure, FunctionFolder, FunctionNamespace, FunctionRuntime, FunctionSource, KymaFunction, ServerlessRelease, ServerlessStack } from '../../src';
+import { validateFunction } from '../../src/api';
+import { SOURCE_SHA256_ANNOTATION } from '../../src/function/kyma-function';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
 const ROOT = path.resolve(__dirname, '..', '..');

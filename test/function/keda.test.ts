@@ -1,6 +1,7 @@
 import { Chart, Duration, JsonPatch, Testing } from 'cdk8s';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { FUNCTION_LABEL, FunctionScaledObject, FunctionScaledObjectProps, KedaTrigger } from '../../src';
+import { FunctionScaledObject, FunctionScaledObjectProps, KedaTrigger } from '../../src';
+import { FUNCTION_LABEL } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
 const PROMETHEUS = { serverAddress: 'http://prometheus.monitoring.svc.cluster.local:9090', query: 'sum(rate(istio_requests_total{destination_workload="orders"}[2m]))', threshold: 50 };

@@ -10,10 +10,12 @@ import { Chart, Size, Testing } from 'cdk8s';
 import { ConfigMap, Container, ContainerResources, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import * as fc from 'fast-check';
 import {
-  BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType,
-  INLINE_SOURCE_MAX_BYTES, KymaFunction, KymaFunctionProps, RESERVED_ENV_NAMES, RuntimeFamily, SecretMount,
-  defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction,
+  BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType, KymaFunction,
+  KymaFunctionProps, SecretMount,
 } from '../../src';
+import {
+  INLINE_SOURCE_MAX_BYTES, RESERVED_ENV_NAMES, RuntimeFamily, defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction,
+} from '../../src/api';
 import { upstreamFunctionValidator } from '../util/upstream-crds';
 
 const upstreamValidator = upstreamFunctionValidator();

@@ -2,9 +2,11 @@ import { Chart, Size, Testing } from 'cdk8s';
 import { ConfigMap, Cpu, EnvFieldPaths, EnvValue, ResourceFieldPaths, Secret } from 'cdk8s-plus-27';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import {
-  BuildProfile, BuildResources, FUNCTION_LABEL, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType,
-  KedaTrigger, KymaFunction, KymaFunctionProps, SOURCE_SHA256_ANNOTATION, ServerlessRelease, ServerlessStack, validateFunction,
+  BuildProfile, BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType, KedaTrigger,
+  KymaFunction, KymaFunctionProps, ServerlessRelease, ServerlessStack,
 } from '../../src';
+import { FUNCTION_LABEL, validateFunction } from '../../src/api';
+import { SOURCE_SHA256_ANNOTATION } from '../../src/function/kyma-function';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import * as rules from '../../src/api/function-rules';
 

@@ -1,7 +1,6 @@
 import { Testing } from 'cdk8s';
-import {
-  FunctionNamespace, FunctionRuntime, FunctionSource, KNOWN_RUNTIMES, KymaFunction, RuntimeFamily, ServerlessRelease, ServerlessStack, releaseFacts,
-} from '../../src';
+import { FunctionNamespace, FunctionRuntime, FunctionSource, KymaFunction, ServerlessRelease, ServerlessStack } from '../../src';
+import { KNOWN_RUNTIMES, RuntimeFamily, releaseFacts } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
 const HELLO = 'exports.main = () => "hi"';

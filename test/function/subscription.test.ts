@@ -1,7 +1,6 @@
 import { Testing } from 'cdk8s';
-import {
-  FUNCTION_LABEL, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionSubscription, KymaFunction, TypeMatching, validateSubscription,
-} from '../../src';
+import { FunctionNamespace, FunctionRuntime, FunctionSource, FunctionSubscription, KymaFunction, TypeMatching } from '../../src';
+import { FUNCTION_LABEL, validateSubscription } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { upstreamCrdValidator } from '../util/upstream-crds';
 

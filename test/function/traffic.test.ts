@@ -1,7 +1,6 @@
 import { Testing } from 'cdk8s';
-import {
-  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionTraffic, KymaFunction, TRAFFIC_LABEL,
-} from '../../src';
+import { EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionTraffic, KymaFunction } from '../../src';
+import { TRAFFIC_LABEL } from '../../src/api';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 
 function versions(namespace = 'team-a') {

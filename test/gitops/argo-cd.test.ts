@@ -2,8 +2,10 @@ import { Application, ApplicationSet } from '@kubernetes-models/argo-cd/argoproj
 import { App, Chart, Testing } from 'cdk8s';
 import {
   ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, ArgoCdApplication, ArgoCdApplicationProps, ArgoCdApplicationSet,
-  ArgoCdApplicationSetProps, FUNCTION_GROUP, FUNCTION_KIND, IN_CLUSTER_SERVER, RUNTIME_IGNORE_DIFFERENCES,
+  ArgoCdApplicationSetProps, RUNTIME_IGNORE_DIFFERENCES,
 } from '../../src';
+import { FUNCTION_GROUP, FUNCTION_KIND } from '../../src/api';
+import { IN_CLUSTER_SERVER } from '../../src/gitops/argo-cd';
 
 // fengari (a Lua 5.3 VM in JavaScript) ships no types: this is the little of it the tests use.
 interface Fengari {

@@ -2,10 +2,8 @@ import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import { GitRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
 import { App, Chart, Duration, Testing } from 'cdk8s';
-import {
-  FLUX_FUNCTION_HEALTH_CHECK, FUNCTION_API_VERSION, FUNCTION_KIND, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization,
-  FluxKustomizationProps,
-} from '../../src';
+import { FLUX_FUNCTION_HEALTH_CHECK, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps } from '../../src';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../../src/api';
 
 const REPO_URL = 'https://github.com/acme/platform.git';
 

@@ -4,9 +4,12 @@ import * as path from 'node:path';
 import { ApiObject, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { parse } from 'yaml';
 import {
-  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KUSTOMIZATION_FILE, KedaTrigger, KymaFunction,
-  SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION, ServerlessRelease, ServerlessStack, SyncWave, _wasValidAtSynth, environmentOutdir, kustomization,
+  EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KedaTrigger, KymaFunction,
+  ServerlessRelease, ServerlessStack, SyncWave, environmentOutdir,
 } from '../../src';
+import { _wasValidAtSynth } from '../../src/api';
+import { KUSTOMIZATION_FILE, kustomization } from '../../src/gitops/gitops-app';
+import { SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION } from '../../src/gitops/sync-waves';
 import { loadYamlDocuments } from '../util/fixtures';
 
 function synthApp(): { dir: string; objects: any[] } {

@@ -1,9 +1,10 @@
 import { Size, Testing } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import {
-  BuildProfile, FunctionNamespace, FunctionProfile, FunctionRuntime, FunctionSource, GIT_INIT_LIMITS, KymaFunction, PACKAGE_REGISTRY_SECRET_NAME, PackageRegistry,
-  PodSecurityLevel, ServerlessRelease, ServerlessStack,
+  BuildProfile, FunctionNamespace, FunctionProfile, FunctionRuntime, FunctionSource, KymaFunction, PackageRegistry, PodSecurityLevel,
+  ServerlessRelease, ServerlessStack,
 } from '../../src';
+import { GIT_INIT_LIMITS, PACKAGE_REGISTRY_SECRET_NAME } from '../../src/namespace/function-namespace';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { find } from '../util/synth';
 

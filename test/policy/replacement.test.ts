@@ -8,10 +8,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApiObject, Size, Testing } from 'cdk8s';
 import { stringify } from 'yaml';
-import {
-  GitOpsApp, IMMUTABLE_FIELD_RULES, REGISTRY_STORAGE_REPLACEMENT, Registry, STACK_REPLACEMENT_OPT_INS, ServerlessStack, addSyncAnnotations,
-  allowReplacement, allowsReplacement, refusedChangeOfAnswer, refusedChanges, refusedOutputChanges,
-} from '../../src';
+import { GitOpsApp, Registry, ServerlessStack, allowReplacement } from '../../src';
+import { addSyncAnnotations } from '../../src/gitops/sync-waves';
+import { IMMUTABLE_FIELD_RULES, allowsReplacement, refusedChangeOfAnswer, refusedChanges, refusedOutputChanges } from '../../src/policy/replacement';
+import { REGISTRY_STORAGE_REPLACEMENT } from '../../src/stack/registry';
+import { STACK_REPLACEMENT_OPT_INS } from '../../src/stack/serverless-stack';
 import { fixture } from '../util/fixtures';
 
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });

@@ -3,10 +3,9 @@ import * as path from 'node:path';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import { parse } from 'yaml';
-import {
-  BUILDLESS_CONFIG_RENAMES, BUILDLESS_CONTROLLER_NAMES, BUILDLESS_FUNCTION_RECONCILER, BuildlessFunctionController, CONTROLLER_NAMES, FunctionProfile,
-  LogFormat, LogLevel, ServerlessRelease, ServerlessStack,
-} from '../../src';
+import { BuildlessFunctionController, FunctionProfile, LogFormat, LogLevel, ServerlessRelease, ServerlessStack } from '../../src';
+import { BUILDLESS_CONFIG_RENAMES, BUILDLESS_CONTROLLER_NAMES, BUILDLESS_FUNCTION_RECONCILER } from '../../src/stack/buildless-controller';
+import { CONTROLLER_NAMES } from '../../src/stack/controller';
 import { fixture } from '../util/fixtures';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { envOf, find, synthStack } from '../util/synth';

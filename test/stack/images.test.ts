@@ -1,4 +1,5 @@
-import { ServerlessRelease, resolveImages } from '../../src';
+import { ServerlessRelease } from '../../src';
+import { resolveImages } from '../../src/stack/images';
 
 const UPSTREAM = 'europe-docker.pkg.dev/kyma-project/prod';
 

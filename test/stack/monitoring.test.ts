@@ -3,9 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Duration, Testing } from 'cdk8s';
 import { stringify } from 'yaml';
-import {
-  AlertSeverity, Registry, ServerlessAlert, ServerlessRelease, ServerlessStack, ServerlessStackProps, syncOptionsOf, syncWaveOf, validateManifests,
-} from '../../src';
+import { Registry, ServerlessRelease, ServerlessStack, ServerlessStackProps } from '../../src';
+import { syncOptionsOf, syncWaveOf } from '../../src/gitops/sync-waves';
+import { validateManifests } from '../../src/policy/manifests';
+import { AlertSeverity, ServerlessAlert } from '../../src/stack/_monitoring-rules';
 import { KNOWN_METRICS, MetricSource, seriesNames } from '../../src/stack/_monitoring-metrics';
 import { WebhookMetrics } from '../../src/webhook/metrics';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';

@@ -1,4 +1,4 @@
-import { runtimeDockerfile } from '../../src';
+import { runtimeDockerfile } from '../../src/stack/runtimes';
 import { find, synthStack } from '../util/synth';
 
 describe('runtime Dockerfiles', () => {

@@ -4,10 +4,9 @@ import * as path from 'node:path';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import { stringify } from 'yaml';
-import {
-  FunctionProfile, BuildProfile, ServerlessStack, DEFAULT_FUNCTION_PRESETS, DEFAULT_BUILD_PRESETS, functionCrdSpec, Registry, ServerlessRelease,
-  validateManifests,
-} from '../../src';
+import { FunctionProfile, BuildProfile, ServerlessStack, Registry, ServerlessRelease } from '../../src';
+import { DEFAULT_FUNCTION_PRESETS, DEFAULT_BUILD_PRESETS, functionCrdSpec } from '../../src/api';
+import { validateManifests } from '../../src/policy/manifests';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { envOf, find, synthStack } from '../util/synth';
 
@@ -130,6 +129,7 @@ describe('ServerlessStack with defaults', () => {
   test('exposes its resolved settings', () => {
     const stack = new ServerlessStack(Testing.app(), 'serverless');
     expect(stack.namespace).toBe('kyma-system');
+    expect(stack.systemNamespace).toBe('kyma-system');
     expect(stack.version).toBe('1.11.1');
     expect(stack.defaultFunctionPreset).toBe(FunctionProfile.L);
     expect(stack.defaultBuildPreset).toBe(BuildProfile.NORMAL);
@@ -187,6 +187,8 @@ describe('ServerlessStack options', () => {
       '\'functionPresets.XS.requestCpu\' (500m) must be less than or equal to \'limitCpu\' (100m)'],
     [{ buildPresets: { slow: { requestCpu: Cpu.millis(100), requestMemory: Size.mebibytes(100), limitCpu: Cpu.millis(700), limitMemory: Size.mebibytes(700) } } },
       '\'buildPresets.slow.requestCpu\' (100m) must be at least 200m\n\'buildPresets.slow.requestMemory\' (100Mi) must be at least 200Mi'],
+    [{ functionPresets: { XXL: DEFAULT_FUNCTION_PRESETS.XL } }, '\'functionPresets.XXL\' names no function profile: use one of XS, S, M, L, XL'],
+    [{ buildPresets: { quick: DEFAULT_BUILD_PRESETS.fast } }, '\'buildPresets.quick\' names no build profile: use one of local-dev, slow, normal, fast'],
   ])('throws when given %j', (props, message) => {
     expect(() => new ServerlessStack(Testing.app(), 'serverless', props as any)).toThrow(message);
   });

@@ -4,10 +4,9 @@ import * as path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { Duration, Size, Testing } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
-import {
-  BuildProfile, CertManagerIssuerKind, FunctionProfile, LogLevel, NODEJS_IMAGE, ServerlessRelease, ServerlessStack, WEBHOOK_NAMES, WEBHOOK_PATHS, WebhookCertificates,
-  parseWebhookConfig,
-} from '../../src';
+import { BuildProfile, CertManagerIssuerKind, FunctionProfile, LogLevel, ServerlessRelease, ServerlessStack, WebhookCertificates } from '../../src';
+import { NODEJS_IMAGE } from '../../src/stack/images';
+import { WEBHOOK_NAMES, WEBHOOK_PATHS, parseWebhookConfig } from '../../src/webhook/config';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import { find, synthStack } from '../util/synth';
 

@@ -1,0 +1,46 @@
+/**
+ * The construct entry (`cdk8s-kyma-serverless`) loads what a cdk8s app needs and no more: the
+ * command line (commander, @kubernetes/client-node), the webhook server and the local runtime are
+ * TypeScript-only programs beside it, which an app that only synthesizes never loads.
+ */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { constructEntryFiles } from '../scripts/jsii';
+
+const ROOT = path.resolve(__dirname, '..');
+
+// A fresh Node.js that transpiles the sources it loads: a few seconds, more on a busy machine.
+const LOAD_BUDGET_MS = 120_000;
+
+describe('loading the construct entry', () => {
+  test('loads none of the command line\'s, the webhook server\'s or the runtime\'s modules and dependencies', () => {
+    const script = [
+      "require('./src/index.ts');",
+      "const app = require('cdk8s');",
+      "const { ServerlessStack } = require('./src/index.ts');",
+      "new ServerlessStack(new app.App(), 'serverless');",
+      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));',
+    ].join('\n');
+    const result = spawnSync(process.execPath, ['-r', 'ts-node/register', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SWC: 'true', CDK8S_CHECK_UPGRADE: 'false' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(`${result.status}\n${result.stderr}`).toBe('0\n');
+    const loaded = (JSON.parse(result.stdout) as string[]).map(f => path.relative(ROOT, f).split(path.sep).join('/'));
+    expect(loaded).toContain('src/stack/serverless-stack.ts');
+    expect(loaded.length).toBeGreaterThan(50);
+    const forbidden = loaded.filter(f => /^node_modules\/(commander|@kubernetes\/client-node|express|ws|fengari)\//.test(f)
+      || /^src\/(cli|runtime|testing)\//.test(f) || /^src\/webhook\/(main|server|serve|tls|kube-client|certificates|admission)\.ts$/.test(f));
+    expect(forbidden).toEqual([]);
+  }, LOAD_BUDGET_MS);
+});
+
+describe('what npm run jsii compiles', () => {
+  test('is the construct entry\'s import closure, with the generated Function class and without the programs beside it', () => {
+    const files = constructEntryFiles();
+    expect(files).toEqual(expect.arrayContaining(['src/index.ts', 'src/stack/serverless-stack.ts', 'src/exposure/exposure.ts', 'imports/serverless.kyma-project.io.ts']));
+    expect(files.filter(f => /^src\/(cli|runtime|testing)\//.test(f) || /^src\/webhook\/(main|server|serve|tls|kube-client)\.ts$/.test(f))).toEqual([]);
+  });
+});
