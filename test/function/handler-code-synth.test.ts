@@ -71,7 +71,7 @@ describe('KymaFunction and FunctionFolder', () => {
   test('fails for an inline source, naming the prop and the line', () => {
     const c = chart();
     new KymaFunction(c, 'fn', { namespace: 'default', runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline('def main(event, context)\n    pass\n') });
-    expect(() => Testing.synth(c)).toThrow(/\[test\/Fn\] 'source' \(spec\.source\.inline\): handler\.py:1: SyntaxError: expected ':'/);
+    expect(() => Testing.synth(c)).toThrow(/\[test\/fn\] 'source' \(spec\.source\.inline\): handler\.py:1: SyntaxError: expected ':'/);
   });
 
   test('accepts a warning the Function accepts, and writes what it accepts into the annotation validate reads', () => {
