@@ -796,3 +796,57 @@ export function handlerCodeViolations(object: unknown, release: ServerlessReleas
 export function acceptedWarnings(annotation: unknown): string[] {
   return typeof annotation === 'string' ? annotation.split(',').map(s => s.trim()).filter(Boolean) : [];
 }
+
+/**
+ * The packages of the Node.js runtime image that a handler imports without declaring them, with
+ * the image's version ranges: what a local run installs so that the handler finds what the Pod's
+ * `/usr/src/app/node_modules` gives it, and nothing else of this machine.
+ *
+ * @returns the packages by name; none when the handler does not parse
+ */
+export function nodeImagePackagesImported(code: HandlerCode): { [name: string]: string } {
+  const release = code.release ?? DEFAULT_RELEASE;
+  const image = NODE_IMAGE_PACKAGES[release];
+  const pkg = packageJsonOf(code.dependencies);
+  const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.devDependencies)]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const acorn = require('acorn') as typeof Acorn;
+  let program: Acorn.Program | undefined;
+  for (const sourceType of ['script', 'module'] as const) {
+    try {
+      program ??= acorn.parse(code.source, { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true });
+    } catch {
+      // The other kind, or no JavaScript: the runtime says why at load.
+    }
+  }
+  const found: { [name: string]: string } = {};
+  for (const { module } of program ? nodeImports(program) : []) {
+    const name = module.startsWith('@') ? module.split('/').slice(0, 2).join('/') : module.split('/')[0];
+    if (image[name] !== undefined && !declared.has(name)) found[name] = image[name];
+  }
+  return found;
+}
+
+/**
+ * The requirement lines of the Python runtime image whose modules a handler imports without
+ * declaring them: what a local run installs so that the handler finds what the Pod's image gives it.
+ *
+ * @returns the lines, sorted; none when the handler does not parse
+ */
+export function pythonImageRequirementsImported(code: HandlerCode): string[] {
+  const image = PYTHON_IMAGE_MODULES[code.release ?? DEFAULT_RELEASE];
+  const declared = new Set((requirementNames(code.dependencies ?? '') ?? []).map(normalized));
+  let tree: PyNode;
+  try {
+    tree = parsePython(code.source);
+  } catch {
+    return [];
+  }
+  const lines = new Set<string>();
+  for (const { module } of pythonImports(tree)) {
+    const line = image[module];
+    const name = line && /^[A-Za-z0-9._-]+/.exec(line)?.[0];
+    if (line && name && !declared.has(normalized(name))) lines.add(line);
+  }
+  return [...lines].sort();
+}

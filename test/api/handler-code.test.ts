@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as YAML from 'yaml';
 import {
   ACCEPT_WARNINGS_ANNOTATION, HandlerWarning, RuntimeFamily, ServerlessRelease, describeHandlerProblem, folderFileProblems, handlerCodeProblems,
-  handlerCodeViolations, requirementNames,
+  handlerCodeViolations, nodeImagePackagesImported, pythonImageRequirementsImported, requirementNames,
 } from '../../src/api';
 import { fixture } from '../util/fixtures';
 
@@ -254,3 +254,18 @@ function referenceFunctions(): any[] {
   }
   return docs.filter(d => d?.kind === 'Function' && d.spec?.source?.inline);
 }
+
+describe('what a local run installs of the runtime image', () => {
+  test('the image\'s Node.js packages the handler imports and does not declare, with the image\'s ranges', () => {
+    const source = 'const axios = require("axios");\nconst express = require("express");\nconst _ = require("lodash");\nexports.main = () => 1;\n';
+    expect(nodeImagePackagesImported({ runtime: 'nodejs22', source, dependencies: '{ "dependencies": { "express": "^4.0.0" } }' })).toEqual({ axios: '^1.3.3' });
+    expect(nodeImagePackagesImported({ runtime: 'nodejs22', source: 'import { trace } from "@opentelemetry/api";\nexport const main = () => 1;\n', release: ServerlessRelease.V1_13_0 }))
+      .toEqual({ '@opentelemetry/api': '^1.9.0' });
+  });
+
+  test('the image\'s Python requirements whose modules the handler imports and does not declare, with the image\'s versions', () => {
+    expect(pythonImageRequirementsImported({ runtime: 'python312', source: 'import requests\nimport bottle\nimport yaml\n\ndef main(e, c):\n    return 1\n' }))
+      .toEqual(['bottle==0.13.4', 'requests>=2.31.0']);
+    expect(pythonImageRequirementsImported({ runtime: 'python312', source: 'import requests\n\ndef main(e, c):\n    return 1\n', dependencies: 'requests==2.32.0\n' })).toEqual([]);
+  });
+});

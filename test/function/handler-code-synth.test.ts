@@ -66,7 +66,7 @@ describe('KymaFunction and FunctionFolder', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'handler-code-'));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const chart = () => Testing.chart(Testing.app(), 'test');
+  const chart = () => Testing.chart();
 
   test('fails for an inline source, naming the prop and the line', () => {
     const c = chart();
