@@ -474,6 +474,8 @@ const CLOSERS: { readonly [c: string]: string } = { ')': '(', ']': '[', '}': '{'
  */
 function pythonLexicalProblem(source: string): HandlerCodeProblem | undefined {
   const problem = (line: number, message: string): HandlerCodeProblem => ({ rule: 'handlerSyntax', file: PYTHON_FILE, line, message, fix: PYTHON_FIX });
+  const nul = source.indexOf('\0');
+  if (nul >= 0) return problem(source.slice(0, nul).split('\n').length, 'SyntaxError: source code cannot contain null bytes');
   const stack: { char: string; line: number }[] = [];
   const indents = [0];
   let line = 1;
