@@ -334,7 +334,49 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return nodeImportProblems(program!, code, pkg, esm, release);
+  return [...commonJsInModuleProblems(program!, esm, declaredEsm), ...nodeImportProblems(program!, code, pkg, esm, release)];
+}
+
+/** The CommonJS names an ES module does not have. */
+const COMMONJS_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
+
+/**
+ * An ES module that uses `require`, `module`, `exports`, `__filename` or `__dirname` without
+ * declaring them: Node.js throws a ReferenceError where the code runs (at load, or at every request).
+ */
+function commonJsInModuleProblems(program: Acorn.Program, esm: boolean, declaredEsm: boolean): HandlerCodeProblem[] {
+  if (!esm) return [];
+  const declared = new Set<string>();
+  const used = new Map<string, number>();
+  const visit = (node: any, parent: any, key: string): void => {
+    if (!node || typeof node.type !== 'string') return;
+    if (node.type === 'Identifier' && COMMONJS_NAMES.includes(node.name)) {
+      const isProperty = (parent?.type === 'MemberExpression' && key === 'property' && !parent.computed)
+        || (parent?.type === 'Property' && key === 'key' && !parent.computed && !parent.shorthand)
+        || (['MethodDefinition', 'PropertyDefinition'].includes(parent?.type) && key === 'key')
+        || parent?.type === 'ExportSpecifier' || (parent?.type === 'ImportSpecifier' && key === 'imported');
+      const isDeclaration = (parent?.type === 'VariableDeclarator' && key === 'id') || (/Function/.test(parent?.type ?? '') && (key === 'id' || key === 'params'))
+        || (parent?.type === 'ImportSpecifier' && key === 'local') || parent?.type === 'ImportDefaultSpecifier' || parent?.type === 'ImportNamespaceSpecifier'
+        || (parent?.type === 'ClassDeclaration' && key === 'id') || (parent?.type === 'CatchClause' && key === 'param');
+      if (isDeclaration) declared.add(node.name);
+      else if (!isProperty && !used.has(node.name)) used.set(node.name, node.loc.start.line);
+    }
+    for (const [k, value] of Object.entries(node)) {
+      if (k === 'loc') continue;
+      if (Array.isArray(value)) value.forEach(v => visit(v, node, k));
+      else if (value && typeof value === 'object') visit(value, node, k);
+    }
+  };
+  visit(program, undefined, '');
+  const why = declaredEsm ? 'package.json says "type": "module"' : 'Node.js detects ES module syntax in it';
+  return [...used].filter(([name]) => !declared.has(name)).map(([name, line]) => ({
+    rule: 'handlerModuleScope', file: RUNTIME_FILES[RuntimeFamily.NODEJS].handler, line,
+    message: `ReferenceError: ${name} is not defined in ES module scope${name === 'require' ? ', you can use import instead' : ''} `
+      + `(handler.js is an ES module: ${why})`,
+    fix: name === 'require' ? 'use import (or createRequire from node:module)'
+      : name === 'module' || name === 'exports' ? 'export main with `export function main(event, context)`, or drop "type": "module" to write CommonJS'
+        : 'use import.meta.dirname and import.meta.filename',
+  }));
 }
 
 /** The syntax error as Node.js words it (when this Node.js agrees there is one), with acorn's line otherwise. */

@@ -269,3 +269,20 @@ describe('what a local run installs of the runtime image', () => {
     expect(pythonImageRequirementsImported({ runtime: 'python312', source: 'import requests\n\ndef main(e, c):\n    return 1\n', dependencies: 'requests==2.32.0\n' })).toEqual([]);
   });
 });
+
+describe('an ES module handler using CommonJS names', () => {
+  test('fails with the ReferenceError Node.js throws, the line and the fix', () => {
+    expect(js('const _ = require("lodash");\nexport const main = () => _.identity(1);\n', '{ "type": "module", "dependencies": { "lodash": "4" } }')).toEqual([
+      'handler.js:1: ReferenceError: require is not defined in ES module scope, you can use import instead (handler.js is an ES module: package.json says "type": "module"): '
+      + 'use import (or createRequire from node:module)',
+    ]);
+    expect(js('exports.main = () => 1;\n', '{ "type": "module" }')[0]).toMatch(/^handler\.js:1: ReferenceError: exports is not defined in ES module scope/);
+  });
+
+  test('accepts the names where the module declares them, or uses them as properties', () => {
+    expect(js('import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nconst x = require("node:fs");\n'
+      + 'export const main = () => ({ module: 1, exports: x.exports, dir: import.meta.dirname });\n', '{ "type": "module" }')).toEqual([]);
+    // CommonJS has them all.
+    expect(js('exports.main = () => [__dirname, __filename, module.id];\n')).toEqual([]);
+  });
+});
