@@ -780,7 +780,10 @@ function pythonImports(tree: PyNode): ImportUse[] {
       return;
     }
     const guards = node.type === 'try_statement' && node.children.some(c => c.type === 'except_clause' || c.type === 'except_group_clause');
-    for (const child of node.children) visit(child, guarded || (guards && child.type === 'block'));
+    // `if TYPE_CHECKING:` imports only for type checkers: the runtime never runs them.
+    const typing = node.type === 'if_statement'
+      && [...walk(node.children.find(c => c.field === 'condition') ?? node)].some(d => d.type === 'identifier' && d.text === 'TYPE_CHECKING');
+    for (const child of node.children) visit(child, guarded || ((guards || (typing && child.field === 'consequence')) && child.type === 'block'));
   };
   visit(tree, false);
   return found;

@@ -99,6 +99,7 @@ describe('Python handlers', () => {
     expect(py(`import yaml\n${main}`, '-r other.txt\n')).toEqual([]);
     // Guarded imports, relative imports, the standard library, the image's packages.
     expect(py(`try:\n    import ujson as json\nexcept ImportError:\n    import json\nfrom . import x\nimport requests, bottle, asyncio, tomllib\n${main}`)).toEqual([]);
+    expect(py(`import typing\nif typing.TYPE_CHECKING:\n    from mypy_boto3_s3 import S3Client\n${main}`)).toEqual([]);
   });
 
   test('parses upstream\'s sample Python Functions without a problem', () => {
