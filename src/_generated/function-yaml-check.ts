@@ -10,11 +10,12 @@ export function functionYamlCheck(): SchemaCheck {
   const exports = module.exports;
   module.exports = validate10;
   module.exports.default = validate10;
-  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","nodejs24","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"keda":{"type":"object","additionalProperties":false,"required":["maxReplicas","triggers"],"properties":{"minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":1},"cooldownPeriod":{"type":"integer","minimum":0},"pollingInterval":{"type":"integer","minimum":1},"triggers":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":[],"properties":{"prometheus":{"type":"object","additionalProperties":false,"required":["serverAddress","query","threshold"],"properties":{"serverAddress":{"type":"string"},"query":{"type":"string"},"threshold":{"type":"number","exclusiveMinimum":0}}},"cron":{"type":"object","additionalProperties":false,"required":["timezone","start","end","desiredReplicas"],"properties":{"timezone":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"desiredReplicas":{"type":"integer","minimum":1}}},"cpu":{"type":"object","additionalProperties":false,"required":["utilization"],"properties":{"utilization":{"type":"integer","minimum":1,"maximum":100}}},"type":{"type":"string","minLength":1},"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"minProperties":1,"dependencies":{"type":["metadata"],"metadata":["type"]}}}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"containerSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"allowPrivilegeEscalation":{"type":"boolean"},"capabilities":{"type":"object","additionalProperties":false,"required":[],"properties":{"add":{"type":"array","items":{"type":"string"}},"drop":{"type":"array","items":{"type":"string"}}}},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"podSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"fsGroup":{"type":"integer"},"fsGroupChangePolicy":{"enum":["OnRootMismatch","Always"]},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"supplementalGroups":{"type":"array","items":{"type":"integer"}},"sysctls":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
+  const schema11 = {"type":"object","additionalProperties":false,"properties":{"runtime":{"enum":["nodejs20","nodejs22","nodejs24","python312"]},"namespace":{"type":"string"},"env":{"type":"object","additionalProperties":{"type":["string","number","boolean","object"],"additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"secretKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"configMapKeyRef":{"type":"object","additionalProperties":false,"required":["name","key"],"properties":{"name":{"type":"string"},"key":{"type":"string"},"optional":{"type":"boolean"}}},"fieldRef":{"type":"object","additionalProperties":false,"required":["fieldPath"],"properties":{"fieldPath":{"type":"string"},"apiVersion":{"type":"string"}}},"resourceFieldRef":{"type":"object","additionalProperties":false,"required":["resource"],"properties":{"resource":{"type":"string"},"divisor":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}}},"secretMounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["secretName","mountPath"],"properties":{"secretName":{"type":"string"},"mountPath":{"type":"string"}}}},"replicas":{"type":"integer"},"scale":{"type":"object","additionalProperties":false,"required":["minReplicas","maxReplicas"],"properties":{"minReplicas":{"type":"integer"},"maxReplicas":{"type":"integer"}}},"keda":{"type":"object","additionalProperties":false,"required":["maxReplicas","triggers"],"properties":{"minReplicas":{"type":"integer","minimum":0},"maxReplicas":{"type":"integer","minimum":1},"cooldownPeriod":{"type":"integer","minimum":0},"pollingInterval":{"type":"integer","minimum":1},"triggers":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":[],"properties":{"prometheus":{"type":"object","additionalProperties":false,"required":["serverAddress","query","threshold"],"properties":{"serverAddress":{"type":"string"},"query":{"type":"string"},"threshold":{"type":"number","exclusiveMinimum":0}}},"cron":{"type":"object","additionalProperties":false,"required":["timezone","start","end","desiredReplicas"],"properties":{"timezone":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"desiredReplicas":{"type":"integer","minimum":1}}},"cpu":{"type":"object","additionalProperties":false,"required":["utilization"],"properties":{"utilization":{"type":"integer","minimum":1,"maximum":100}}},"type":{"type":"string","minLength":1},"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"minProperties":1,"dependencies":{"type":["metadata"],"metadata":["type"]}}}}},"resources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["XS","S","M","L","XL"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"buildResources":{"type":"object","additionalProperties":false,"properties":{"profile":{"enum":["local-dev","slow","normal","fast"]},"requests":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}},"limits":{"type":"object","additionalProperties":false,"properties":{"cpu":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0},"memory":{"type":["string","number"],"pattern":"^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$","minimum":0}}}}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"annotations":{"type":"object","additionalProperties":{"type":"string"}},"runtimeImageOverride":{"type":"string"},"containerSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"allowPrivilegeEscalation":{"type":"boolean"},"capabilities":{"type":"object","additionalProperties":false,"required":[],"properties":{"add":{"type":"array","items":{"type":"string"}},"drop":{"type":"array","items":{"type":"string"}}}},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"podSecurityContext":{"type":"object","additionalProperties":false,"required":[],"properties":{"fsGroup":{"type":"integer"},"fsGroupChangePolicy":{"enum":["OnRootMismatch","Always"]},"runAsGroup":{"type":"integer"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer"},"seLinuxOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}},"seccompProfile":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"enum":["Localhost","RuntimeDefault","Unconfined"]},"localhostProfile":{"type":"string"}}},"supplementalGroups":{"type":"array","items":{"type":"integer"}},"sysctls":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}}},"windowsOptions":{"type":"object","additionalProperties":false,"required":[],"properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}}},"acceptWarnings":{"type":"array","items":{"type":"string","pattern":"^(undeclaredImport)(:.+)?$"}},"expose":{"type":"object","additionalProperties":false,"required":["host","auth"],"properties":{"host":{"type":"string"},"paths":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"},"methods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}}}}},"auth":{"type":["string","object"],"pattern":"^none$","additionalProperties":false,"required":["jwt"],"properties":{"jwt":{"type":"object","additionalProperties":false,"required":["issuer","jwksUri"],"properties":{"issuer":{"type":"string"},"jwksUri":{"type":"string"},"requiredScopes":{"type":"array","items":{"type":"string"}},"audiences":{"type":"array","items":{"type":"string"}}}}}},"cors":{"type":"object","additionalProperties":false,"required":["allowOrigins"],"properties":{"allowOrigins":{"type":"array","items":{"type":"string"}},"allowMethods":{"type":"array","items":{"enum":["GET","HEAD","POST","PUT","DELETE","CONNECT","OPTIONS","TRACE","PATCH"]}},"allowHeaders":{"type":"array","items":{"type":"string"}},"exposeHeaders":{"type":"array","items":{"type":"string"}},"allowCredentials":{"type":"boolean"},"maxAge":{"type":"integer","minimum":1}}},"timeout":{"type":"integer","minimum":1,"maximum":3900},"via":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{"istio":{"type":"object","additionalProperties":false,"required":["gateway"],"properties":{"gateway":{"type":"string"},"tls":{"type":"boolean"}}},"apiRule":{"type":"object","additionalProperties":false,"required":[],"properties":{"gateway":{"type":"string"}}},"gatewayApi":{"type":"object","additionalProperties":false,"required":["parentRefs"],"properties":{"parentRefs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string"},"namespace":{"type":"string"},"sectionName":{"type":"string"},"port":{"type":"integer"}}}},"tls":{"type":"boolean"}}}}}}},"subscribe":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","types"],"properties":{"source":{"type":"string"},"types":{"type":"array","items":{"type":"string"}},"typeMatching":{"enum":["standard","exact"]},"maxInFlightMessages":{"type":"integer"}}}}}};
   const func2 = Object.prototype.hasOwnProperty;
   const func3 = require("ajv/dist/runtime/ucs2length").default;
   const pattern0 = new RegExp("^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$", "u");
-  const pattern9 = new RegExp("^none$", "u");
+  const pattern9 = new RegExp("^(undeclaredImport)(:.+)?$", "u");
+  const pattern10 = new RegExp("^none$", "u");
 
   function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
   let vErrors = null;
@@ -2629,11 +2630,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.expose !== undefined){
-  let data119 = data.expose;
-  if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-  if(data119.host === undefined){
-  const err205 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data119};
+  if(data.acceptWarnings !== undefined){
+  let data119 = data.acceptWarnings;
+  if(Array.isArray(data119)){
+  const len6 = data119.length;
+  for(let i6=0; i6<len6; i6++){
+  let data120 = data119[i6];
+  if(typeof data120 === "string"){
+  if(!pattern9.test(data120)){
+  const err205 = {instancePath:instancePath+"/acceptWarnings/" + i6,schemaPath:"#/properties/acceptWarnings/items/pattern",keyword:"pattern",params:{pattern: "^(undeclaredImport)(:.+)?$"},message:"must match pattern \""+"^(undeclaredImport)(:.+)?$"+"\"",schema:"^(undeclaredImport)(:.+)?$",parentSchema:schema11.properties.acceptWarnings.items,data:data120};
   if(vErrors === null){
   vErrors = [err205];
   }
@@ -2642,8 +2647,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data119.auth === undefined){
-  const err206 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data119};
+  }
+  else {
+  const err206 = {instancePath:instancePath+"/acceptWarnings/" + i6,schemaPath:"#/properties/acceptWarnings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.acceptWarnings.items.type,parentSchema:schema11.properties.acceptWarnings.items,data:data120};
   if(vErrors === null){
   vErrors = [err206];
   }
@@ -2652,9 +2658,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key33 in data119){
-  if(!((((((key33 === "host") || (key33 === "paths")) || (key33 === "auth")) || (key33 === "cors")) || (key33 === "timeout")) || (key33 === "via"))){
-  const err207 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data119};
+  }
+  }
+  else {
+  const err207 = {instancePath:instancePath+"/acceptWarnings",schemaPath:"#/properties/acceptWarnings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.acceptWarnings.type,parentSchema:schema11.properties.acceptWarnings,data:data119};
   if(vErrors === null){
   vErrors = [err207];
   }
@@ -2664,10 +2671,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data119.host !== undefined){
-  let data120 = data119.host;
-  if(typeof data120 !== "string"){
-  const err208 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data120};
+  if(data.expose !== undefined){
+  let data121 = data.expose;
+  if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+  if(data121.host === undefined){
+  const err208 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data121};
   if(vErrors === null){
   vErrors = [err208];
   }
@@ -2676,16 +2684,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data119.paths !== undefined){
-  let data121 = data119.paths;
-  if(Array.isArray(data121)){
-  const len6 = data121.length;
-  for(let i6=0; i6<len6; i6++){
-  let data122 = data121[i6];
-  if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-  if(data122.path === undefined){
-  const err209 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
+  if(data121.auth === undefined){
+  const err209 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/required",keyword:"required",params:{missingProperty: "auth"},message:"must have required property '"+"auth"+"'",schema:schema11.properties.expose.required,parentSchema:schema11.properties.expose,data:data121};
   if(vErrors === null){
   vErrors = [err209];
   }
@@ -2694,9 +2694,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key34 in data122){
-  if(!((key34 === "path") || (key34 === "methods"))){
-  const err210 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
+  for(const key33 in data121){
+  if(!((((((key33 === "host") || (key33 === "paths")) || (key33 === "auth")) || (key33 === "cors")) || (key33 === "timeout")) || (key33 === "via"))){
+  const err210 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose,data:data121};
   if(vErrors === null){
   vErrors = [err210];
   }
@@ -2706,10 +2706,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data122.path !== undefined){
-  let data123 = data122.path;
-  if(typeof data123 !== "string"){
-  const err211 = {instancePath:instancePath+"/expose/paths/" + i6+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data123};
+  if(data121.host !== undefined){
+  let data122 = data121.host;
+  if(typeof data122 !== "string"){
+  const err211 = {instancePath:instancePath+"/expose/host",schemaPath:"#/properties/expose/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.host.type,parentSchema:schema11.properties.expose.properties.host,data:data122};
   if(vErrors === null){
   vErrors = [err211];
   }
@@ -2719,14 +2719,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data122.methods !== undefined){
-  let data124 = data122.methods;
-  if(Array.isArray(data124)){
-  const len7 = data124.length;
+  if(data121.paths !== undefined){
+  let data123 = data121.paths;
+  if(Array.isArray(data123)){
+  const len7 = data123.length;
   for(let i7=0; i7<len7; i7++){
-  let data125 = data124[i7];
-  if(!(((((((((data125 === "GET") || (data125 === "HEAD")) || (data125 === "POST")) || (data125 === "PUT")) || (data125 === "DELETE")) || (data125 === "CONNECT")) || (data125 === "OPTIONS")) || (data125 === "TRACE")) || (data125 === "PATCH"))){
-  const err212 = {instancePath:instancePath+"/expose/paths/" + i6+"/methods/" + i7,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data125};
+  let data124 = data123[i7];
+  if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+  if(data124.path === undefined){
+  const err212 = {instancePath:instancePath+"/expose/paths/" + i7,schemaPath:"#/properties/expose/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema11.properties.expose.properties.paths.items.required,parentSchema:schema11.properties.expose.properties.paths.items,data:data124};
   if(vErrors === null){
   vErrors = [err212];
   }
@@ -2735,10 +2736,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err213 = {instancePath:instancePath+"/expose/paths/" + i6+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data124};
+  for(const key34 in data124){
+  if(!((key34 === "path") || (key34 === "methods"))){
+  const err213 = {instancePath:instancePath+"/expose/paths/" + i7,schemaPath:"#/properties/expose/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.paths.items,data:data124};
   if(vErrors === null){
   vErrors = [err213];
   }
@@ -2748,9 +2748,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err214 = {instancePath:instancePath+"/expose/paths/" + i6,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data122};
+  if(data124.path !== undefined){
+  let data125 = data124.path;
+  if(typeof data125 !== "string"){
+  const err214 = {instancePath:instancePath+"/expose/paths/" + i7+"/path",schemaPath:"#/properties/expose/properties/paths/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.paths.items.properties.path.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.path,data:data125};
   if(vErrors === null){
   vErrors = [err214];
   }
@@ -2760,9 +2761,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err215 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data121};
+  if(data124.methods !== undefined){
+  let data126 = data124.methods;
+  if(Array.isArray(data126)){
+  const len8 = data126.length;
+  for(let i8=0; i8<len8; i8++){
+  let data127 = data126[i8];
+  if(!(((((((((data127 === "GET") || (data127 === "HEAD")) || (data127 === "POST")) || (data127 === "PUT")) || (data127 === "DELETE")) || (data127 === "CONNECT")) || (data127 === "OPTIONS")) || (data127 === "TRACE")) || (data127 === "PATCH"))){
+  const err215 = {instancePath:instancePath+"/expose/paths/" + i7+"/methods/" + i8,schemaPath:"#/properties/expose/properties/paths/items/properties/methods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.paths.items.properties.methods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.paths.items.properties.methods.items.enum,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods.items,data:data127};
   if(vErrors === null){
   vErrors = [err215];
   }
@@ -2772,10 +2778,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data119.auth !== undefined){
-  let data126 = data119.auth;
-  if((typeof data126 !== "string") && (!(data126 && typeof data126 == "object" && !Array.isArray(data126)))){
-  const err216 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  }
+  else {
+  const err216 = {instancePath:instancePath+"/expose/paths/" + i7+"/methods",schemaPath:"#/properties/expose/properties/paths/items/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.items.properties.methods.type,parentSchema:schema11.properties.expose.properties.paths.items.properties.methods,data:data126};
   if(vErrors === null){
   vErrors = [err216];
   }
@@ -2784,9 +2789,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data126 === "string"){
-  if(!pattern9.test(data126)){
-  const err217 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  }
+  }
+  else {
+  const err217 = {instancePath:instancePath+"/expose/paths/" + i7,schemaPath:"#/properties/expose/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.paths.items.type,parentSchema:schema11.properties.expose.properties.paths.items,data:data124};
   if(vErrors === null){
   vErrors = [err217];
   }
@@ -2796,9 +2802,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
-  if(data126.jwt === undefined){
-  const err218 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  }
+  else {
+  const err218 = {instancePath:instancePath+"/expose/paths",schemaPath:"#/properties/expose/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.paths.type,parentSchema:schema11.properties.expose.properties.paths,data:data123};
   if(vErrors === null){
   vErrors = [err218];
   }
@@ -2807,9 +2813,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key35 in data126){
-  if(!(key35 === "jwt")){
-  const err219 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data126};
+  }
+  if(data121.auth !== undefined){
+  let data128 = data121.auth;
+  if((typeof data128 !== "string") && (!(data128 && typeof data128 == "object" && !Array.isArray(data128)))){
+  const err219 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/type",keyword:"type",params:{type: schema11.properties.expose.properties.auth.type},message:"must be string,object",schema:schema11.properties.expose.properties.auth.type,parentSchema:schema11.properties.expose.properties.auth,data:data128};
   if(vErrors === null){
   vErrors = [err219];
   }
@@ -2818,12 +2826,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data126.jwt !== undefined){
-  let data127 = data126.jwt;
-  if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-  if(data127.issuer === undefined){
-  const err220 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  if(typeof data128 === "string"){
+  if(!pattern10.test(data128)){
+  const err220 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/pattern",keyword:"pattern",params:{pattern: "^none$"},message:"must match pattern \""+"^none$"+"\"",schema:"^none$",parentSchema:schema11.properties.expose.properties.auth,data:data128};
   if(vErrors === null){
   vErrors = [err220];
   }
@@ -2832,8 +2837,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data127.jwksUri === undefined){
-  const err221 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  }
+  if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+  if(data128.jwt === undefined){
+  const err221 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/required",keyword:"required",params:{missingProperty: "jwt"},message:"must have required property '"+"jwt"+"'",schema:schema11.properties.expose.properties.auth.required,parentSchema:schema11.properties.expose.properties.auth,data:data128};
   if(vErrors === null){
   vErrors = [err221];
   }
@@ -2842,9 +2849,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key36 in data127){
-  if(!((((key36 === "issuer") || (key36 === "jwksUri")) || (key36 === "requiredScopes")) || (key36 === "audiences"))){
-  const err222 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  for(const key35 in data128){
+  if(!(key35 === "jwt")){
+  const err222 = {instancePath:instancePath+"/expose/auth",schemaPath:"#/properties/expose/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth,data:data128};
   if(vErrors === null){
   vErrors = [err222];
   }
@@ -2854,10 +2861,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data127.issuer !== undefined){
-  let data128 = data127.issuer;
-  if(typeof data128 !== "string"){
-  const err223 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data128};
+  if(data128.jwt !== undefined){
+  let data129 = data128.jwt;
+  if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+  if(data129.issuer === undefined){
+  const err223 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data129};
   if(vErrors === null){
   vErrors = [err223];
   }
@@ -2866,11 +2874,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data127.jwksUri !== undefined){
-  let data129 = data127.jwksUri;
-  if(typeof data129 !== "string"){
-  const err224 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data129};
+  if(data129.jwksUri === undefined){
+  const err224 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/required",keyword:"required",params:{missingProperty: "jwksUri"},message:"must have required property '"+"jwksUri"+"'",schema:schema11.properties.expose.properties.auth.properties.jwt.required,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data129};
   if(vErrors === null){
   vErrors = [err224];
   }
@@ -2879,15 +2884,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data127.requiredScopes !== undefined){
-  let data130 = data127.requiredScopes;
-  if(Array.isArray(data130)){
-  const len8 = data130.length;
-  for(let i8=0; i8<len8; i8++){
-  let data131 = data130[i8];
-  if(typeof data131 !== "string"){
-  const err225 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i8,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data131};
+  for(const key36 in data129){
+  if(!((((key36 === "issuer") || (key36 === "jwksUri")) || (key36 === "requiredScopes")) || (key36 === "audiences"))){
+  const err225 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data129};
   if(vErrors === null){
   vErrors = [err225];
   }
@@ -2897,9 +2896,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err226 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data130};
+  if(data129.issuer !== undefined){
+  let data130 = data129.issuer;
+  if(typeof data130 !== "string"){
+  const err226 = {instancePath:instancePath+"/expose/auth/jwt/issuer",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.issuer,data:data130};
   if(vErrors === null){
   vErrors = [err226];
   }
@@ -2909,14 +2909,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data127.audiences !== undefined){
-  let data132 = data127.audiences;
-  if(Array.isArray(data132)){
-  const len9 = data132.length;
-  for(let i9=0; i9<len9; i9++){
-  let data133 = data132[i9];
-  if(typeof data133 !== "string"){
-  const err227 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i9,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data133};
+  if(data129.jwksUri !== undefined){
+  let data131 = data129.jwksUri;
+  if(typeof data131 !== "string"){
+  const err227 = {instancePath:instancePath+"/expose/auth/jwt/jwksUri",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/jwksUri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.jwksUri,data:data131};
   if(vErrors === null){
   vErrors = [err227];
   }
@@ -2926,9 +2922,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err228 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data132};
+  if(data129.requiredScopes !== undefined){
+  let data132 = data129.requiredScopes;
+  if(Array.isArray(data132)){
+  const len9 = data132.length;
+  for(let i9=0; i9<len9; i9++){
+  let data133 = data132[i9];
+  if(typeof data133 !== "string"){
+  const err228 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes/" + i9,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.items,data:data133};
   if(vErrors === null){
   vErrors = [err228];
   }
@@ -2940,7 +2941,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err229 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data127};
+  const err229 = {instancePath:instancePath+"/expose/auth/jwt/requiredScopes",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/requiredScopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.requiredScopes,data:data132};
   if(vErrors === null){
   vErrors = [err229];
   }
@@ -2950,13 +2951,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  if(data119.cors !== undefined){
-  let data134 = data119.cors;
-  if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-  if(data134.allowOrigins === undefined){
-  const err230 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  if(data129.audiences !== undefined){
+  let data134 = data129.audiences;
+  if(Array.isArray(data134)){
+  const len10 = data134.length;
+  for(let i10=0; i10<len10; i10++){
+  let data135 = data134[i10];
+  if(typeof data135 !== "string"){
+  const err230 = {instancePath:instancePath+"/expose/auth/jwt/audiences/" + i10,schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.items,data:data135};
   if(vErrors === null){
   vErrors = [err230];
   }
@@ -2965,9 +2967,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key37 in data134){
-  if(!((((((key37 === "allowOrigins") || (key37 === "allowMethods")) || (key37 === "allowHeaders")) || (key37 === "exposeHeaders")) || (key37 === "allowCredentials")) || (key37 === "maxAge"))){
-  const err231 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  }
+  }
+  else {
+  const err231 = {instancePath:instancePath+"/expose/auth/jwt/audiences",schemaPath:"#/properties/expose/properties/auth/properties/jwt/properties/audiences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt.properties.audiences,data:data134};
   if(vErrors === null){
   vErrors = [err231];
   }
@@ -2977,14 +2980,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data134.allowOrigins !== undefined){
-  let data135 = data134.allowOrigins;
-  if(Array.isArray(data135)){
-  const len10 = data135.length;
-  for(let i10=0; i10<len10; i10++){
-  let data136 = data135[i10];
-  if(typeof data136 !== "string"){
-  const err232 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i10,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data136};
+  }
+  else {
+  const err232 = {instancePath:instancePath+"/expose/auth/jwt",schemaPath:"#/properties/expose/properties/auth/properties/jwt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.auth.properties.jwt.type,parentSchema:schema11.properties.expose.properties.auth.properties.jwt,data:data129};
   if(vErrors === null){
   vErrors = [err232];
   }
@@ -2995,8 +2993,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   }
-  else {
-  const err233 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data135};
+  }
+  if(data121.cors !== undefined){
+  let data136 = data121.cors;
+  if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+  if(data136.allowOrigins === undefined){
+  const err233 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/required",keyword:"required",params:{missingProperty: "allowOrigins"},message:"must have required property '"+"allowOrigins"+"'",schema:schema11.properties.expose.properties.cors.required,parentSchema:schema11.properties.expose.properties.cors,data:data136};
   if(vErrors === null){
   vErrors = [err233];
   }
@@ -3005,15 +3007,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data134.allowMethods !== undefined){
-  let data137 = data134.allowMethods;
-  if(Array.isArray(data137)){
-  const len11 = data137.length;
-  for(let i11=0; i11<len11; i11++){
-  let data138 = data137[i11];
-  if(!(((((((((data138 === "GET") || (data138 === "HEAD")) || (data138 === "POST")) || (data138 === "PUT")) || (data138 === "DELETE")) || (data138 === "CONNECT")) || (data138 === "OPTIONS")) || (data138 === "TRACE")) || (data138 === "PATCH"))){
-  const err234 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i11,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data138};
+  for(const key37 in data136){
+  if(!((((((key37 === "allowOrigins") || (key37 === "allowMethods")) || (key37 === "allowHeaders")) || (key37 === "exposeHeaders")) || (key37 === "allowCredentials")) || (key37 === "maxAge"))){
+  const err234 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.cors,data:data136};
   if(vErrors === null){
   vErrors = [err234];
   }
@@ -3023,9 +3019,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err235 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data137};
+  if(data136.allowOrigins !== undefined){
+  let data137 = data136.allowOrigins;
+  if(Array.isArray(data137)){
+  const len11 = data137.length;
+  for(let i11=0; i11<len11; i11++){
+  let data138 = data137[i11];
+  if(typeof data138 !== "string"){
+  const err235 = {instancePath:instancePath+"/expose/cors/allowOrigins/" + i11,schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins.items,data:data138};
   if(vErrors === null){
   vErrors = [err235];
   }
@@ -3035,14 +3036,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data134.allowHeaders !== undefined){
-  let data139 = data134.allowHeaders;
-  if(Array.isArray(data139)){
-  const len12 = data139.length;
-  for(let i12=0; i12<len12; i12++){
-  let data140 = data139[i12];
-  if(typeof data140 !== "string"){
-  const err236 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i12,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data140};
+  }
+  else {
+  const err236 = {instancePath:instancePath+"/expose/cors/allowOrigins",schemaPath:"#/properties/expose/properties/cors/properties/allowOrigins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowOrigins.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowOrigins,data:data137};
   if(vErrors === null){
   vErrors = [err236];
   }
@@ -3052,9 +3048,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err237 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data139};
+  if(data136.allowMethods !== undefined){
+  let data139 = data136.allowMethods;
+  if(Array.isArray(data139)){
+  const len12 = data139.length;
+  for(let i12=0; i12<len12; i12++){
+  let data140 = data139[i12];
+  if(!(((((((((data140 === "GET") || (data140 === "HEAD")) || (data140 === "POST")) || (data140 === "PUT")) || (data140 === "DELETE")) || (data140 === "CONNECT")) || (data140 === "OPTIONS")) || (data140 === "TRACE")) || (data140 === "PATCH"))){
+  const err237 = {instancePath:instancePath+"/expose/cors/allowMethods/" + i12,schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.expose.properties.cors.properties.allowMethods.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.expose.properties.cors.properties.allowMethods.items.enum,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods.items,data:data140};
   if(vErrors === null){
   vErrors = [err237];
   }
@@ -3064,14 +3065,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data134.exposeHeaders !== undefined){
-  let data141 = data134.exposeHeaders;
-  if(Array.isArray(data141)){
-  const len13 = data141.length;
-  for(let i13=0; i13<len13; i13++){
-  let data142 = data141[i13];
-  if(typeof data142 !== "string"){
-  const err238 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i13,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data142};
+  }
+  else {
+  const err238 = {instancePath:instancePath+"/expose/cors/allowMethods",schemaPath:"#/properties/expose/properties/cors/properties/allowMethods/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowMethods.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowMethods,data:data139};
   if(vErrors === null){
   vErrors = [err238];
   }
@@ -3081,9 +3077,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err239 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data141};
+  if(data136.allowHeaders !== undefined){
+  let data141 = data136.allowHeaders;
+  if(Array.isArray(data141)){
+  const len13 = data141.length;
+  for(let i13=0; i13<len13; i13++){
+  let data142 = data141[i13];
+  if(typeof data142 !== "string"){
+  const err239 = {instancePath:instancePath+"/expose/cors/allowHeaders/" + i13,schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders.items,data:data142};
   if(vErrors === null){
   vErrors = [err239];
   }
@@ -3093,10 +3094,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data134.allowCredentials !== undefined){
-  let data143 = data134.allowCredentials;
-  if(typeof data143 !== "boolean"){
-  const err240 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data143};
+  }
+  else {
+  const err240 = {instancePath:instancePath+"/expose/cors/allowHeaders",schemaPath:"#/properties/expose/properties/cors/properties/allowHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.allowHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowHeaders,data:data141};
   if(vErrors === null){
   vErrors = [err240];
   }
@@ -3106,10 +3106,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data134.maxAge !== undefined){
-  let data144 = data134.maxAge;
-  if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-  const err241 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data144};
+  if(data136.exposeHeaders !== undefined){
+  let data143 = data136.exposeHeaders;
+  if(Array.isArray(data143)){
+  const len14 = data143.length;
+  for(let i14=0; i14<len14; i14++){
+  let data144 = data143[i14];
+  if(typeof data144 !== "string"){
+  const err241 = {instancePath:instancePath+"/expose/cors/exposeHeaders/" + i14,schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders.items,data:data144};
   if(vErrors === null){
   vErrors = [err241];
   }
@@ -3118,9 +3122,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data144 == "number"){
-  if(data144 < 1 || isNaN(data144)){
-  const err242 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data144};
+  }
+  }
+  else {
+  const err242 = {instancePath:instancePath+"/expose/cors/exposeHeaders",schemaPath:"#/properties/expose/properties/cors/properties/exposeHeaders/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.cors.properties.exposeHeaders.type,parentSchema:schema11.properties.expose.properties.cors.properties.exposeHeaders,data:data143};
   if(vErrors === null){
   vErrors = [err242];
   }
@@ -3130,10 +3135,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  }
-  else {
-  const err243 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data134};
+  if(data136.allowCredentials !== undefined){
+  let data145 = data136.allowCredentials;
+  if(typeof data145 !== "boolean"){
+  const err243 = {instancePath:instancePath+"/expose/cors/allowCredentials",schemaPath:"#/properties/expose/properties/cors/properties/allowCredentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.cors.properties.allowCredentials.type,parentSchema:schema11.properties.expose.properties.cors.properties.allowCredentials,data:data145};
   if(vErrors === null){
   vErrors = [err243];
   }
@@ -3143,10 +3148,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data119.timeout !== undefined){
-  let data145 = data119.timeout;
-  if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-  const err244 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  if(data136.maxAge !== undefined){
+  let data146 = data136.maxAge;
+  if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+  const err244 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.cors.properties.maxAge.type,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data146};
   if(vErrors === null){
   vErrors = [err244];
   }
@@ -3155,9 +3160,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(typeof data145 == "number"){
-  if(data145 > 3900 || isNaN(data145)){
-  const err245 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  if(typeof data146 == "number"){
+  if(data146 < 1 || isNaN(data146)){
+  const err245 = {instancePath:instancePath+"/expose/cors/maxAge",schemaPath:"#/properties/expose/properties/cors/properties/maxAge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.cors.properties.maxAge,data:data146};
   if(vErrors === null){
   vErrors = [err245];
   }
@@ -3166,8 +3171,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data145 < 1 || isNaN(data145)){
-  const err246 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data145};
+  }
+  }
+  }
+  else {
+  const err246 = {instancePath:instancePath+"/expose/cors",schemaPath:"#/properties/expose/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.cors.type,parentSchema:schema11.properties.expose.properties.cors,data:data136};
   if(vErrors === null){
   vErrors = [err246];
   }
@@ -3177,12 +3185,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  if(data119.via !== undefined){
-  let data146 = data119.via;
-  if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-  if(Object.keys(data146).length > 1){
-  const err247 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(data121.timeout !== undefined){
+  let data147 = data121.timeout;
+  if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+  const err247 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.timeout.type,parentSchema:schema11.properties.expose.properties.timeout,data:data147};
   if(vErrors === null){
   vErrors = [err247];
   }
@@ -3191,8 +3197,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(Object.keys(data146).length < 1){
-  const err248 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(typeof data147 == "number"){
+  if(data147 > 3900 || isNaN(data147)){
+  const err248 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3900},message:"must be <= 3900",schema:3900,parentSchema:schema11.properties.expose.properties.timeout,data:data147};
   if(vErrors === null){
   vErrors = [err248];
   }
@@ -3201,9 +3208,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key38 in data146){
-  if(!(((key38 === "istio") || (key38 === "apiRule")) || (key38 === "gatewayApi"))){
-  const err249 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  if(data147 < 1 || isNaN(data147)){
+  const err249 = {instancePath:instancePath+"/expose/timeout",schemaPath:"#/properties/expose/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.expose.properties.timeout,data:data147};
   if(vErrors === null){
   vErrors = [err249];
   }
@@ -3213,11 +3219,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data146.istio !== undefined){
-  let data147 = data146.istio;
-  if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-  if(data147.gateway === undefined){
-  const err250 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  }
+  if(data121.via !== undefined){
+  let data148 = data121.via;
+  if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+  if(Object.keys(data148).length > 1){
+  const err250 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data148};
   if(vErrors === null){
   vErrors = [err250];
   }
@@ -3226,9 +3233,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key39 in data147){
-  if(!((key39 === "gateway") || (key39 === "tls"))){
-  const err251 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  if(Object.keys(data148).length < 1){
+  const err251 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.expose.properties.via,data:data148};
   if(vErrors === null){
   vErrors = [err251];
   }
@@ -3237,11 +3243,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data147.gateway !== undefined){
-  let data148 = data147.gateway;
-  if(typeof data148 !== "string"){
-  const err252 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data148};
+  for(const key38 in data148){
+  if(!(((key38 === "istio") || (key38 === "apiRule")) || (key38 === "gatewayApi"))){
+  const err252 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via,data:data148};
   if(vErrors === null){
   vErrors = [err252];
   }
@@ -3251,10 +3255,11 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data147.tls !== undefined){
-  let data149 = data147.tls;
-  if(typeof data149 !== "boolean"){
-  const err253 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data149};
+  if(data148.istio !== undefined){
+  let data149 = data148.istio;
+  if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+  if(data149.gateway === undefined){
+  const err253 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/required",keyword:"required",params:{missingProperty: "gateway"},message:"must have required property '"+"gateway"+"'",schema:schema11.properties.expose.properties.via.properties.istio.required,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data149};
   if(vErrors === null){
   vErrors = [err253];
   }
@@ -3263,10 +3268,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err254 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data147};
+  for(const key39 in data149){
+  if(!((key39 === "gateway") || (key39 === "tls"))){
+  const err254 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data149};
   if(vErrors === null){
   vErrors = [err254];
   }
@@ -3276,12 +3280,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data146.apiRule !== undefined){
-  let data150 = data146.apiRule;
-  if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
-  for(const key40 in data150){
-  if(!(key40 === "gateway")){
-  const err255 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data150};
+  if(data149.gateway !== undefined){
+  let data150 = data149.gateway;
+  if(typeof data150 !== "string"){
+  const err255 = {instancePath:instancePath+"/expose/via/istio/gateway",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.istio.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.gateway,data:data150};
   if(vErrors === null){
   vErrors = [err255];
   }
@@ -3291,10 +3293,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data150.gateway !== undefined){
-  let data151 = data150.gateway;
-  if(typeof data151 !== "string"){
-  const err256 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data151};
+  if(data149.tls !== undefined){
+  let data151 = data149.tls;
+  if(typeof data151 !== "boolean"){
+  const err256 = {instancePath:instancePath+"/expose/via/istio/tls",schemaPath:"#/properties/expose/properties/via/properties/istio/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.istio.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.istio.properties.tls,data:data151};
   if(vErrors === null){
   vErrors = [err256];
   }
@@ -3306,7 +3308,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err257 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data150};
+  const err257 = {instancePath:instancePath+"/expose/via/istio",schemaPath:"#/properties/expose/properties/via/properties/istio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.istio.type,parentSchema:schema11.properties.expose.properties.via.properties.istio,data:data149};
   if(vErrors === null){
   vErrors = [err257];
   }
@@ -3316,11 +3318,12 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data146.gatewayApi !== undefined){
-  let data152 = data146.gatewayApi;
+  if(data148.apiRule !== undefined){
+  let data152 = data148.apiRule;
   if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-  if(data152.parentRefs === undefined){
-  const err258 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  for(const key40 in data152){
+  if(!(key40 === "gateway")){
+  const err258 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data152};
   if(vErrors === null){
   vErrors = [err258];
   }
@@ -3329,9 +3332,11 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key41 in data152){
-  if(!((key41 === "parentRefs") || (key41 === "tls"))){
-  const err259 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  }
+  if(data152.gateway !== undefined){
+  let data153 = data152.gateway;
+  if(typeof data153 !== "string"){
+  const err259 = {instancePath:instancePath+"/expose/via/apiRule/gateway",schemaPath:"#/properties/expose/properties/via/properties/apiRule/properties/gateway/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule.properties.gateway,data:data153};
   if(vErrors === null){
   vErrors = [err259];
   }
@@ -3341,15 +3346,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data152.parentRefs !== undefined){
-  let data153 = data152.parentRefs;
-  if(Array.isArray(data153)){
-  const len14 = data153.length;
-  for(let i14=0; i14<len14; i14++){
-  let data154 = data153[i14];
-  if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
-  if(data154.name === undefined){
-  const err260 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  }
+  else {
+  const err260 = {instancePath:instancePath+"/expose/via/apiRule",schemaPath:"#/properties/expose/properties/via/properties/apiRule/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.apiRule.type,parentSchema:schema11.properties.expose.properties.via.properties.apiRule,data:data152};
   if(vErrors === null){
   vErrors = [err260];
   }
@@ -3358,9 +3357,12 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key42 in data154){
-  if(!((((key42 === "name") || (key42 === "namespace")) || (key42 === "sectionName")) || (key42 === "port"))){
-  const err261 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  }
+  if(data148.gatewayApi !== undefined){
+  let data154 = data148.gatewayApi;
+  if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
+  if(data154.parentRefs === undefined){
+  const err261 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/required",keyword:"required",params:{missingProperty: "parentRefs"},message:"must have required property '"+"parentRefs"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data154};
   if(vErrors === null){
   vErrors = [err261];
   }
@@ -3369,11 +3371,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data154.name !== undefined){
-  let data155 = data154.name;
-  if(typeof data155 !== "string"){
-  const err262 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data155};
+  for(const key41 in data154){
+  if(!((key41 === "parentRefs") || (key41 === "tls"))){
+  const err262 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data154};
   if(vErrors === null){
   vErrors = [err262];
   }
@@ -3383,10 +3383,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data154.namespace !== undefined){
-  let data156 = data154.namespace;
-  if(typeof data156 !== "string"){
-  const err263 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data156};
+  if(data154.parentRefs !== undefined){
+  let data155 = data154.parentRefs;
+  if(Array.isArray(data155)){
+  const len15 = data155.length;
+  for(let i15=0; i15<len15; i15++){
+  let data156 = data155[i15];
+  if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+  if(data156.name === undefined){
+  const err263 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.required,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data156};
   if(vErrors === null){
   vErrors = [err263];
   }
@@ -3395,11 +3400,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data154.sectionName !== undefined){
-  let data157 = data154.sectionName;
-  if(typeof data157 !== "string"){
-  const err264 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data157};
+  for(const key42 in data156){
+  if(!((((key42 === "name") || (key42 === "namespace")) || (key42 === "sectionName")) || (key42 === "port"))){
+  const err264 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data156};
   if(vErrors === null){
   vErrors = [err264];
   }
@@ -3409,10 +3412,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data154.port !== undefined){
-  let data158 = data154.port;
-  if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
-  const err265 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data158};
+  if(data156.name !== undefined){
+  let data157 = data156.name;
+  if(typeof data157 !== "string"){
+  const err265 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15+"/name",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.name,data:data157};
   if(vErrors === null){
   vErrors = [err265];
   }
@@ -3422,9 +3425,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err266 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i14,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data154};
+  if(data156.namespace !== undefined){
+  let data158 = data156.namespace;
+  if(typeof data158 !== "string"){
+  const err266 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15+"/namespace",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.namespace,data:data158};
   if(vErrors === null){
   vErrors = [err266];
   }
@@ -3434,9 +3438,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err267 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data153};
+  if(data156.sectionName !== undefined){
+  let data159 = data156.sectionName;
+  if(typeof data159 !== "string"){
+  const err267 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15+"/sectionName",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/sectionName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.sectionName,data:data159};
   if(vErrors === null){
   vErrors = [err267];
   }
@@ -3446,10 +3451,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data152.tls !== undefined){
-  let data159 = data152.tls;
-  if(typeof data159 !== "boolean"){
-  const err268 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data159};
+  if(data156.port !== undefined){
+  let data160 = data156.port;
+  if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+  const err268 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15+"/port",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.properties.port,data:data160};
   if(vErrors === null){
   vErrors = [err268];
   }
@@ -3461,7 +3466,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err269 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data152};
+  const err269 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs/" + i15,schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.items,data:data156};
   if(vErrors === null){
   vErrors = [err269];
   }
@@ -3473,7 +3478,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err270 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data146};
+  const err270 = {instancePath:instancePath+"/expose/via/gatewayApi/parentRefs",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/parentRefs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.parentRefs,data:data155};
   if(vErrors === null){
   vErrors = [err270];
   }
@@ -3483,9 +3488,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err271 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data119};
+  if(data154.tls !== undefined){
+  let data161 = data154.tls;
+  if(typeof data161 !== "boolean"){
+  const err271 = {instancePath:instancePath+"/expose/via/gatewayApi/tls",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi.properties.tls,data:data161};
   if(vErrors === null){
   vErrors = [err271];
   }
@@ -3495,15 +3501,9 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data.subscribe !== undefined){
-  let data160 = data.subscribe;
-  if(Array.isArray(data160)){
-  const len15 = data160.length;
-  for(let i15=0; i15<len15; i15++){
-  let data161 = data160[i15];
-  if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
-  if(data161.source === undefined){
-  const err272 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data161};
+  }
+  else {
+  const err272 = {instancePath:instancePath+"/expose/via/gatewayApi",schemaPath:"#/properties/expose/properties/via/properties/gatewayApi/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.properties.gatewayApi.type,parentSchema:schema11.properties.expose.properties.via.properties.gatewayApi,data:data154};
   if(vErrors === null){
   vErrors = [err272];
   }
@@ -3512,8 +3512,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  if(data161.types === undefined){
-  const err273 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data161};
+  }
+  }
+  else {
+  const err273 = {instancePath:instancePath+"/expose/via",schemaPath:"#/properties/expose/properties/via/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.properties.via.type,parentSchema:schema11.properties.expose.properties.via,data:data148};
   if(vErrors === null){
   vErrors = [err273];
   }
@@ -3522,9 +3524,10 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  for(const key43 in data161){
-  if(!((((key43 === "source") || (key43 === "types")) || (key43 === "typeMatching")) || (key43 === "maxInFlightMessages"))){
-  const err274 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data161};
+  }
+  }
+  else {
+  const err274 = {instancePath:instancePath+"/expose",schemaPath:"#/properties/expose/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.expose.type,parentSchema:schema11.properties.expose,data:data121};
   if(vErrors === null){
   vErrors = [err274];
   }
@@ -3534,10 +3537,15 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data161.source !== undefined){
-  let data162 = data161.source;
-  if(typeof data162 !== "string"){
-  const err275 = {instancePath:instancePath+"/subscribe/" + i15+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data162};
+  if(data.subscribe !== undefined){
+  let data162 = data.subscribe;
+  if(Array.isArray(data162)){
+  const len16 = data162.length;
+  for(let i16=0; i16<len16; i16++){
+  let data163 = data162[i16];
+  if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+  if(data163.source === undefined){
+  const err275 = {instancePath:instancePath+"/subscribe/" + i16,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data163};
   if(vErrors === null){
   vErrors = [err275];
   }
@@ -3546,15 +3554,8 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  if(data161.types !== undefined){
-  let data163 = data161.types;
-  if(Array.isArray(data163)){
-  const len16 = data163.length;
-  for(let i16=0; i16<len16; i16++){
-  let data164 = data163[i16];
-  if(typeof data164 !== "string"){
-  const err276 = {instancePath:instancePath+"/subscribe/" + i15+"/types/" + i16,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data164};
+  if(data163.types === undefined){
+  const err276 = {instancePath:instancePath+"/subscribe/" + i16,schemaPath:"#/properties/subscribe/items/required",keyword:"required",params:{missingProperty: "types"},message:"must have required property '"+"types"+"'",schema:schema11.properties.subscribe.items.required,parentSchema:schema11.properties.subscribe.items,data:data163};
   if(vErrors === null){
   vErrors = [err276];
   }
@@ -3563,10 +3564,9 @@ export function functionYamlCheck(): SchemaCheck {
   }
   errors++;
   }
-  }
-  }
-  else {
-  const err277 = {instancePath:instancePath+"/subscribe/" + i15+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data163};
+  for(const key43 in data163){
+  if(!((((key43 === "source") || (key43 === "types")) || (key43 === "typeMatching")) || (key43 === "maxInFlightMessages"))){
+  const err277 = {instancePath:instancePath+"/subscribe/" + i16,schemaPath:"#/properties/subscribe/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.subscribe.items,data:data163};
   if(vErrors === null){
   vErrors = [err277];
   }
@@ -3576,10 +3576,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data161.typeMatching !== undefined){
-  let data165 = data161.typeMatching;
-  if(!((data165 === "standard") || (data165 === "exact"))){
-  const err278 = {instancePath:instancePath+"/subscribe/" + i15+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data165};
+  if(data163.source !== undefined){
+  let data164 = data163.source;
+  if(typeof data164 !== "string"){
+  const err278 = {instancePath:instancePath+"/subscribe/" + i16+"/source",schemaPath:"#/properties/subscribe/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.source.type,parentSchema:schema11.properties.subscribe.items.properties.source,data:data164};
   if(vErrors === null){
   vErrors = [err278];
   }
@@ -3589,10 +3589,14 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  if(data161.maxInFlightMessages !== undefined){
-  let data166 = data161.maxInFlightMessages;
-  if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-  const err279 = {instancePath:instancePath+"/subscribe/" + i15+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data166};
+  if(data163.types !== undefined){
+  let data165 = data163.types;
+  if(Array.isArray(data165)){
+  const len17 = data165.length;
+  for(let i17=0; i17<len17; i17++){
+  let data166 = data165[i17];
+  if(typeof data166 !== "string"){
+  const err279 = {instancePath:instancePath+"/subscribe/" + i16+"/types/" + i17,schemaPath:"#/properties/subscribe/items/properties/types/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.subscribe.items.properties.types.items.type,parentSchema:schema11.properties.subscribe.items.properties.types.items,data:data166};
   if(vErrors === null){
   vErrors = [err279];
   }
@@ -3604,7 +3608,7 @@ export function functionYamlCheck(): SchemaCheck {
   }
   }
   else {
-  const err280 = {instancePath:instancePath+"/subscribe/" + i15,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data161};
+  const err280 = {instancePath:instancePath+"/subscribe/" + i16+"/types",schemaPath:"#/properties/subscribe/items/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.items.properties.types.type,parentSchema:schema11.properties.subscribe.items.properties.types,data:data165};
   if(vErrors === null){
   vErrors = [err280];
   }
@@ -3614,9 +3618,10 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err281 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data160};
+  if(data163.typeMatching !== undefined){
+  let data167 = data163.typeMatching;
+  if(!((data167 === "standard") || (data167 === "exact"))){
+  const err281 = {instancePath:instancePath+"/subscribe/" + i16+"/typeMatching",schemaPath:"#/properties/subscribe/items/properties/typeMatching/enum",keyword:"enum",params:{allowedValues: schema11.properties.subscribe.items.properties.typeMatching.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.subscribe.items.properties.typeMatching.enum,parentSchema:schema11.properties.subscribe.items.properties.typeMatching,data:data167};
   if(vErrors === null){
   vErrors = [err281];
   }
@@ -3626,14 +3631,51 @@ export function functionYamlCheck(): SchemaCheck {
   errors++;
   }
   }
-  }
-  else {
-  const err282 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  if(data163.maxInFlightMessages !== undefined){
+  let data168 = data163.maxInFlightMessages;
+  if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+  const err282 = {instancePath:instancePath+"/subscribe/" + i16+"/maxInFlightMessages",schemaPath:"#/properties/subscribe/items/properties/maxInFlightMessages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.subscribe.items.properties.maxInFlightMessages.type,parentSchema:schema11.properties.subscribe.items.properties.maxInFlightMessages,data:data168};
   if(vErrors === null){
   vErrors = [err282];
   }
   else {
   vErrors.push(err282);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err283 = {instancePath:instancePath+"/subscribe/" + i16,schemaPath:"#/properties/subscribe/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.subscribe.items.type,parentSchema:schema11.properties.subscribe.items,data:data163};
+  if(vErrors === null){
+  vErrors = [err283];
+  }
+  else {
+  vErrors.push(err283);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err284 = {instancePath:instancePath+"/subscribe",schemaPath:"#/properties/subscribe/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.subscribe.type,parentSchema:schema11.properties.subscribe,data:data162};
+  if(vErrors === null){
+  vErrors = [err284];
+  }
+  else {
+  vErrors.push(err284);
+  }
+  errors++;
+  }
+  }
+  }
+  else {
+  const err285 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+  if(vErrors === null){
+  vErrors = [err285];
+  }
+  else {
+  vErrors.push(err285);
   }
   errors++;
   }

@@ -9,6 +9,7 @@ export * from './function-rules';
 export * from './function-schema';
 export * from './function-status';
 export * from './function-validator';
+export * from './handler-code';
 export * from './labels';
 export * from './names';
 export * from './node-handler';

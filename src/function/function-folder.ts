@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import type { ErrorObject } from 'ajv';
 import type * as Yaml from 'yaml';
 import {
-  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching, parseQuantity,
+  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HandlerWarning, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching, folderFileProblems, parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
 import { functionNameProblem } from '../api/function-rules';
@@ -149,6 +149,8 @@ export interface FunctionFolderSettings {
   readonly containerSecurityContext?: k8s.SecurityContext;
   /** The Pod's security context, as in a Pod (release 1.13.0 only): what the `podSecurityContext` prop takes. */
   readonly podSecurityContext?: k8s.PodSecurityContext;
+  /** Warnings about the handler code the Function accepts: what the `acceptWarnings` prop takes (`undeclaredImport`, `undeclaredImport:<module>`). */
+  readonly acceptWarnings?: string[];
   /** An HTTP endpoint: what `expose()` takes. */
   readonly expose?: ExposeSettings;
   /** Event subscriptions: what `subscribe()` takes, one entry per Subscription. */
@@ -334,6 +336,7 @@ export const FUNCTION_YAML_SCHEMA = {
     runtimeImageOverride: { type: 'string' },
     containerSecurityContext: CONTAINER_SECURITY_CONTEXT_SCHEMA,
     podSecurityContext: POD_SECURITY_CONTEXT_SCHEMA,
+    acceptWarnings: { type: 'array', items: { type: 'string', pattern: `^(${Object.values(HandlerWarning).join('|')})(:.+)?$` } },
     expose: EXPOSE_SCHEMA,
     subscribe: { type: 'array', items: SUBSCRIBE_SCHEMA },
   },
@@ -422,6 +425,9 @@ function describeSettingsError(error: ErrorObject): string {
     case 'enum':
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be one of ${(params.allowedValues as string[]).join(', ')}`;
     case 'pattern':
+      if (/^\/acceptWarnings\//.test(error.instancePath)) {
+        return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be ${Object.values(HandlerWarning).map(w => `${w} or ${w}:<module>`).join(', ')}`;
+      }
       return `'${keyOf(error.instancePath)}' (${showJson(error.data)}): must be a quantity such as 100m, 0.5, 128Mi or 1Gi`;
     case 'minProperties':
     case 'maxProperties':
@@ -613,6 +619,8 @@ export class FunctionFolder {
     } else {
       const family = Object.values(RuntimeFamily).find(f => fs.existsSync(path.join(directory, RUNTIME_FILES[f].handler)));
       if (!family) {
+        const misnamed = Object.values(RuntimeFamily).flatMap(f => folderFileProblems(isFolder ? fs.readdirSync(directory) : [], f));
+        if (misnamed.length) return fail(path.join(directory, misnamed[0].file), [misnamed[0].message]);
         const handlers = Object.values(RUNTIME_FILES).map(f => f.handler).join(' or ');
         return fail(directory, [`no ${handlers}, and no 'runtime' in ${FUNCTION_FILE}: add a handler, or remove the folder`]);
       }
@@ -684,6 +692,7 @@ export class FunctionFolder {
       labels: s.labels,
       annotations: s.annotations,
       runtimeImageOverride: s.runtimeImageOverride,
+      acceptWarnings: s.acceptWarnings,
       // The keys of function.yaml are the fields of Kubernetes, which the generated types name alike.
       containerSecurityContext: s.containerSecurityContext,
       podSecurityContext: s.podSecurityContext,

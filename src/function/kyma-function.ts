@@ -20,8 +20,8 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _rememberValidFunction, cpuMillis,
-  parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
+  ACCEPT_WARNINGS_ANNOTATION, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _rememberValidFunction, cpuMillis,
+  HandlerWarning, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
 import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
@@ -178,6 +178,18 @@ export interface KymaFunctionProps {
    * @default - the runtime's image of the stack's release
    */
   readonly runtimeImageOverride?: string;
+
+  /**
+   * Warnings about the handler code that the Function accepts, so that synth does not fail for
+   * them: `undeclaredImport` (`HandlerWarning.UNDECLARED_IMPORT`) for every module the handler
+   * imports that its dependencies file does not declare and the runtime image does not provide,
+   * or `undeclaredImport:<module>` for one (accept it when a declared package brings the module along).
+   * Written into the Function's annotation `cdk8s-kyma-serverless/accept-warnings`, which
+   * `kyma-serverless validate` reads.
+   *
+   * @default - none: every warning fails synth
+   */
+  readonly acceptWarnings?: string[];
 
   /**
    * The security context of the Function's container (`spec.containerSecurityContext`), release
@@ -430,7 +442,12 @@ export class KymaFunction extends Construct implements IExposable {
       metadata: {
         name: this.name,
         ...(props.namespace !== undefined ? { namespace: props.namespace } : {}),
-        ...(this.source?.sha256 ? { annotations: { [SOURCE_SHA256_ANNOTATION]: this.source.sha256 } } : {}),
+        ...(this.source?.sha256 || props.acceptWarnings?.length ? {
+          annotations: {
+            ...(this.source?.sha256 ? { [SOURCE_SHA256_ANNOTATION]: this.source.sha256 } : {}),
+            ...(props.acceptWarnings?.length ? { [ACCEPT_WARNINGS_ANNOTATION]: [...props.acceptWarnings].sort().join(',') } : {}),
+          },
+        } : {}),
       },
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
     }, () => this.extraSpecJson(releaseOf(this)));
@@ -713,7 +730,27 @@ export class KymaFunction extends Construct implements IExposable {
     problems.push(...this.limitRangeProblems());
     problems.push(...this.podSecurityProblems(release));
     const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
-    return [...(declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems), ...ofFolderFiles];
+    // Problems of a folder's handler code name its files themselves, not the folder's function.yaml.
+    const code = this.handlerCodeProblems(release);
+    const inFolder = this.source?.directory !== undefined;
+    return [...(declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems), ...ofFolderFiles,
+      ...(declaredIn && !inFolder ? code.map(p => `${String(declaredIn)}: ${p}`) : code)];
+  }
+
+  /** The problems of inline handler code: the file (in its folder) and line, what the runtime would say, and the fix. */
+  private handlerCodeProblems(release: ServerlessRelease): string[] {
+    const inline = this.source?.inline;
+    if (!inline) return [];
+    const accepted = this.props.acceptWarnings ?? [];
+    const invalid = accepted.filter(a => !Object.values(HandlerWarning).some(w => a === w || a.startsWith(`${w}:`)));
+    if (invalid.length) {
+      return [`'acceptWarnings' (${invalid.join(', ')}): unknown warning: give ${Object.values(HandlerWarning).join(', ')}, or <warning>:<module>`];
+    }
+    const directory = this.source?.directory;
+    return handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release })
+      .filter(p => !isAccepted(p, accepted))
+      .map(p => (directory ? describeHandlerProblem(p, path.join(directory, p.file))
+        : `'source' (spec.source.inline): ${describeHandlerProblem(p).replace('acceptWarnings: [', 'the prop acceptWarnings: [')}`));
   }
 
   /**

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RUNTIME_FILES, RuntimeFamily } from '../api';
+import { RUNTIME_FILES, RuntimeFamily, folderFileProblems } from '../api';
 import { displayPath } from './_paths';
 import { FunctionRuntime } from './runtime';
 
@@ -92,6 +92,12 @@ export interface FunctionSourceConfig {
   readonly gitRepository?: GitRepositorySourceConfig;
   /** SHA-256 of the files a source read from disk, in hex. */
   readonly sha256?: string;
+  /**
+   * The folder the handler and its dependencies file were read from, as problems of the code name it.
+   *
+   * @default - the code was not read from a folder
+   */
+  readonly directory?: string;
 }
 
 /**
@@ -175,6 +181,8 @@ class DirectorySource extends FunctionSource {
       .map(e => e.name)
       .sort();
     const { handler, dependencies, sourceExtensions } = runtime.files;
+    const misnamed = folderFileProblems(files, runtime.family);
+    if (misnamed.length) throw new Error(misnamed.map(p => `${path.join(dir, p.file)}: ${p.message}`).join('\n  '));
     if (!files.includes(handler)) {
       const other = Object.entries(RUNTIME_FILES).find(([family, f]) => family !== runtime.family && files.includes(f.handler));
       if (other) {
@@ -197,6 +205,7 @@ class DirectorySource extends FunctionSource {
     return {
       inline: { source, ...(deps !== undefined ? { dependencies: deps } : {}) },
       sha256: hash.digest('hex'),
+      directory: dir,
     };
   }
 }

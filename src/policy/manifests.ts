@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  functionWarnings, validateApiRule, validateFunction, validateSubscription,
+  functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
@@ -115,7 +115,7 @@ export function formatWarnings(findings: readonly Finding[], folder?: string): s
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => validateFunction(object, { release }),
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...validateFunction(object, { release }), ...handlerCodeViolations(object, release)],
   [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
   [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
 };

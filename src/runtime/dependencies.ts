@@ -17,11 +17,25 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_RELEASE, DependencyInstallTime, RuntimeFamily, ServerlessRelease, runtimeContract } from '../api';
+import {
+  DEFAULT_RELEASE, DependencyInstallTime, RuntimeFamily, ServerlessRelease, nodeImagePackagesImported, pythonImageRequirementsImported, runtimeContract,
+} from '../api';
 import { FunctionRuntime } from '../function/runtime';
 
 /** The web framework of the python312 image, which handlers may import without declaring it. */
 export const PYTHON_IMAGE_BOTTLE = 'bottle==0.13.4';
+
+/** A package.json with packages of the runtime image added to its dependencies (as the image has them beside it). */
+function withImagePackages(dependencies: string, packages: { readonly [name: string]: string }): string {
+  let parsed: { dependencies?: { [name: string]: string } };
+  try {
+    parsed = dependencies.trim() === '' ? {} : JSON.parse(dependencies);
+  } catch {
+    return dependencies;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return dependencies;
+  return JSON.stringify({ ...parsed, dependencies: { ...parsed.dependencies, ...packages } }, null, 2);
+}
 
 /** The cache folder when none is given: `KYMA_SERVERLESS_CACHE`, else `cdk8s-kyma-serverless` in the user's cache folder. */
 export function defaultCacheDirectory(): string {
@@ -139,21 +153,24 @@ function install(command: string, args: readonly string[], cwd: string, env: Nod
  * @throws DependencyError when the file does not parse or the installer fails, with its output and what to check
  */
 export async function installDependencies(request: DependencyRequest): Promise<InstalledDependencies> {
-  const { runtime, dependencies = '' } = request;
+  const { runtime } = request;
+  let dependencies = request.dependencies ?? '';
   const contract = runtimeContract(request.release ?? DEFAULT_RELEASE);
   const atStart = contract.installTime === DependencyInstallTime.POD_START;
   const file = runtime.files.dependencies;
   let lines: string[];
   let kind: string;
   if (runtime.family === RuntimeFamily.NODEJS) {
+    // The image's own packages the handler imports: the Pod finds them in /usr/src/app/node_modules.
+    const fromImage = nodeImagePackagesImported({ runtime: runtime.name, source: request.handler, dependencies, release: contract.release });
+    if (Object.keys(fromImage).length) dependencies = withImagePackages(dependencies, fromImage);
     const packages = npmPackages(dependencies, file, contract.installTime, contract.npmInstallsDevDependencies);
     if (!Object.keys(packages).length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `node${process.versions.node.split('.')[0]}`;
     lines = [dependencies];
   } else {
-    lines = pipRequirements(dependencies);
-    const importsBottle = /^\s*(import\s+bottle\b|from\s+bottle\s+import\b)/m.test(request.handler);
-    if (importsBottle && !lines.some(l => /^bottle\b/i.test(l))) lines.push(PYTHON_IMAGE_BOTTLE);
+    // The image's own packages the handler imports (its web framework, requests, ...): the Pod finds them in the image.
+    lines = [...pipRequirements(dependencies), ...pythonImageRequirementsImported({ runtime: runtime.name, source: request.handler, dependencies, release: contract.release })];
     if (!lines.length) return { cached: false, seconds: 0, dispose: KEEP };
     kind = `python-${await pythonVersion(request.python)}`;
   }

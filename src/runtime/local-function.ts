@@ -215,6 +215,37 @@ const INHERITED_ENV = [
   'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE',
 ];
 
+/** The handler as the Pod has it, in a folder of its own. */
+interface StagedHandler {
+  /** The folder the runtime loads the handler from. */
+  readonly directory: string;
+  /** The handler. */
+  readonly handler: string;
+  readonly dispose: () => void;
+}
+
+/**
+ * Copies the handler (and a Node.js Function's package.json, which says whether it is an ES
+ * module) into a fresh folder under the system's temporary folder, as the Pod holds it: alone,
+ * beside the installed dependencies only (`function/node_modules`, a link to them). Node.js looks
+ * for packages in the node_modules folders above the handler: from the Function's own folder that
+ * would find the app's node_modules, which the Pod has not.
+ */
+function stageHandler(definition: Definition, installed: string | undefined): StagedHandler {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `kyma-serverless-${definition.name}-run-`));
+  const node = definition.runtime.family === RuntimeFamily.NODEJS;
+  // The images' layout: /usr/src/app/function/handler.js, /kubeless/handler.py.
+  const directory = node ? path.join(root, 'function') : root;
+  fs.mkdirSync(directory, { recursive: true });
+  const { handler, dependencies } = definition.runtime.files;
+  fs.copyFileSync(path.join(definition.directory, handler), path.join(directory, handler));
+  if (node) {
+    if (definition.dependencies !== undefined) fs.writeFileSync(path.join(directory, dependencies), definition.dependencies);
+    if (installed) fs.symlinkSync(installed, path.join(directory, 'node_modules'), 'junction');
+  }
+  return { directory, handler: path.join(directory, handler), dispose: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
 function folderDefinition(directory: string, namespace: string | undefined): Definition {
   const dir = path.resolve(directory);
   if (!fs.existsSync(dir)) {
@@ -416,6 +447,7 @@ export class LocalFunction {
   private definition?: Definition;
   private mounts?: ResolvedMounts;
   private installed?: InstalledDependencies;
+  private staged?: StagedHandler;
   /** When the current start began, and how long its installation took: for the startup probe's budget. */
   private startClock?: { readonly started: number; readonly installSeconds: number };
   private child?: ChildProcess;
@@ -539,6 +571,7 @@ export class LocalFunction {
     this.agent.destroy();
     this.mounts?.dispose();
     this.installed?.dispose();
+    this.staged?.dispose();
     this.definition?.dispose();
   }
 
@@ -622,7 +655,9 @@ export class LocalFunction {
         folders: this.options.secretMounts ?? {},
         cluster: this.options.cluster,
       });
-      this.childEnv = this.environment(definition, resolved.env, handler, installed.path, release);
+      this.staged?.dispose();
+      const staged = this.staged = stageHandler(definition, installed.path);
+      this.childEnv = this.environment(definition, resolved.env, staged.handler, installed.path, release, staged.directory);
       return await this.spawn(definition);
     } catch (e) {
       return { failure: (e as Error).message };
@@ -631,7 +666,7 @@ export class LocalFunction {
 
   /** The process's environment: as the controller composes the container's, with local paths and ports. */
   private environment(definition: Definition, functionEnv: ContainerEnvVar[], handler: string, dependencies: string | undefined,
-    release: ServerlessRelease): NodeJS.ProcessEnv {
+    release: ServerlessRelease, directory: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
     env.HOSTNAME = `${definition.name}-local`;
@@ -670,11 +705,12 @@ export class LocalFunction {
     if (env.FUNC_PORT !== undefined) env.FUNC_PORT = String(this.publicPort || FUNCTION_PORT);
     env[PRIVATE_ENV.RELEASE] = release;
     if (definition.runtime.family === RuntimeFamily.NODEJS) {
+      // The staged copy finds its packages in its own node_modules (no NODE_PATH: ES modules ignore it, and the Pod sets none).
       env.HANDLER_PATH = handler;
-      if (dependencies) env.NODE_PATH = dependencies;
     } else {
-      env.PYTHONPATH = [dependencies, definition.directory].filter(Boolean).join(path.delimiter);
-      env.FUNCTION_PATH = definition.directory;
+      // Only the installed requirements; server.py drops the machine's site-packages from sys.path.
+      env.PYTHONPATH = [dependencies, directory].filter(Boolean).join(path.delimiter);
+      env.FUNCTION_PATH = directory;
       // The Function's folder stays free of __pycache__.
       env.PYTHONDONTWRITEBYTECODE = '1';
     }

@@ -160,6 +160,35 @@ describe('kyma-serverless init, from the packed package', () => {
     }
   });
 
+  test('mistakes in handlers and dependency files fail the synth with the file, the line and the fix, and keep dist/', () => {
+    const before = fs.readdirSync(path.join(app, 'dist'), { recursive: true }).map(String).sort();
+    const write = (file: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+      fs.writeFileSync(path.join(app, file), text);
+    };
+    write('functions/colon/handler.py', 'def main(event, context)\n    return "hi"\n');
+    write('functions/misnamed/handler.py', 'import yaml\n\ndef main(event, context):\n    return yaml.safe_dump({})\n');
+    write('functions/misnamed/requirement.txt', 'PyYAML\n');
+    write('functions/undeclared/handler.js', 'const _ = require("lodash");\nexports.main = () => _.kebabCase("a b");\n');
+    try {
+      const failed = run('npm', ['run', '--silent', 'synth'], app);
+      expect(failed.status).not.toBe(0);
+      const stderr = withoutNpmWarnings(failed.stderr);
+      expect(stderr).toContain("functions/colon/handler.py:1: SyntaxError: expected ':': end line 1 with ':'");
+      expect(stderr).toContain('functions/misnamed/requirement.txt: not read: the runtime reads requirements.txt; did you mean requirements.txt? rename it to requirements.txt');
+      expect(stderr).toContain("functions/undeclared/handler.js:1: 'lodash' is imported but not declared in package.json");
+      expect(stderr).toContain('kyma-serverless: synth failed: dist/ was left unchanged');
+      expect(fs.readdirSync(path.join(app, 'dist'), { recursive: true }).map(String).sort()).toEqual(before);
+      // lodash is in the app's node_modules (cdk8s-plus-27 needs it), and not in the Pod: a local call fails as the Pod does.
+      expect(fs.existsSync(path.join(app, 'node_modules', 'lodash'))).toBe(true);
+      const invoked = bin('kyma-serverless', ['invoke', 'functions/undeclared']);
+      expect(invoked.status).not.toBe(0);
+      expect(invoked.stderr).toContain("handler.js requires 'lodash', which is not installed");
+    } finally {
+      for (const folder of ['colon', 'misnamed', 'undeclared']) fs.rmSync(path.join(app, 'functions', folder), { recursive: true, force: true });
+    }
+  });
+
   test('the last command of the README says what is missing without a cluster, and the command has --version', () => {
     // A home without a kubeconfig, whatever this machine has: nothing is applied anywhere.
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-home-'));

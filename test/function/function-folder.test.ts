@@ -154,7 +154,7 @@ describe('FunctionFolder', () => {
       `${file}: 'runtime' ("nodejs99"): must be one of nodejs20, nodejs22, nodejs24, python312`,
       `${file}: 'scale.minReplicas' ("two"): must be integer`,
       `${file}: 'timeout': unknown key; the keys here are runtime, namespace, env, secretMounts, replicas, scale, keda, resources, buildResources, `
-        + 'labels, annotations, runtimeImageOverride, containerSecurityContext, podSecurityContext, expose, subscribe',
+        + 'labels, annotations, runtimeImageOverride, containerSecurityContext, podSecurityContext, acceptWarnings, expose, subscribe',
       `${file}: 'resources.profile' ("XXL"): must be one of XS, S, M, L, XL`,
       `${file}: 'env.A.secretKeyRef.key': required`,
     ]) {

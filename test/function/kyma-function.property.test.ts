@@ -138,6 +138,10 @@ const LARGE_SOURCES = ['x'.repeat(INLINE_SOURCE_MAX_BYTES), 'é'.repeat(INLINE_S
  * string, in a comment) leaves the handler loadable. The rule of main itself has its own cases.
  */
 const NODE_EXPORT = 'exports.main = () => 1; //';
+/** The same for Python: main, then the text in a comment. */
+const PYTHON_EXPORT = 'def main(event, context):\n    return 1\n#';
+/** The text on one line, so that it stays in the comment; without NUL, which Python refuses anywhere in a source. */
+const oneLine = (text: string) => text.replace(/[\n\r\u2028\u2029\0]/g, ' ');
 
 function inlineSource(family: RuntimeFamily, validOnly: boolean): fc.Arbitrary<Choice<FunctionSource>> {
   const text = fc.oneof(
@@ -147,7 +151,7 @@ function inlineSource(family: RuntimeFamily, validOnly: boolean): fc.Arbitrary<C
     { arbitrary: fc.constantFrom(...LARGE_SOURCES), weight: 1 },
     ...(validOnly ? [] : [{ arbitrary: fc.constant(''), weight: 1 }]),
   );
-  const code = text.map(c => (family === RuntimeFamily.NODEJS && c !== '' && c !== HANDLERS[family] ? `${NODE_EXPORT}${c}` : c));
+  const code = text.map(c => (c === '' || c === HANDLERS[family] ? c : `${family === RuntimeFamily.NODEJS ? NODE_EXPORT : PYTHON_EXPORT}${oneLine(c)}`));
   return fc.tuple(code, dependencies)
     .filter(([source, deps]) => !validOnly || (dependenciesValid(family, deps) && fitsInConfigMap(family, source, deps)))
     .map(([source, deps]) => ({

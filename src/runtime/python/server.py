@@ -511,9 +511,32 @@ class Response:
 
 # --- The server -----------------------------------------------------------------------------------
 
+def confine_path():
+    """Keeps on sys.path only the standard library and PYTHONPATH (the installed requirements), as in the Pod.
+
+    The machine's site-packages (and the user's, and folders .pth files add) are dropped: a handler
+    that imports a package it does not declare fails here as it fails in the Pod.
+    """
+    import sysconfig
+    given = [os.path.realpath(p) for p in os.getenv('PYTHONPATH', '').split(os.pathsep) if p]
+    stdlib = [os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')]
+    own = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+
+    def kept(entry):
+        real = os.path.realpath(entry or '.')
+        if real in given or real == own:
+            return True
+        if 'site-packages' in real.split(os.sep) or 'dist-packages' in real.split(os.sep):
+            return False
+        return any(real == s or real.startswith(s + os.sep) for s in stdlib) or real.endswith('.zip')
+
+    sys.path[:] = [p for p in sys.path if kept(p)]
+
+
 def load_handler():
     """Imports MOD_NAME from FUNCTION_PATH and finds FUNC_HANDLER in it."""
     module_name = os.getenv('MOD_NAME', default='handler')
+    confine_path()
     sys.path.append(os.getenv('FUNCTION_PATH', default='/'))
     handler_file = module_name + '.py'
     try:

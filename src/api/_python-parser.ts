@@ -1,0 +1,125 @@
+/**
+ * Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
+ * run by `web-tree-sitter`): no Python installation is needed, and the grammar reads every file of
+ * CPython's standard library without an error, so valid code is not refused.
+ *
+ * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
+ * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
+ * this thread waits on a shared flag (`Atomics.wait`), then takes the worker's answer from its
+ * port. The answer is a plain tree of the nodes (type, position, text of names), cached by source.
+ */
+import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+
+/** One node of the parse tree. */
+export interface PyNode {
+  /** The node's type, such as `function_definition`, `ERROR`. */
+  readonly type: string;
+  /** The field name under which the parent holds it, such as `name`, `body`. */
+  readonly field?: string;
+  /** Zero-based row and column of its start and end. */
+  readonly row: number;
+  readonly column: number;
+  readonly endRow: number;
+  readonly endColumn: number;
+  /** A node the grammar expected and did not find. */
+  readonly missing?: boolean;
+  /** The text of names and short leaves (identifiers, dotted names, keywords). */
+  readonly text?: string;
+  readonly children: readonly PyNode[];
+}
+
+/** How long one parse may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
+const PARSE_TIMEOUT_MS = 60_000;
+
+const cache = new Map<string, PyNode>();
+
+interface Parser {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly flag: Int32Array;
+}
+
+let parser: Parser | undefined;
+
+// Runs in the worker: loads the grammar once, then parses each source it is sent and answers with a plain copy of the tree.
+function workerMain(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
+  const { workerData } = require('node:worker_threads');
+  const { runtime, wasm, port, flag } = workerData;
+  const answer = (message: unknown) => {
+    port.postMessage(message);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  };
+  const ready = (async () => {
+    const { Parser: TreeSitter, Language } = require(runtime);
+    await TreeSitter.init();
+    const p = new TreeSitter();
+    p.setLanguage(await Language.load(wasm));
+    return p;
+  })();
+  const copy = (node: any, field: string | null): unknown => {
+    const children: unknown[] = [];
+    for (let i = 0; i < node.childCount; i++) children.push(copy(node.child(i), node.fieldNameForChild(i)));
+    const leafy = node.childCount === 0 || node.type === 'identifier' || node.type === 'dotted_name';
+    return {
+      type: node.type, field: field ?? undefined, row: node.startPosition.row, column: node.startPosition.column,
+      endRow: node.endPosition.row, endColumn: node.endPosition.column, missing: node.isMissing || undefined,
+      text: leafy && node.endIndex - node.startIndex <= 200 ? node.text : undefined, children,
+    };
+  };
+  // One answer per source, always.
+  port.on('message', (source: string) => {
+    ready.then(p => {
+      const tree = p.parse(source);
+      try {
+        return { tree: copy(tree.rootNode, null) };
+      } finally {
+        tree.delete();
+      }
+    }).catch((e: Error) => ({ error: e.message })).then(answer);
+  });
+}
+
+function start(): Parser {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(`(${workerMain.toString()})()`, {
+    eval: true,
+    workerData: {
+      runtime: require.resolve('web-tree-sitter'),
+      wasm: require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
+      port: port2, flag,
+    },
+    transferList: [port2],
+  });
+  worker.unref();
+  port1.unref();
+  worker.on('error', () => {
+    parser = undefined;
+  });
+  return { worker, port: port1, flag };
+}
+
+/**
+ * Parses Python source.
+ *
+ * @throws when the parser cannot be loaded or does not answer in time
+ */
+export function parsePython(source: string): PyNode {
+  const cached = cache.get(source);
+  if (cached) return cached;
+  const p = parser ??= start();
+  Atomics.store(p.flag, 0, 0);
+  p.port.postMessage(source);
+  if (Atomics.wait(p.flag, 0, 0, PARSE_TIMEOUT_MS) === 'timed-out') {
+    void p.worker.terminate();
+    parser = undefined;
+    throw new Error(`the Python parser gave no answer in ${PARSE_TIMEOUT_MS / 1000} s`);
+  }
+  const answer = receiveMessageOnPort(p.port)?.message as { tree?: PyNode; error?: string } | undefined;
+  if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
+  if (cache.size > 200) cache.clear();
+  cache.set(source, answer.tree);
+  return answer.tree;
+}
