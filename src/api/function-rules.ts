@@ -15,6 +15,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { RuleReport, text } from './_rules';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, functionCelRules } from './function-schema';
+import { FUNCTION_SHAPE_LIMITS, functionShapeProblem } from './function-shape';
 import { functionSchemaValidator } from './function-validator';
 import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
@@ -207,6 +208,7 @@ export const FUNCTION_RULES: readonly FunctionRuleInfo[] = [
   { id: 'functionMinimum', field: 'spec.resourceConfiguration.function.resources', requires: 'requests and limits of at least 10m CPU and 16Mi memory', hint: 'raise the amount, or use a preset', upstream: CONTROLLER },
   { id: 'buildMinimum', field: 'spec.resourceConfiguration.build.resources', requires: 'requests and limits of at least 200m CPU and 200Mi memory (1.11.1 only: 1.13.0 refuses build resources)', hint: 'raise the amount, or use a build preset', upstream: CONTROLLER, releases: BUILDING },
   { id: 'runtimeImageOverride', field: 'spec.runtimeImageOverride', requires: 'an image reference such as registry.example.com/node:22', hint: 'give a full image reference', upstream: NOBODY },
+  { id: 'functionShape', field: 'the whole Function', requires: `at most ${FUNCTION_SHAPE_LIMITS.maxDepth} levels deep and ${FUNCTION_SHAPE_LIMITS.maxValues} values (fields, list items): a Function nests about 8 and holds a few hundred, and every check of the webhook, which each Function write waits for, walks them all`, hint: 'keep the environment, labels and annotations to what the Function needs', upstream: NOBODY },
   // What a release ignores or lacks: refused with the reason, never dropped silently.
   { id: 'buildResources', field: 'spec.resourceConfiguration.build', requires: 'absent under 1.13.0, which builds nothing: the controller ignores build resources', hint: 'remove buildResources (spec.resourceConfiguration.build)', upstream: NOBODY, releases: BUILDLESS },
   { id: 'scaleConfig', field: 'spec.scaleConfig', requires: 'absent under 1.13.0: its controller creates no HorizontalPodAutoscaler and ignores scaleConfig', hint: 'KymaFunction\'s `scale` writes a HorizontalPodAutoscaler on the Function\'s scale subresource, or write one yourself', upstream: NOBODY, releases: BUILDLESS },
@@ -548,6 +550,12 @@ export function validateFunctionBounded(object: unknown, options: FunctionRuleOp
   const release = options.release ?? DEFAULT_RELEASE;
   const facts = releaseFacts(release);
   const report = new RuleReport(FUNCTION_RULES, options.maxViolations);
+  // First, and alone: every later check walks the object, some recursively.
+  const tooLarge = functionShapeProblem(object);
+  if (tooLarge) {
+    report.add('functionShape', '', `${FUNCTION_KIND} ${tooLarge}`);
+    return bounded(report);
+  }
   report.addSchemaViolations(functionSchemaValidator(release, options.celRules ?? true), object, functionCelRules(release));
   explainLaterFields(facts, report);
   if (!isObject(object)) return bounded(report);

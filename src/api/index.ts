@@ -7,6 +7,7 @@ export * from './function-changes';
 export * from './function-defaults';
 export * from './function-rules';
 export * from './function-schema';
+export * from './function-shape';
 export * from './function-status';
 export * from './function-validator';
 export * from './handler-code';

@@ -10,6 +10,7 @@ import { isObject, showValue } from '../api/_json';
 // Single modules of the Function API, not its index: the server's module graph stays free of cdk8s.
 import { FunctionDefaults, defaultFunction } from '../api/function-defaults';
 import { FunctionRuleOptions, functionWarnings, validateFunctionBounded } from '../api/function-rules';
+import { FUNCTION_SHAPE_LIMITS, functionShapeProblem } from '../api/function-shape';
 import { FUNCTION_GROUP, FUNCTION_KIND, FUNCTION_VERSION } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { Violation, describeViolation } from '../api/validator';
@@ -88,13 +89,8 @@ export const REVIEW_LIMITS = {
   maxMessageChars: 4096,
   /** Characters of a field path or message in a denial's `causes`. */
   maxCauseChars: 1024,
-  /** How deep a Function may nest: a Function's schema goes about 8 levels down. */
-  maxDepth: 64,
-  /**
-   * JSON values (objects, lists, strings, numbers...) a Function may hold: a large one holds a few
-   * hundred (its source is one string), and checking 3 MiB of tiny values costs seconds.
-   */
-  maxValues: 20_000,
+  /** How deep a Function may nest, and how many values it may hold: the rule `functionShape` of src/api. */
+  ...FUNCTION_SHAPE_LIMITS,
   /** Characters of a request's uid (the API server's are 36). */
   maxUidChars: 128,
 } as const;
@@ -102,34 +98,6 @@ export const REVIEW_LIMITS = {
 /** Text cut to `max` characters, with a marker saying how much was cut. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more chars]`;
-}
-
-/** The size of a JSON value, as {@link shapeOf} counts it. */
-export interface JsonShape {
-  /** How deep it nests: 1 for a scalar or an empty object. */
-  readonly depth: number;
-  /** How many values it holds, itself included. */
-  readonly values: number;
-}
-
-/**
- * How deep a JSON value nests and how many values it holds, counted without recursion (a hostile
- * value may nest thousands of levels, past the stack of any recursive walk); stops counting as
- * soon as either passes its limit.
- */
-export function shapeOf(value: unknown, limits: { maxDepth: number; maxValues: number } = REVIEW_LIMITS): JsonShape {
-  let depth = 0;
-  let values = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [item, level] = stack.pop()!;
-    values++;
-    if (level > depth) depth = level;
-    if (depth > limits.maxDepth || values > limits.maxValues) break;
-    if (typeof item !== 'object' || item === null) continue;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
-  }
-  return { depth, values };
 }
 
 /** A request the webhook cannot answer with a review: the server replies with this HTTP status and message. */
@@ -220,14 +188,10 @@ function passesThrough(request: AdmissionRequest): boolean {
  * {@link REVIEW_LIMITS} allows: no Function does, every later step (comparison, defaulting, the
  * schema) walks values recursively, and each value costs work.
  */
-function tooLarge(request: AdmissionRequest): AdmissionResponse | undefined {
-  for (const [field, value] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
-    const shape = shapeOf(value);
-    const problem = shape.depth > REVIEW_LIMITS.maxDepth
-      ? `nests more than ${REVIEW_LIMITS.maxDepth} levels deep; a Function nests about 8, so this is no Function: remove the nested values`
-      : shape.values > REVIEW_LIMITS.maxValues
-        ? `holds more than ${REVIEW_LIMITS.maxValues} values (fields, list items); a Function holds a few hundred: keep the environment, labels and annotations to what the Function needs`
-        : undefined;
+function tooLarge(request: AdmissionRequest, fields: ReadonlyArray<'object' | 'oldObject'> = ['object', 'oldObject']): AdmissionResponse | undefined {
+  for (const field of fields) {
+    const value = request[field];
+    const problem = functionShapeProblem(value);
     if (problem) return { uid: request.uid, allowed: false, status: { code: 422, reason: 'Invalid', message: `${FUNCTION_KIND} is invalid: request.${field} ${problem}` } };
   }
   return undefined;
@@ -258,12 +222,15 @@ export interface ValidationResult {
  * deeper or holds more values than any Function
  */
 export function reviewValidation(request: AdmissionRequest, options: FunctionRuleOptions = {}): ValidationResult {
-  const large = tooLarge(request);
+  // An old object too large is no Function the rules could name; a new one is denied by the rule
+  // functionShape of validateFunctionBounded, which checks it before any other walk.
+  const large = tooLarge(request, ['oldObject']);
   if (large) return { response: large, violations: [], omitted: 0, refused: 'too large' };
-  if (passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
+  const objectTooLarge = functionShapeProblem(request.object) !== undefined;
+  if (!objectTooLarge && passesThrough(request)) return { response: { uid: request.uid, allowed: true }, violations: [], omitted: 0 };
   // eslint-disable-next-line prefer-const
   let { violations, omitted } = validateFunctionBounded(request.object, { ...options, maxViolations: options.maxViolations ?? REVIEW_LIMITS.maxViolations });
-  const warnings = functionWarnings(request.object, options).map(w => clip(describeViolation(w), REVIEW_LIMITS.maxLineChars));
+  const warnings = objectTooLarge ? [] : functionWarnings(request.object, options).map(w => clip(describeViolation(w), REVIEW_LIMITS.maxLineChars));
   const warned = warnings.length ? { warnings } : {};
   if (violations.length === 0) return { response: { uid: request.uid, allowed: true, ...warned }, violations, omitted };
   const rawName = typeof metadataOf(request.object).name === 'string' ? String(metadataOf(request.object).name) : request.name;

@@ -7,7 +7,7 @@
  * use the failing halves (brokenFunction, ruleFailureCases) to see the webhook deny each rule.
  */
 import {
-  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, FUNCTION_RULES, FunctionRules, FunctionRulesV1_13_0, INLINE_SOURCE_MAX_BYTES, ServerlessRelease, functionRulesOf,
+  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, FUNCTION_RULES, FUNCTION_SHAPE_LIMITS, FunctionRules, FunctionRulesV1_13_0, INLINE_SOURCE_MAX_BYTES, ServerlessRelease, functionRulesOf,
 } from '../../src/api';
 import { fixture, loadYamlDocuments } from './fixtures';
 
@@ -358,6 +358,14 @@ export const RULE_CASES: Readonly<Record<string, RuleCase>> = {
     message: /^Invalid value: "\[\\"lodash\\"\]": Node\.js dependencies must be a package\.json \(a JSON object\): it is JSON, but not an object$/,
     accepts: 'an empty package.json',
     pass: fn => { fn.spec.source.inline.dependencies = '{}'; },
+  },
+  'functionShape': {
+    failsWhen: 'the Function holds more values than the limit (7,000 env entries of three values each)',
+    fail: fn => { fn.spec.env = Array.from({ length: 7_000 }, (_, i) => ({ name: `V${i}`, value: 'x' })); },
+    path: '',
+    message: `Function holds more than ${FUNCTION_SHAPE_LIMITS.maxValues} values (fields, list items); a Function holds a few hundred: keep the environment, labels and annotations to what the Function needs`,
+    accepts: 'a Function just under the limit (6,500 env entries)',
+    pass: fn => { fn.spec.env = Array.from({ length: 6_500 }, (_, i) => ({ name: `V${i}`, value: 'x' })); },
   },
   'inlineSourceSize': {
     failsWhen: 'the inline source is one byte over the limit',

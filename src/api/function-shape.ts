@@ -1,0 +1,68 @@
+/**
+ * How large a Function may be as a JSON value: how deep it nests and how many values it holds.
+ *
+ * Every Function check walks the object (the schema, the CEL rules, defaulting, the comparison of
+ * an update), most of them recursively, and each value costs work: a hostile object of a few MiB
+ * of tiny items, or one nested thousands of levels deep, would cost the webhook seconds or its
+ * stack. No Function comes near these limits (its schema nests about 8 levels, a large one holds a
+ * few hundred values: its source is one string), so they are checked first, without recursion, by
+ * synth, `validate` and the webhook alike.
+ */
+import { FUNCTION_KIND } from './function-schema';
+
+/** The limits of {@link functionShapeProblem}. */
+export const FUNCTION_SHAPE_LIMITS = {
+  /** How deep a Function may nest: its schema goes about 8 levels down. */
+  maxDepth: 64,
+  /** JSON values (objects, lists, strings, numbers...) a Function may hold. */
+  maxValues: 20_000,
+} as const;
+
+/** The size of a JSON value, as {@link shapeOf} counts it. */
+export interface JsonShape {
+  /** How deep it nests: 1 for a scalar or an empty object. */
+  readonly depth: number;
+  /** How many values it holds, itself included. */
+  readonly values: number;
+}
+
+/**
+ * How deep a JSON value nests and how many values it holds, counted without recursion (a hostile
+ * value may nest thousands of levels, past the stack of any recursive walk); stops counting as
+ * soon as either passes its limit.
+ *
+ * @param value any JSON value
+ * @param limits where to stop counting
+ * @returns the depth and values counted
+ */
+export function shapeOf(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = FUNCTION_SHAPE_LIMITS): JsonShape {
+  let depth = 0;
+  let values = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, level] = stack.pop()!;
+    values++;
+    if (level > depth) depth = level;
+    if (depth > limits.maxDepth || values > limits.maxValues) break;
+    if (typeof item !== 'object' || item === null) continue;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
+  }
+  return { depth, values };
+}
+
+/**
+ * Why a value is too large to be a Function (rule `functionShape`), in words for the one who wrote it.
+ *
+ * @param value a Function as JSON
+ * @returns the problem, or undefined when the value is within {@link FUNCTION_SHAPE_LIMITS}
+ */
+export function functionShapeProblem(value: unknown): string | undefined {
+  const shape = shapeOf(value);
+  if (shape.depth > FUNCTION_SHAPE_LIMITS.maxDepth) {
+    return `nests more than ${FUNCTION_SHAPE_LIMITS.maxDepth} levels deep; a ${FUNCTION_KIND} nests about 8, so this is no ${FUNCTION_KIND}: remove the nested values`;
+  }
+  if (shape.values > FUNCTION_SHAPE_LIMITS.maxValues) {
+    return `holds more than ${FUNCTION_SHAPE_LIMITS.maxValues} values (fields, list items); a ${FUNCTION_KIND} holds a few hundred: keep the environment, labels and annotations to what the ${FUNCTION_KIND} needs`;
+  }
+  return undefined;
+}
