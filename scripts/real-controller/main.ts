@@ -46,7 +46,7 @@ import {
 } from '../../src/api';
 import { parseManifests } from '../../src/policy/_manifest-files';
 import { synthDefaultApp } from './apps';
-import { AuditLog, callCounts, denials, unusedGrants, updateCounts } from './audit';
+import { AuditEvent, AuditLog, callCounts, denials, unusedGrants, updateCounts } from './audit';
 import { ControlPlane } from './control-plane';
 import { errorLines } from './controller-log';
 import { COVERAGE_NAMESPACES, COVERAGE_REFERENCED, synthCoverage } from './coverage';
@@ -195,6 +195,15 @@ export class Run {
   private readonly processes: PodProcess[] = [];
   private readonly stackPrograms = new Map<StackProgram, { process: PodProcess; template: string; replacing?: boolean }>();
   private readonly jobsRun = new Set<string>();
+  /** When the last apply began. */
+  private applyStartedAt = 0;
+  /**
+   * The windows in which a controller of a release being replaced still ran after an apply had begun:
+   * the apply writes the new release's RBAC before the controller Deployment, and the old Pod runs
+   * until the rollout replaces it, as on a cluster; what that controller is denied then is the
+   * switch, not a missing grant.
+   */
+  private readonly outgoing: Array<{ readonly release: ServerlessRelease; readonly from: number; readonly to: number }> = [];
   private readonly programs = new Map<ServerlessRelease, string>();
   private controlPlane?: ControlPlane;
   private fakelet?: ChildProcess;
@@ -282,6 +291,7 @@ export class Run {
    */
   public async applyFolder(folder: string, options: readonly string[] = []): Promise<{ status: number; output: string }> {
     log(`kyma-serverless apply --wait ${options.join(' ')} of ${path.relative(this.work, folder) || folder}`);
+    this.applyStartedAt = Date.now();
     const apply = spawn(process.execPath, [path.join(ROOT, 'bin', 'kyma-serverless.js'), '--kubeconfig', this.kubeconfig, 'apply', folder, '--wait', ...(options.includes('--timeout') ? [] : ['--timeout', '5m']), ...options],
       { env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -337,7 +347,10 @@ export class Run {
       log(`the ${which} Deployment's Pod template changed: its program on this machine stops, the new one starts`);
       running.replacing = true;
       // Both use the same mount points: the old one removes those it made when it stops, so it stops first.
+      const outgoing = which === 'controller' ? this.release.release : undefined;
       await running.process.stop();
+      // A second of slack: the audit log's timestamps are the API server's, at whole microseconds.
+      if (outgoing) this.outgoing.push({ release: outgoing, from: this.applyStartedAt, to: Date.now() + 1000 });
       if (which === 'controller') this.controllerLogs.push(running.process.log());
       this.processes.splice(this.processes.indexOf(running.process), 1);
     }
@@ -620,12 +633,15 @@ export class Run {
   }
 
   /** What the audit log says about the stack's ServiceAccounts: the controller's calls, and every RBAC denial. */
-  public auditSummary(): { readonly calls: string[]; readonly denied: string[]; readonly users: string[]; readonly unused: string[] } {
+  public auditSummary(): { readonly calls: string[]; readonly denied: string[]; readonly switching: string[]; readonly users: string[]; readonly unused: string[] } {
     const events = this.audit.events();
     const users = [...new Set(events.map(e => e.user.username).filter(u => u.startsWith(`system:serviceaccount:${STACK_NAMESPACE}:`)))].sort();
     const user = this.controllerUser();
     const calls = callCounts(events, user).map(c => `${c.call} ×${c.count}${c.denied ? ` (${c.denied} denied)` : ''}`);
-    return { calls, denied: denials(events, users), users, unused: unusedGrants(events, user, this.rulesOf(user)) };
+    const outgoing = (e: AuditEvent) => e.user.username === user
+      && this.outgoing.some(w => w.from <= Date.parse(e.requestReceivedTimestamp) && Date.parse(e.requestReceivedTimestamp) <= w.to);
+    const switching = denials(events.filter(outgoing), [user]).map(d => `${d} (the outgoing ${this.outgoing.map(w => w.release).join(', ')} controller)`);
+    return { calls, denied: denials(events.filter(e => !outgoing(e)), users), switching, users, unused: unusedGrants(events, user, this.rulesOf(user)) };
   }
 
   /** The rules of the ClusterRoles and Roles bound to a ServiceAccount user. */
@@ -718,6 +734,7 @@ export function report(title: string, run: Run): string {
     `- Functions: ${runs.length} runs, ${runs.length - bad.length} reached Running within ${MAX_DEPLOYMENT_UPDATES} Deployment updates`
       + `${seconds.length ? ` in ${Math.min(...seconds)} to ${Math.max(...seconds)} s` : ''}; most Deployment updates of one Function: ${Math.max(0, ...runs.map(r => r.deploymentUpdates ?? 0))}.`,
     `- RBAC (audit log of ${audit.users.map(u => u.split(':').pop()).join(', ')}): ${audit.denied.length} denied calls${audit.denied.length ? `: ${audit.denied.slice(0, 10).join('; ')}` : ''}.`,
+    ...(audit.switching.length ? [`- RBAC while the release switched: ${audit.switching.length} calls of the outgoing controller denied after the apply wrote the new release's RBAC and before its Pod was replaced (a cluster shows the same until the rollout ends): ${audit.switching.slice(0, 3).join('; ')}.`] : []),
     `- The controller's calls: ${audit.calls.join(', ')}.`,
     `- Granted to the controller and never called: ${audit.unused.join(', ') || 'nothing'}.`,
     `- Controller log: ${errors.length} error lines; Leases: ${lease.join(', ') || 'none'}.`,
