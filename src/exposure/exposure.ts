@@ -240,6 +240,21 @@ function corsMethods(target: EndpointTarget): string[] {
   return target.cors?.allowMethods ?? [...new Set(target.paths.flatMap(p => p.methods))];
 }
 
+/**
+ * The CORS policy of a target, as the Istio VirtualService and the APIRule both spell it; they
+ * differ only in how they write maxAge (a duration string, a number of seconds).
+ */
+function corsPolicyOf(cors: EndpointCors, target: EndpointTarget, maxAge: (seconds: number) => string | number): Json {
+  return {
+    allowOrigins: cors.allowOrigins.map(o => (o === '*' ? { regex: '.*' } : { exact: o })),
+    allowMethods: corsMethods(target),
+    ...(cors.allowHeaders ? { allowHeaders: [...cors.allowHeaders] } : {}),
+    ...(cors.exposeHeaders ? { exposeHeaders: [...cors.exposeHeaders] } : {}),
+    ...(cors.allowCredentials !== undefined ? { allowCredentials: cors.allowCredentials } : {}),
+    ...(cors.maxAge ? { maxAge: maxAge(cors.maxAge.toSeconds()) } : {}),
+  };
+}
+
 function weightedRoute(target: EndpointTarget): Json[] {
   const live = target.backends.filter(b => b.percent > 0);
   return live.map(b => ({
@@ -330,14 +345,7 @@ class IstioExposure extends Exposure {
           route: weightedRoute(target),
           ...(target.timeoutSeconds ? { timeout: `${target.timeoutSeconds}s` } : {}),
           ...(cors ? {
-            corsPolicy: {
-              allowOrigins: cors.allowOrigins.map(o => (o === '*' ? { regex: '.*' } : { exact: o })),
-              allowMethods: corsMethods(target),
-              ...(cors.allowHeaders ? { allowHeaders: [...cors.allowHeaders] } : {}),
-              ...(cors.exposeHeaders ? { exposeHeaders: [...cors.exposeHeaders] } : {}),
-              ...(cors.allowCredentials !== undefined ? { allowCredentials: cors.allowCredentials } : {}),
-              ...(cors.maxAge ? { maxAge: `${cors.maxAge.toSeconds()}s` } : {}),
-            },
+            corsPolicy: corsPolicyOf(cors, target, seconds => `${seconds}s`),
           } : {}),
         })),
       },
@@ -390,14 +398,7 @@ class ApiRuleExposure extends Exposure {
         rules: target.paths.map(p => ({ path: p.path, methods: [...p.methods], ...access })),
         ...(target.timeoutSeconds ? { timeout: target.timeoutSeconds } : {}),
         ...(cors ? {
-          corsPolicy: {
-            allowOrigins: cors.allowOrigins.map(o => (o === '*' ? { regex: '.*' } : { exact: o })),
-            allowMethods: corsMethods(target),
-            ...(cors.allowHeaders ? { allowHeaders: [...cors.allowHeaders] } : {}),
-            ...(cors.exposeHeaders ? { exposeHeaders: [...cors.exposeHeaders] } : {}),
-            ...(cors.allowCredentials !== undefined ? { allowCredentials: cors.allowCredentials } : {}),
-            ...(cors.maxAge ? { maxAge: cors.maxAge.toSeconds() } : {}),
-          },
+          corsPolicy: corsPolicyOf(cors, target, seconds => seconds),
         } : {}),
       },
     };

@@ -288,29 +288,8 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
   }
 
   const current = failedStep ?? steps.find(s => !s.done);
-  const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
-  const resultSteps = steps.map(s => ({
-    stage: s.stage,
-    state: s.failed && failedStep ? StepState.FAILED
-      : s.done ? StepState.DONE
-        : s === current ? StepState.IN_PROGRESS : StepState.PENDING,
-  }));
-
-  const explain = (condition: ResourceCondition | undefined, message?: string): FunctionProgress => ({
-    stage: current?.stage ?? PipelineStage.READY,
-    state,
-    ...(condition?.reason ? { reason: condition.reason } : {}),
-    ...(message ?? condition?.message ? { message: message ?? condition?.message } : {}),
-    ...(condition?.lastTransitionTime ? { since: condition.lastTransitionTime } : {}),
-    steps: resultSteps,
-  });
-  if (failedStep) return explain(failedStep.failed);
-  if (stale) return explain(undefined, stale);
-  const conditions = fn.status?.conditions ?? [];
-  if (!conditions.length) return explain(undefined, 'waiting for the controller');
-  // The controller puts the condition it wrote last first; a later lastTransitionTime wins all the same.
-  const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
-  return explain(latest);
+  const { explain, latest, early } = progressOf(fn, steps, failedStep, current, stale);
+  return early ?? explain(latest!);
 }
 
 /**
@@ -465,6 +444,37 @@ function buildlessProgress(fn: FunctionResource, children: FunctionChildren): Fu
   }
   // The HPA is synth's, not a step the controller takes: never the one a Function waits at.
   const current = failedStep ?? steps.find(s => !s.done && s.stage !== PipelineStage.HPA);
+  const { explain, latest, early } = progressOf(fn, steps, failedStep, current, stale);
+  if (early || !latest) return early!;
+  // Waiting for Pods that install the dependencies before they serve: say so, it is the slow part of a start.
+  const waitingForPods = !ready && current?.stage === PipelineStage.READY && (deployment ? (deployment.status?.readyReplicas ?? 0) < (deployment.spec?.replicas ?? 1)
+    : runningReason === R.DEPLOYMENT_WAITING || runningReason === R.MIN_REPLICAS_NOT_AVAILABLE);
+  if (waitingForPods && installsDependencies(fn)) {
+    const installer = fn.spec?.runtime?.startsWith('python') ? 'pip install' : 'npm install';
+    const logs = deployment?.metadata?.name ? ` (kubectl logs -n ${fn.metadata?.namespace} deployment/${deployment.metadata.name} shows it)` : '';
+    return explain(latest, `${latest.message ? `${latest.message}: ` : ''}its Pods install the Function's dependencies (${installer}) at every start, `
+      + `and are not ready until that is done${logs}`);
+  }
+  return explain(latest);
+}
+
+/** A step of a controller's pipeline, as the status models of both releases judge it. */
+interface JudgedStep {
+  readonly stage: PipelineStage;
+  readonly done: boolean;
+  readonly failed?: ResourceCondition;
+}
+
+/**
+ * What a pipeline's steps and the Function's conditions tell, the same for both releases: `early`
+ * when a failed step, a stale status or no condition at all decides it; else the condition the
+ * controller wrote last (`latest`), and `explain` to word the progress from a condition.
+ */
+function progressOf(fn: FunctionResource, steps: readonly JudgedStep[], failedStep: JudgedStep | undefined, current: JudgedStep | undefined, stale: string | undefined): {
+  readonly explain: (condition: ResourceCondition | undefined, message?: string) => FunctionProgress;
+  readonly latest?: ResourceCondition;
+  readonly early?: FunctionProgress;
+} {
   const state = failedStep ? ProgressState.FAILED : current ? ProgressState.PROGRESSING : ProgressState.READY;
   const resultSteps = steps.map(s => ({
     stage: s.stage,
@@ -478,19 +488,10 @@ function buildlessProgress(fn: FunctionResource, children: FunctionChildren): Fu
     ...(condition?.lastTransitionTime ? { since: condition.lastTransitionTime } : {}),
     steps: resultSteps,
   });
-  if (failedStep) return explain(failedStep.failed);
-  if (stale) return explain(undefined, stale);
+  if (failedStep) return { explain, early: explain(failedStep.failed) };
+  if (stale) return { explain, early: explain(undefined, stale) };
   const conditions = fn.status?.conditions ?? [];
-  if (!conditions.length) return explain(undefined, 'waiting for the controller');
-  const latest = conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]);
-  // Waiting for Pods that install the dependencies before they serve: say so, it is the slow part of a start.
-  const waitingForPods = !ready && current?.stage === PipelineStage.READY && (deployment ? (deployment.status?.readyReplicas ?? 0) < (deployment.spec?.replicas ?? 1)
-    : runningReason === R.DEPLOYMENT_WAITING || runningReason === R.MIN_REPLICAS_NOT_AVAILABLE);
-  if (waitingForPods && installsDependencies(fn)) {
-    const installer = fn.spec?.runtime?.startsWith('python') ? 'pip install' : 'npm install';
-    const logs = deployment?.metadata?.name ? ` (kubectl logs -n ${fn.metadata?.namespace} deployment/${deployment.metadata.name} shows it)` : '';
-    return explain(latest, `${latest.message ? `${latest.message}: ` : ''}its Pods install the Function's dependencies (${installer}) at every start, `
-      + `and are not ready until that is done${logs}`);
-  }
-  return explain(latest);
+  if (!conditions.length) return { explain, early: explain(undefined, 'waiting for the controller') };
+  // The controller puts the condition it wrote last first; a later lastTransitionTime wins all the same.
+  return { explain, latest: conditions.reduce((best, c) => (time(c.lastTransitionTime) > time(best.lastTransitionTime) ? c : best), conditions[0]) };
 }
