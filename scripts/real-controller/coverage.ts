@@ -206,7 +206,8 @@ export function synthCoverage(outdir: string, scratch: string, git: CoverageGit,
   if (newIn113) {
     new KymaFunction(ts, 'nodejs24-deps', {
       runtime: FunctionRuntime.of('nodejs24'),
-      source: FunctionSource.fromInline(NODE_HANDLER, '{ "name": "nodejs24-deps", "type": "module", "dependencies": { "lodash": "^4.17.21" } }'),
+      // An ES module (package.json says "type": "module"): the handler exports main as one.
+      source: FunctionSource.fromInline(NODE_HANDLER.replace('exports.main =', 'export const main ='), '{ "name": "nodejs24-deps", "type": "module", "dependencies": { "lodash": "^4.17.21" } }'),
     });
     new KymaFunction(ts, 'security-contexts', {
       runtime: FunctionRuntime.NODEJS_22,

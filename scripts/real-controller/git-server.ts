@@ -45,8 +45,12 @@ export class GitRepository {
 
 /** The server; {@link stop} ends it. */
 export class GitServer {
-  /** Starts a server for the repositories under `root` on a free port of 127.0.0.1. */
-  public static async start(root: string, auth: BasicAuth): Promise<GitServer> {
+  /**
+   * Starts a server for the repositories under `root` on a free port.
+   *
+   * @param host the address it listens on and its URLs name (a Pod reaches the node's bridge address, not loopback)
+   */
+  public static async start(root: string, auth: BasicAuth, host = '127.0.0.1'): Promise<GitServer> {
     fs.mkdirSync(root, { recursive: true });
     const server = http.createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://localhost');
@@ -98,15 +102,15 @@ export class GitServer {
       cgi.on('close', () => response.end());
       cgi.stderr.on('data', () => undefined);
     });
-    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-    return new GitServer(root, server);
+    await new Promise<void>(resolve => server.listen(0, host, resolve));
+    return new GitServer(root, server, host);
   }
 
-  private constructor(private readonly root: string, private readonly server: http.Server) {}
+  private constructor(private readonly root: string, private readonly server: http.Server, private readonly host: string) {}
 
   /** The base URL, such as `http://127.0.0.1:41234`. */
   public get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return `http://${this.host}:${(this.server.address() as AddressInfo).port}`;
   }
 
   /**

@@ -56,6 +56,7 @@ import { Kubectl } from './kubectl';
 import { runMove } from './move';
 import { PodProcess, podRunnerProblems } from './pod';
 import { ControllerRelease, controllerRelease, unpackProgram } from './releases';
+import { upstreamSamples, upstreamSamples113 } from './samples';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const K8S_BIN = process.env.K8S_BIN ?? path.join(process.env.TMPDIR ?? '/tmp', 'k8s-bin');
@@ -688,32 +689,6 @@ export function appObjects(objects: readonly any[]): any[] {
   return objects.filter(o => o.metadata?.labels?.['kyma-project.io/module'] !== 'serverless');
 }
 
-/** Two samples may share a name: the later ones get a suffix, so that each is a Function of its own, in upstream-samples. */
-function ownNames(functions: readonly any[], suffix: string): any[] {
-  return functions.map((fn, i, all) => {
-    const twin = all.slice(0, i).some(other => other.metadata.name === fn.metadata.name);
-    return { ...fn, metadata: { ...fn.metadata, name: twin ? `${fn.metadata.name}-${suffix}${i}` : fn.metadata.name, namespace: 'upstream-samples' } };
-  });
-}
-
-/** Upstream's 1.11.1 sample Functions (shared/reference/upstream/sample-function-*.yaml). */
-function upstreamSamples(): any[] {
-  const dir = path.join(REFERENCE, 'upstream');
-  if (!fs.existsSync(dir)) return [];
-  return ownNames(fs.readdirSync(dir).filter(f => f.startsWith('sample-function-') && f.endsWith('.yaml')).sort()
-    .flatMap(f => parseManifests(fs.readFileSync(path.join(dir, f), 'utf8')).flatMap(d => (d.object && isFunction(d.object) ? [d.object] : []))), '');
-}
-
-/** Upstream's 1.13.0 sample Functions: the manifests of the `kubectl apply` blocks of its docs (shared/reference/upstream-1.13.0/sample-functions.md). */
-function upstreamSamples113(): any[] {
-  const file = path.join(REFERENCE, 'upstream-1.13.0', 'sample-functions.md');
-  if (!fs.existsSync(file)) return [];
-  const text = fs.readFileSync(file, 'utf8');
-  const manifests = [...text.matchAll(/cat <<EOF \| kubectl apply -f -\n([\s\S]*?)\nEOF\n/g)].map(m => m[1]);
-  return ownNames(manifests.flatMap(m => parseManifests(m).flatMap(d => (d.object && isFunction(d.object) ? [d.object] : []))), 'v113-')
-    .map(fn => ({ ...fn, metadata: { ...fn.metadata, name: fn.metadata.name.startsWith('v113-') ? fn.metadata.name : `v113-${fn.metadata.name}` } }));
-}
-
 /** The report: every Function's way, then the totals, the audit log's view of RBAC, findings and notes. */
 export function report(title: string, run: Run): string {
   const { errors } = errorLines(run.controllerLog());
@@ -771,7 +746,7 @@ async function releaseRun(run: Run): Promise<void> {
   } else {
     defaultApp = objectsOf(path.join(ROOT, 'dist'));
   }
-  const samples = is113 ? [...upstreamSamples113(), ...upstreamSamples()] : upstreamSamples();
+  const samples = is113 ? [...upstreamSamples113(REFERENCE), ...upstreamSamples(REFERENCE)] : upstreamSamples(REFERENCE);
   const exampleNamespaces = examples.flatMap(e => appObjects(e.objects).filter(isFunction).map(f => f.metadata.namespace));
   const namespaces = [...new Set(['default-functions', ...COVERAGE_NAMESPACES, 'upstream-samples', 'loop-check', ...exampleNamespaces])];
   await run.start(namespaces, [run.release]);
