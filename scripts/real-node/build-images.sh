@@ -20,7 +20,8 @@
 #       large to fetch here). `npm run e2e:node` says so and needs --skip-runtime python312.
 #
 # Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
-#   IMAGE: base nodejs20 nodejs22 nodejs24 webhook init nodejs22@1.11.1 nodejs20@1.11.1 (default: all but *@1.11.1)
+#   IMAGE: base nodejs20 nodejs22 nodejs24 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
+#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 webhook init)
 # Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -182,6 +183,44 @@ EOF
   pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","GODEBUG=fips140=off,tlsmlkem=0"],"User":"1000:1000","Entrypoint":["/app/gitcloner"]}'
 }
 
+# Release 1.11.1's stack (dist/): the controller, and the registry Deployment's images.
+# function-controller:1.11.1 - deploy/manager/Dockerfile at 1.11.1: /app/manager (../shared/k8s-local's
+#   upstream program, built from that source with libgit2 1.5), libgit2 and the libraries ldd names
+#   from this machine (Debian's libgit2-1.5 for Alpine's 1.5.2), GODEBUG=fips140=on,tlsmlkem=0, CA bundle.
+controller111() {
+  local name=$REGISTRY/function-controller:1.11.1 r=$WORK/controller-1.11.1
+  local xz=${CONTROLLER111_XZ:-$K8S_NODE/../k8s-local/function-controller-1.11.1.xz}
+  done_already "function-controller-1.11.1.oci.tar" && return
+  [ -e /usr/lib/x86_64-linux-gnu/libgit2.so.1.5 ] || { say "apt-get install libgit2-1.5 (the 1.11.1 controller's library)"; exit 1; }
+  busybox_root "$r"; mkdir -p "$r/app" "$r/etc/ssl/certs"
+  xz -dc "$xz" > "$r/app/manager"; chmod 0755 "$r/app/manager"
+  with_libraries "$r" "$r/app/manager"
+  cat /usr/share/ca-certificates/mozilla/*.crt > "$r/etc/ssl/certs/ca-certificates.crt"
+  pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","LIBGIT2_VERSION=1.5.2-r0","GODEBUG=fips140=on,tlsmlkem=0"],"Entrypoint":["/app/manager"]}'
+}
+
+# registry-init:v20240506-57d31b1d - what the registry Deployment's init containers run: sh, chown
+#   (busybox) and htpasswd with bcrypt (Debian's apache2-utils).
+registryinit() {
+  local name=$REGISTRY/registry-init:v20240506-57d31b1d r=$WORK/registry-init
+  done_already "registry-init-v20240506-57d31b1d.oci.tar" && return
+  command -v htpasswd >/dev/null || { say "apt-get install apache2-utils (htpasswd)"; exit 1; }
+  busybox_root "$r"; cp /usr/bin/htpasswd "$r/usr/bin/htpasswd"; with_libraries "$r" /usr/bin/htpasswd
+  pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["sh"]}'
+}
+
+# registry:3.0.0 - STAND-IN: upstream's distribution 3.0.0 is Go with module dependencies (the Go
+#   module proxy is unreachable here); this is Debian's docker-registry (distribution 2.8.2, built
+#   from source by Debian) as /bin/registry, which serves the same config file and API (v2).
+registry() {
+  local name=$REGISTRY/external/library/registry:3.0.0 r=$WORK/registry
+  done_already "registry-3.0.0.oci.tar" && return
+  command -v docker-registry >/dev/null || { say "apt-get install docker-registry (the registry stand-in)"; exit 1; }
+  busybox_root "$r"; mkdir -p "$r/var/lib/registry" "$r/etc/distribution"
+  cp /usr/bin/docker-registry "$r/bin/registry"; with_libraries "$r" /usr/bin/docker-registry
+  pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["/bin/registry"],"Cmd":["serve","/etc/distribution/config.yml"],"ExposedPorts":{"5000/tcp":{}}}'
+}
+
 base() {
   [ -x "$K8S_NODE/build-images.sh" ] || { say "no $K8S_NODE/build-images.sh: set K8S_NODE to ../shared/k8s-node"; exit 1; }
   SERVERLESS_GIT_DIR=$SERVERLESS_GIT_DIR RN=$RN ONLY="pause busybox controller" "$K8S_NODE/build-images.sh"
@@ -190,7 +229,7 @@ base() {
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 webhook init)
 for t in "${targets[@]}"; do
   case "$t" in
-    base|webhook|init) "$t" ;;
+    base|webhook|init|controller111|registryinit|registry) "$t" ;;
     nodejs*@*) runtime "${t%@*}" "${t#*@}" ;;
     nodejs*) runtime "$t" 1.13.0 ;;
     python312*) say "python312: not buildable here (PyPI unreachable for its requirements.txt; no Python 3.12 in Debian 12)"; exit 3 ;;

@@ -17,6 +17,14 @@ describe('the developer loop beside the Pod (npm run e2e:node)', () => {
     ]);
   });
 
+  test('the stack frames of Express\'s error page do not count as a difference, its message does', () => {
+    const page = (frames: string, message = 'TypeError: Cannot read properties of undefined (reading &#39;setStatus&#39;)') => ({
+      ...pod, status: 500, body: `<!DOCTYPE html>\n<html lang="en">\n<body>\n<pre>${message}<br> &nbsp; &nbsp;at ${frames}</pre>\n</body>\n</html>\n`,
+    });
+    expect(answerDifferences(page('handleError (/usr/src/app/lib/helper.js:69:10)'), page('handleError (/tmp/run/lib/helper.js:69:10)'))).toEqual([]);
+    expect(answerDifferences(page('x (/a.js:1:1)'), page('x (/a.js:1:1)', 'Error: other'))).toHaveLength(1);
+  });
+
   test('stack frames and paths of an error body do not count as a difference', () => {
     const a = { ...pod, status: 500, body: 'Error: boom\n    at main (/usr/src/app/function/handler.js:1:30)' };
     const b = { ...pod, status: 500, body: 'Error: boom\n    at main (/tmp/kyma-serverless-throws-x/handler.js:1:30)' };
@@ -36,5 +44,7 @@ describe('the developer loop beside the Pod (npm run e2e:node)', () => {
     ]);
     expect(rows[2]).toBe('| ns/a | GET / | 200 text/html; charset=utf-8 "Hello from presets" | 200 text/html; charset=utf-8 "Hello from presets" | yes |');
     expect(rows[3]).toBe('| ns/b | GET / | 200 text/html; charset=utf-8 "Hello from presets" | no answer | no: no local answer |');
+    const documented = parityTable([{ key: 'node-checks/missing-dependency', request: 'GET /', pod, differences: ['no local answer'] }]);
+    expect(documented[2]).toMatch(/\| no, on purpose \(docs\/develop-locally.md\): run refuses to start .*: no local answer \|$/);
   });
 });
