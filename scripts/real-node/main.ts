@@ -431,7 +431,7 @@ async function kubeletChecks(namespaces: readonly string[]): Promise<void> {
           if (write.status === 0) findings.push(`read-only root: writing /e2e-node-probe in ${ns}/${pod.metadata.name}/${c.name} succeeded`);
           else if (/Read-only file system/.test(write.stderr)) notes.push(`read-only root: ${ns}/${pod.metadata.name}/${c.name}: writing / fails with "Read-only file system"; writable: ${root.writable.join(', ') || 'nothing'}`);
         } else if (claimed && root.readonly) {
-          notes.push(`read-only root: ${ns}/${pod.metadata.name}/${c.name} runs with runc's root.readonly true (no shell in the image to try a write); writable: ${root.writable.join(', ') || 'nothing'}`);
+          notes.push(`read-only root: ${ns}/${pod.metadata.name}/${c.name} runs with runc's root.readonly true (not running now, or no shell in its image, to try a write); writable: ${root.writable.join(', ') || 'nothing'}`);
         }
       }
       const ready = (pod.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
@@ -475,7 +475,6 @@ async function deleteFunctions(phase: string, functions: readonly any[]): Promis
  * those images and the Functions are recorded as not run, with the image each waits for.
  */
 async function buildModeRun(functions: readonly any[], since: number): Promise<void> {
-  stackPods();
   const registry = kubectl.list(['pods', '-n', STACK_NAMESPACE]).find(p => p.metadata.name.startsWith('serverless-docker-registry'));
   const catalog = registry ? await httpAnswer(`http://${registry.status.podIP}:5000/v2/`) : undefined;
   if (catalog?.status === 401) notes.push(`registry (stand-in image: Debian's distribution 2.8.2 under the name registry:3.0.0) answers /v2/ with 401: it asks for the htpasswd credentials the init container wrote`);
@@ -566,7 +565,20 @@ async function main(): Promise<void> {
     expected.set(keyOf(failing[0]), { status: 500 });
     expected.set(keyOf(failing[1]), { status: 500, body: 'User function not loaded' });
 
-    prerequisites([...defaultApp, ...coverage]);
+    prerequisites(is111 ? defaultApp : [...defaultApp, ...coverage]);
+    if (is111) {
+      // The registry Deployment's PersistentVolumeClaim (20Gi, ReadWriteOnce): a cluster's storage class
+      // provides the volume; this node has no provisioner, so a hostPath volume stands in.
+      const dir = path.join(RN, 'pv', 'registry');
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true, mode: 0o777 });
+      fs.chmodSync(dir, 0o777);
+      kubectl.apply([{
+        apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'e2e-node-registry' },
+        spec: { capacity: { storage: '20Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', hostPath: { path: dir, type: 'Directory' } },
+      }], 'e2e-node-user');
+      notes.push(`storage: a hostPath PersistentVolume (${dir}) for the registry's claim, as a cluster's storage class would provide one`);
+    }
     standIns = new StandIns(work);
     await standIns.start();
     userObjects(allFunctions, [...sampleSecrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: COVERAGE_REFERENCED.gitCredentials.name, namespace: COVERAGE_NAMESPACES[0] }, stringData: GIT_CREDENTIALS }]);
