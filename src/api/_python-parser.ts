@@ -6,9 +6,12 @@
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
  * this thread waits on a shared flag (`Atomics.wait`), then takes the worker's answer from its
- * port. The answer is a plain tree of the nodes (type, position, text of names), cached by source.
+ * port. The answer is a plain tree of the nodes (type, position, text of names), kept by source.
+ * Each round trip carries every source asked for at once ({@link parsePythonSources}): synth and
+ * `validate` send all the Python handlers they will check in one message, not one each.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { ContentMemo, _work } from './_work';
 
 /** One node of the parse tree. */
 export interface PyNode {
@@ -28,10 +31,11 @@ export interface PyNode {
   readonly children: readonly PyNode[];
 }
 
-/** How long one parse may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
+/** How long one round trip may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
 const PARSE_TIMEOUT_MS = 60_000;
 
-const cache = new Map<string, PyNode>();
+/** The trees of the sources parsed, by source. */
+const trees = new ContentMemo<PyNode>(16 * 2 ** 20);
 
 interface Parser {
   readonly worker: Worker;
@@ -68,16 +72,20 @@ function workerMain(): void {
       text: leafy && node.endIndex - node.startIndex <= 200 ? node.text : undefined, children,
     };
   };
-  // One answer per source, always.
-  port.on('message', (source: string) => {
-    ready.then(p => {
-      const tree = p.parse(source);
+  // One answer per message, always: a tree or an error for each of its sources, in order.
+  port.on('message', (sources: string[]) => {
+    ready.then(p => sources.map(source => {
       try {
-        return { tree: copy(tree.rootNode, null) };
-      } finally {
-        tree.delete();
+        const tree = p.parse(source);
+        try {
+          return { tree: copy(tree.rootNode, null) };
+        } finally {
+          tree.delete();
+        }
+      } catch (e) {
+        return { error: (e as Error).message };
       }
-    }).catch((e: Error) => ({ error: e.message })).then(answer);
+    })).catch((e: Error) => sources.map(() => ({ error: e.message }))).then(answer);
   });
 }
 
@@ -101,25 +109,52 @@ function start(): Parser {
   return { worker, port: port1, flag };
 }
 
+/** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
+export function startPythonParser(): void {
+  parser ??= start();
+}
+
+/**
+ * Parses Python sources in one round trip to the worker: those not parsed yet, each distinct one
+ * once. {@link parsePython} then finds their trees. A source the parser fails on is left out, and
+ * {@link parsePython} asks for it again to say why.
+ *
+ * @throws when the parser cannot be loaded or does not answer in time
+ */
+export function parsePythonSources(sources: Iterable<string>): void {
+  const wanted = [...new Set(sources)].filter(source => !trees.has(source));
+  if (!wanted.length) return;
+  roundTrip(wanted).forEach((answer, i) => {
+    if (answer.tree) trees.set(wanted[i], answer.tree);
+  });
+}
+
 /**
  * Parses Python source.
  *
  * @throws when the parser cannot be loaded or does not answer in time
  */
 export function parsePython(source: string): PyNode {
-  const cached = cache.get(source);
-  if (cached) return cached;
+  const known = trees.get(source);
+  if (known) return known;
+  const [answer] = roundTrip([source]);
+  if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
+  trees.set(source, answer.tree);
+  return answer.tree;
+}
+
+/** Sends sources to the worker and waits for its answer: one per source, in order. */
+function roundTrip(sources: readonly string[]): readonly { readonly tree?: PyNode; readonly error?: string }[] {
   const p = parser ??= start();
+  _work.pythonRoundTrips++;
+  _work.pythonParses += sources.length;
   Atomics.store(p.flag, 0, 0);
-  p.port.postMessage(source);
+  p.port.postMessage(sources);
   if (Atomics.wait(p.flag, 0, 0, PARSE_TIMEOUT_MS) === 'timed-out') {
     void p.worker.terminate();
     parser = undefined;
     throw new Error(`the Python parser gave no answer in ${PARSE_TIMEOUT_MS / 1000} s`);
   }
-  const answer = receiveMessageOnPort(p.port)?.message as { tree?: PyNode; error?: string } | undefined;
-  if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
-  if (cache.size > 200) cache.clear();
-  cache.set(source, answer.tree);
-  return answer.tree;
+  const answers = receiveMessageOnPort(p.port)?.message as { tree?: PyNode; error?: string }[] | undefined;
+  return answers ?? [];
 }

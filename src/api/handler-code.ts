@@ -21,7 +21,8 @@ import { spawnSync } from 'node:child_process';
 import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
-import { PyNode, parsePython } from './_python-parser';
+import { PyNode, parsePython, parsePythonSources, startPythonParser } from './_python-parser';
+import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
 import { RUNTIME_FILES, RuntimeFamily, runtimeFamily } from './runtimes';
@@ -249,6 +250,35 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 }
 
 /**
+ * Starts loading the Python parser (in its worker thread) for a Python handler to be checked later,
+ * so that it loads while the app is still being built.
+ *
+ * @param runtime the handler's runtime: nothing is started for another language
+ * @internal
+ */
+export function _preparePythonParser(runtime: string): void {
+  if (runtimeFamily(runtime) === RuntimeFamily.PYTHON) startPythonParser();
+}
+
+/**
+ * Parses the Python handlers among many at once, in one round trip to the parser's worker, so that
+ * {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all the
+ * Functions they are about to check. A handler the parser fails on is left to that call to report.
+ *
+ * @param codes the runtime and source of each handler
+ * @internal
+ */
+export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
+  const sources: string[] = [];
+  for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON) sources.push(code.source);
+  try {
+    parsePythonSources(sources);
+  } catch {
+    // The parser did not load or answer: the check of each handler says so.
+  }
+}
+
+/**
  * Whether a Function accepts a warning.
  *
  * @param problem the warning
@@ -298,54 +328,78 @@ function nodeMajor(runtime: string, release: ServerlessRelease): number {
 
 const ESM_SYNTAX = /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+[\w{*])/;
 
+/** What a handler's JavaScript holds, read once per distinct source and kind (script or module). */
+interface JavaScriptFacts {
+  /** Why it does not parse as that kind: acorn's error. */
+  readonly error?: Error & { loc?: { line: number } };
+  /** The modules it loads, as {@link nodeImports} finds them. */
+  readonly imports: readonly ImportUse[];
+  /** Of a module: the CommonJS names it uses without declaring them, each with the line of its first use. */
+  readonly commonJsNames: readonly (readonly [string, number])[];
+}
+
+/** The facts of each handler, by kind and source: each distinct source parsed once per kind. */
+const javaScriptFacts = new ContentMemo<JavaScriptFacts>(16 * 2 ** 20);
+
+function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
+  const key = `${sourceType}:${source}`;
+  let facts = javaScriptFacts.get(key);
+  if (!facts) {
+    _work.nodeParses++;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const acorn = require('acorn') as typeof Acorn;
+    try {
+      const program = acorn.parse(source, {
+        ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
+      });
+      facts = { imports: nodeImports(program), commonJsNames: sourceType === 'module' ? commonJsNamesUsed(program) : [] };
+    } catch (e) {
+      facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
+    }
+    javaScriptFacts.set(key, facts);
+  }
+  return facts;
+}
+
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const acorn = require('acorn') as typeof Acorn;
   const release = code.release ?? DEFAULT_RELEASE;
   const pkg = packageJsonOf(code.dependencies);
   const file = RUNTIME_FILES[RuntimeFamily.NODEJS].handler;
   const declaredEsm = pkg?.type === 'module';
-  const parse = (sourceType: 'script' | 'module') => acorn.parse(code.source, {
-    ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
-  });
-  let program: Acorn.Program;
   let esm = declaredEsm;
-  try {
-    program = parse(esm ? 'module' : 'script');
-  } catch (scriptError) {
+  let facts = readJavaScript(code.source, esm ? 'module' : 'script');
+  const scriptError = facts.error;
+  if (scriptError) {
     let moduleError: unknown = scriptError;
     if (!esm && ESM_SYNTAX.test(code.source)) {
-      try {
-        program = parse('module');
+      const asModule = readJavaScript(code.source, 'module');
+      if (!asModule.error) {
+        facts = asModule;
         // Node.js 22.7 and later run a file with ES module syntax as one (module detection); 20 does not.
         if (nodeMajor(code.runtime, release) >= 22) {
           esm = true;
           moduleError = undefined;
         } else {
           return [{
-            rule: 'handlerSyntax', file, line: (scriptError as { loc?: { line: number } }).loc?.line,
+            rule: 'handlerSyntax', file, line: scriptError.loc?.line,
             message: `SyntaxError: Cannot use import statement outside a module (Node.js ${nodeMajor(code.runtime, release)} loads handler.js as CommonJS)`,
             fix: 'add "type": "module" to package.json, or write CommonJS (require() and exports.main = ...)',
           }];
         }
-      } catch (e) {
-        moduleError = e;
+      } else {
+        moduleError = asModule.error;
       }
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return [...commonJsInModuleProblems(program!, esm, declaredEsm), ...nodeImportProblems(program!, code, pkg, esm, release)];
+  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, pkg, esm, release)];
 }
 
 /** The CommonJS names an ES module does not have. */
 const COMMONJS_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
 
-/**
- * An ES module that uses `require`, `module`, `exports`, `__filename` or `__dirname` without
- * declaring them: Node.js throws a ReferenceError where the code runs (at load, or at every request).
- */
-function commonJsInModuleProblems(program: Acorn.Program, esm: boolean, declaredEsm: boolean): HandlerCodeProblem[] {
-  if (!esm) return [];
+/** The CommonJS names a program uses without declaring them, each with the line of its first use. */
+function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[] {
   const declared = new Set<string>();
   const used = new Map<string, number>();
   const visit = (node: any, parent: any, key: string): void => {
@@ -368,8 +422,17 @@ function commonJsInModuleProblems(program: Acorn.Program, esm: boolean, declared
     }
   };
   visit(program, undefined, '');
+  return [...used].filter(([name]) => !declared.has(name));
+}
+
+/**
+ * An ES module that uses `require`, `module`, `exports`, `__filename` or `__dirname` without
+ * declaring them: Node.js throws a ReferenceError where the code runs (at load, or at every request).
+ */
+function commonJsInModuleProblems(facts: JavaScriptFacts, esm: boolean, declaredEsm: boolean): HandlerCodeProblem[] {
+  if (!esm) return [];
   const why = declaredEsm ? 'package.json says "type": "module"' : 'Node.js detects ES module syntax in it';
-  return [...used].filter(([name]) => !declared.has(name)).map(([name, line]) => ({
+  return facts.commonJsNames.map(([name, line]) => ({
     rule: 'handlerModuleScope', file: RUNTIME_FILES[RuntimeFamily.NODEJS].handler, line,
     message: `ReferenceError: ${name} is not defined in ES module scope${name === 'require' ? ', you can use import instead' : ''} `
       + `(handler.js is an ES module: ${why})`,
@@ -454,7 +517,7 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
   return found;
 }
 
-function nodeImportProblems(program: Acorn.Program, code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
+function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
   const builtins = new Set(builtinModules);
   const contract = runtimeContract(release);
@@ -464,7 +527,7 @@ function nodeImportProblems(program: Acorn.Program, code: HandlerCode, pkg: Pack
   const image = NODE_IMAGE_PACKAGES[release];
   const problems: HandlerCodeProblem[] = [];
   const seen = new Set<string>();
-  for (const use of nodeImports(program)) {
+  for (const use of imports) {
     const specifier = use.module;
     if (/^(\.|\/|[a-z]+:)/i.test(specifier) || builtins.has(specifier)) continue;
     const parts = specifier.split('/');
@@ -856,18 +919,11 @@ export function nodeImagePackagesImported(code: HandlerCode): { [name: string]: 
   const image = NODE_IMAGE_PACKAGES[release];
   const pkg = packageJsonOf(code.dependencies);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.devDependencies)]);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const acorn = require('acorn') as typeof Acorn;
-  let program: Acorn.Program | undefined;
-  for (const sourceType of ['script', 'module'] as const) {
-    try {
-      program ??= acorn.parse(code.source, { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true });
-    } catch {
-      // The other kind, or no JavaScript: the runtime says why at load.
-    }
-  }
+  // The handler as a script, else as a module; neither when it is no JavaScript (the runtime says why at load).
+  const script = readJavaScript(code.source, 'script');
+  const facts = script.error ? readJavaScript(code.source, 'module') : script;
   const found: { [name: string]: string } = {};
-  for (const { module } of program ? nodeImports(program) : []) {
+  for (const { module } of facts.imports) {
     const name = module.startsWith('@') ? module.split('/').slice(0, 2).join('/') : module.split('/')[0];
     if (image[name] !== undefined && !declared.has(name)) found[name] = image[name];
   }
