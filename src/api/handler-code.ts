@@ -250,14 +250,13 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 }
 
 /**
- * Starts loading the Python parser (in its worker thread) for a Python handler to be checked later,
- * so that it loads while the app is still being built.
+ * Starts loading the Python parser in its worker thread, for Python handlers to be checked later:
+ * it loads while the app is still being built, or the manifests read.
  *
- * @param runtime the handler's runtime: nothing is started for another language
  * @internal
  */
-export function _preparePythonParser(runtime: string): void {
-  if (runtimeFamily(runtime) === RuntimeFamily.PYTHON) startPythonParser();
+export function _preparePythonParser(): void {
+  startPythonParser();
 }
 
 /**
@@ -270,12 +269,15 @@ export function _preparePythonParser(runtime: string): void {
  */
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
-  for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON) sources.push(code.source);
+  for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
+  let trees: Map<string, PyNode>;
   try {
-    parsePythonSources(sources);
+    trees = parsePythonSources(sources);
   } catch {
     // The parser did not load or answer: the check of each handler says so.
+    return;
   }
+  for (const [source, tree] of trees) readPython(source, tree);
 }
 
 /**
@@ -352,7 +354,11 @@ function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaSc
       const program = acorn.parse(source, {
         ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
       });
-      facts = { imports: nodeImports(program), commonJsNames: sourceType === 'module' ? commonJsNamesUsed(program) : [] };
+      // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
+      facts = {
+        imports: /\b(require|import|from)\b|\\u/.test(source) ? nodeImports(program) : [],
+        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program) : [],
+      };
     } catch (e) {
       facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
     }
@@ -560,14 +566,42 @@ const BLOCK_OWNERS: { readonly [type: string]: string } = {
 const PYTHON_FILE = RUNTIME_FILES[RuntimeFamily.PYTHON].handler;
 const PYTHON_FIX = 'correct the code at that line (python3 -m py_compile handler.py shows the same)';
 
+/** What a Python handler holds, read once per distinct source: the tree itself is not kept. */
+interface PythonFacts {
+  /** The first syntax problem, Python's tokenizer's or its parser's. */
+  readonly syntax?: HandlerCodeProblem;
+  /** Without a syntax problem: that `main` is missing at the top level. */
+  readonly main: readonly HandlerCodeProblem[];
+  /** The modules it imports, as {@link pythonImports} finds them. */
+  readonly imports: readonly ImportUse[];
+}
+
+/** The facts of each Python handler, by source. */
+const pythonFacts = new ContentMemo<PythonFacts>(16 * 2 ** 20);
+
+/**
+ * The facts of a Python handler, from its tree when one is given, else parsed now.
+ *
+ * @throws when the parser cannot be loaded or does not answer in time
+ */
+function readPython(source: string, parsed?: PyNode): PythonFacts {
+  let facts = pythonFacts.get(source);
+  if (!facts) {
+    const tree = parsed ?? parsePython(source);
+    // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
+    const lexical = pythonLexicalProblem(source);
+    const syntax = pythonSyntaxProblem(tree, source);
+    const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
+    facts = { syntax: first, main: first ? [] : pythonMainProblems(tree), imports: pythonImports(tree) };
+    pythonFacts.set(source, facts);
+  }
+  return facts;
+}
+
 function pythonProblems(code: HandlerCode): HandlerCodeProblem[] {
-  const tree = parsePython(code.source);
-  // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
-  const lexical = pythonLexicalProblem(code.source);
-  const syntax = pythonSyntaxProblem(tree, code.source);
-  const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
-  if (first) return [first];
-  return [...pythonMainProblems(tree), ...pythonImportProblems(tree, code)];
+  const facts = readPython(code.source);
+  if (facts.syntax) return [facts.syntax];
+  return [...facts.main, ...pythonImportProblems(facts.imports, code)];
 }
 
 const OPENERS: { readonly [c: string]: string } = { '(': ')', '[': ']', '{': '}' };
@@ -852,7 +886,7 @@ function pythonImports(tree: PyNode): ImportUse[] {
   return found;
 }
 
-function pythonImportProblems(tree: PyNode, code: HandlerCode): HandlerCodeProblem[] {
+function pythonImportProblems(imports: readonly ImportUse[], code: HandlerCode): HandlerCodeProblem[] {
   const release = code.release ?? DEFAULT_RELEASE;
   const image = PYTHON_IMAGE_MODULES[release];
   const requirements = requirementNames(code.dependencies ?? '');
@@ -860,7 +894,7 @@ function pythonImportProblems(tree: PyNode, code: HandlerCode): HandlerCodeProbl
   const declared = new Set(requirements.map(normalized));
   const problems: HandlerCodeProblem[] = [];
   const seen = new Set<string>();
-  for (const use of pythonImports(tree)) {
+  for (const use of imports) {
     const module = use.module;
     if (PYTHON_STDLIB.has(module) || module.startsWith('_') || image[module] !== undefined || module === 'handler' || seen.has(module)) continue;
     seen.add(module);
@@ -939,14 +973,14 @@ export function nodeImagePackagesImported(code: HandlerCode): { [name: string]: 
 export function pythonImageRequirementsImported(code: HandlerCode): string[] {
   const image = PYTHON_IMAGE_MODULES[code.release ?? DEFAULT_RELEASE];
   const declared = new Set((requirementNames(code.dependencies ?? '') ?? []).map(normalized));
-  let tree: PyNode;
+  let facts: PythonFacts;
   try {
-    tree = parsePython(code.source);
+    facts = readPython(code.source);
   } catch {
     return [];
   }
   const lines = new Set<string>();
-  for (const { module } of pythonImports(tree)) {
+  for (const { module } of facts.imports) {
     const line = image[module];
     const name = line && /^[A-Za-z0-9._-]+/.exec(line)?.[0];
     if (line && name && !declared.has(normalized(name))) lines.add(line);

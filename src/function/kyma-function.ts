@@ -21,7 +21,7 @@ import {
 } from '../../imports/serverless.kyma-project.io';
 import {
   ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _parsePythonHandlers, _preparePythonParser, cpuMillis,
-  HandlerWarning, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
+  HandlerWarning, RuntimeFamily, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, runtimeFamily, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
 import { _work } from '../api/_work';
 import { EndpointTarget } from '../exposure/exposure';
@@ -480,7 +480,7 @@ export class KymaFunction extends Construct implements IExposable {
       const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
       HANDLERS_OF_APP.set(this.node.root, app);
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
-      _preparePythonParser(this.runtime.name);
+      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser();
     }
     if (this.namespace !== undefined) {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  _parsePythonHandlers, functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
+  _parsePythonHandlers, _preparePythonParser, functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { _work } from '../api/_work';
 import { manifestFiles, parseManifests } from './_manifest-files';
@@ -430,8 +430,10 @@ function folderReleases(
  */
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
-  return validateDocuments(manifestFiles(dir, options.recursive ?? true)
-    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })), { release: options.release });
+  const texts = manifestFiles(dir, options.recursive ?? true).map(full => ({ file: path.relative(dir, full), text: fs.readFileSync(full, 'utf8') }));
+  // A folder that seems to hold Python Functions has the Python parser load while its YAML is read.
+  if (texts.some(t => /\bruntime: ["']?python/.test(t.text))) _preparePythonParser();
+  return validateDocuments(texts.map(({ file, text }) => ({ file, documents: parseManifests(text) })), { release: options.release });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {
