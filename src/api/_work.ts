@@ -1,7 +1,7 @@
 /**
  * What synth and `validate` spend their time on, counted rather than timed: parses of handler
  * sources (each distinct source once), round trips to the Python parser's worker, renders and
- * validations of Functions. The tests of test/api/work.test.ts and test/gitops/gitops-app.test.ts
+ * validations of Functions. The tests of test/gitops/synth-work.test.ts and test/gitops/gitops-app.test.ts
  * fail when the work per Function grows, whatever the machine's speed. Not exported by the package.
  *
  * Also the memo every parser keeps, by the whole text it was given: a parse is a pure function of
