@@ -3,7 +3,7 @@
  *
  * 1. The user's path (bench/user-path.ts): the packed package installed into a scratch cdk8s app
  *    outside the repository, each case one `node -r ts-node/register/transpile-only` run,
- *    alternating with the floor (the smallest cdk8s-plus-27 app). The targets of issue 15.
+ *    alternating with the floor (the smallest cdk8s-plus-27 app). The goals of issue 35.
  * 2. This repository's `npm run synth` script (bench/npm-synth.ts), the CLI and the check
  *    included. The targets of issue 8.
  *

@@ -1,7 +1,8 @@
 /**
  * The stack plus N generated Functions (N from BENCH_FUNCTIONS), spread over ten
- * FunctionNamespaces: inline Node.js and Python sources, env, scaling and presets, so every
- * Function goes through the same validation as a real one.
+ * FunctionNamespaces: half with inline Node.js sources and half with inline Python ones, each
+ * source its own, with env, scaling and presets, so every Function goes through the same
+ * validation as a real one, handler checks included.
  */
 import { EnvValue } from 'cdk8s-plus-27';
 import {
@@ -15,7 +16,7 @@ const app = new GitOpsApp();
 const stack = new ServerlessStack(app, 'serverless');
 const namespaces = Array.from({ length: 10 }, (_, i) => new FunctionNamespace(app, `team-${i}`, { stack }));
 for (let i = 0; i < count; i++) {
-  const python = i % 3 === 0;
+  const python = i % 2 === 1;
   new KymaFunction(namespaces[i % namespaces.length], `fn-${i}`, {
     runtime: python ? FunctionRuntime.PYTHON_312 : FunctionRuntime.NODEJS_22,
     source: python

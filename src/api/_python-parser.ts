@@ -6,9 +6,12 @@
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
  * this thread waits on a shared flag (`Atomics.wait`), then takes the worker's answer from its
- * port. The answer is a plain tree of the nodes (type, position, text of names), cached by source.
+ * port. The answer is a plain tree of the nodes (type, position, text of names). Each round trip
+ * carries every source asked for at once ({@link parsePythonSources}): synth and `validate` send
+ * all the Python handlers they will check in one message, not one each.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { _work } from './_work';
 
 /** One node of the parse tree. */
 export interface PyNode {
@@ -28,10 +31,8 @@ export interface PyNode {
   readonly children: readonly PyNode[];
 }
 
-/** How long one parse may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
+/** How long one round trip may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
 const PARSE_TIMEOUT_MS = 60_000;
-
-const cache = new Map<string, PyNode>();
 
 interface Parser {
   readonly worker: Worker;
@@ -58,26 +59,42 @@ function workerMain(): void {
     p.setLanguage(await Language.load(wasm));
     return p;
   })();
-  const copy = (node: any, field: string | null): unknown => {
-    const children: unknown[] = [];
-    for (let i = 0; i < node.childCount; i++) children.push(copy(node.child(i), node.fieldNameForChild(i)));
-    const leafy = node.childCount === 0 || node.type === 'identifier' || node.type === 'dotted_name';
-    return {
-      type: node.type, field: field ?? undefined, row: node.startPosition.row, column: node.startPosition.column,
-      endRow: node.endPosition.row, endColumn: node.endPosition.column, missing: node.isMissing || undefined,
-      text: leafy && node.endIndex - node.startIndex <= 200 ? node.text : undefined, children,
+  // A plain copy of the tree, walked with a cursor (far fewer calls into WebAssembly than node by node).
+  const copy = (cursor: any): unknown => {
+    const type = cursor.nodeType;
+    const field = cursor.currentFieldName;
+    const start = cursor.startPosition;
+    const end = cursor.endPosition;
+    const node: any = {
+      type, field: field ?? undefined, row: start.row, column: start.column, endRow: end.row, endColumn: end.column,
+      missing: cursor.nodeIsMissing || undefined, text: undefined, children: [] as unknown[],
     };
+    const short = cursor.endIndex - cursor.startIndex <= 200;
+    if (cursor.gotoFirstChild()) {
+      do node.children.push(copy(cursor)); while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    }
+    const leafy = node.children.length === 0 || type === 'identifier' || type === 'dotted_name';
+    if (leafy && short) node.text = cursor.nodeText;
+    return node;
   };
-  // One answer per source, always.
-  port.on('message', (source: string) => {
-    ready.then(p => {
-      const tree = p.parse(source);
+  // One answer per message, always: a tree or an error for each of its sources, in order, as JSON
+  // (a string crosses to the other thread far faster than the objects would).
+  port.on('message', (sources: string[]) => {
+    ready.then(p => JSON.stringify(sources.map(source => {
       try {
-        return { tree: copy(tree.rootNode, null) };
-      } finally {
-        tree.delete();
+        const tree = p.parse(source);
+        const cursor = tree.walk();
+        try {
+          return { tree: copy(cursor) };
+        } finally {
+          cursor.delete();
+          tree.delete();
+        }
+      } catch (e) {
+        return { error: (e as Error).message };
       }
-    }).catch((e: Error) => ({ error: e.message })).then(answer);
+    }))).catch((e: Error) => JSON.stringify(sources.map(() => ({ error: e.message })))).then(answer);
   });
 }
 
@@ -101,25 +118,50 @@ function start(): Parser {
   return { worker, port: port1, flag };
 }
 
+/** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
+export function startPythonParser(): void {
+  parser ??= start();
+}
+
+/**
+ * Parses Python sources in one round trip to the worker, each distinct one once.
+ *
+ * @returns the tree of each source, by source; a source the parser failed on has none
+ * @throws when the parser cannot be loaded or does not answer in time
+ */
+export function parsePythonSources(sources: Iterable<string>): Map<string, PyNode> {
+  const wanted = [...new Set(sources)];
+  const trees = new Map<string, PyNode>();
+  if (!wanted.length) return trees;
+  roundTrip(wanted).forEach((answer, i) => {
+    if (answer.tree) trees.set(wanted[i], answer.tree);
+  });
+  return trees;
+}
+
 /**
  * Parses Python source.
  *
  * @throws when the parser cannot be loaded or does not answer in time
  */
 export function parsePython(source: string): PyNode {
-  const cached = cache.get(source);
-  if (cached) return cached;
+  const [answer] = roundTrip([source]);
+  if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
+  return answer.tree;
+}
+
+/** Sends sources to the worker and waits for its answer: one per source, in order. */
+function roundTrip(sources: readonly string[]): readonly { readonly tree?: PyNode; readonly error?: string }[] {
   const p = parser ??= start();
+  _work.pythonRoundTrips++;
+  _work.pythonParses += sources.length;
   Atomics.store(p.flag, 0, 0);
-  p.port.postMessage(source);
+  p.port.postMessage(sources);
   if (Atomics.wait(p.flag, 0, 0, PARSE_TIMEOUT_MS) === 'timed-out') {
     void p.worker.terminate();
     parser = undefined;
     throw new Error(`the Python parser gave no answer in ${PARSE_TIMEOUT_MS / 1000} s`);
   }
-  const answer = receiveMessageOnPort(p.port)?.message as { tree?: PyNode; error?: string } | undefined;
-  if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
-  if (cache.size > 200) cache.clear();
-  cache.set(source, answer.tree);
-  return answer.tree;
+  const answers = receiveMessageOnPort(p.port)?.message as string | undefined;
+  return answers === undefined ? [] : JSON.parse(answers) as { tree?: PyNode; error?: string }[];
 }

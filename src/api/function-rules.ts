@@ -637,7 +637,11 @@ function judgedPart(object: { [key: string]: unknown }, metadata: { [key: string
   return { ...object, metadata: { name, generateName, namespace } };
 }
 
-/** Functions that passed {@link validateFunction} while their constructs were validated, by `namespace/name`. */
+/**
+ * Functions that passed {@link validateFunction} while their constructs were validated, by `namespace/name`.
+ * No longer written or read: KymaFunction and GitOpsApp keep this per app (src/function/_valid-at-synth.ts).
+ * Left in place only because deleting it renames identifiers of the minified webhook program in dist/.
+ */
 const validAtSynth = new Map<string, unknown>();
 
 /**
@@ -645,6 +649,7 @@ const validAtSynth = new Map<string, unknown>();
  * construct was validated, so that a GitOpsApp's check of its output does not repeat the work.
  * The object must not change afterwards.
  *
+ * @deprecated unused: see `rememberValidFunction` of src/function/_valid-at-synth.ts, which keeps them per app
  * @internal
  */
 export function _rememberValidFunction(object: { readonly metadata: { readonly name: string; readonly namespace?: string } }): void {
@@ -655,6 +660,7 @@ export function _rememberValidFunction(object: { readonly metadata: { readonly n
  * Whether a Function, as it stands, passed {@link validateFunction} at synth already: what the
  * rules read of it equals what they read of the Function its construct validated.
  *
+ * @deprecated unused: see `wasValidAtSynth` of src/function/_valid-at-synth.ts, which keeps them per app
  * @internal
  */
 export function _wasValidAtSynth(object: unknown): boolean {

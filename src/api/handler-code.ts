@@ -21,7 +21,8 @@ import { spawnSync } from 'node:child_process';
 import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
-import { PyNode, parsePython } from './_python-parser';
+import { PyNode, parsePython, parsePythonSources, startPythonParser } from './_python-parser';
+import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
 import { RUNTIME_FILES, RuntimeFamily, runtimeFamily } from './runtimes';
@@ -249,6 +250,37 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 }
 
 /**
+ * Starts loading the Python parser in its worker thread, for Python handlers to be checked later:
+ * it loads while the app is still being built, or the manifests read.
+ *
+ * @internal
+ */
+export function _preparePythonParser(): void {
+  startPythonParser();
+}
+
+/**
+ * Parses the Python handlers among many at once, in one round trip to the parser's worker, so that
+ * {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all the
+ * Functions they are about to check. A handler the parser fails on is left to that call to report.
+ *
+ * @param codes the runtime and source of each handler
+ * @internal
+ */
+export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
+  const sources: string[] = [];
+  for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
+  let trees: Map<string, PyNode>;
+  try {
+    trees = parsePythonSources(sources);
+  } catch {
+    // The parser did not load or answer: the check of each handler says so.
+    return;
+  }
+  for (const [source, tree] of trees) readPython(source, tree);
+}
+
+/**
  * Whether a Function accepts a warning.
  *
  * @param problem the warning
@@ -298,54 +330,82 @@ function nodeMajor(runtime: string, release: ServerlessRelease): number {
 
 const ESM_SYNTAX = /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+[\w{*])/;
 
+/** What a handler's JavaScript holds, read once per distinct source and kind (script or module). */
+interface JavaScriptFacts {
+  /** Why it does not parse as that kind: acorn's error. */
+  readonly error?: Error & { loc?: { line: number } };
+  /** The modules it loads, as {@link nodeImports} finds them. */
+  readonly imports: readonly ImportUse[];
+  /** Of a module: the CommonJS names it uses without declaring them, each with the line of its first use. */
+  readonly commonJsNames: readonly (readonly [string, number])[];
+}
+
+/** The facts of each handler, by kind and source: each distinct source parsed once per kind. */
+const javaScriptFacts = new ContentMemo<JavaScriptFacts>(16 * 2 ** 20);
+
+function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
+  const key = `${sourceType}:${source}`;
+  let facts = javaScriptFacts.get(key);
+  if (!facts) {
+    _work.nodeParses++;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const acorn = require('acorn') as typeof Acorn;
+    try {
+      const program = acorn.parse(source, {
+        ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
+      });
+      // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
+      facts = {
+        imports: /\b(require|import|from)\b|\\u/.test(source) ? nodeImports(program) : [],
+        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program) : [],
+      };
+    } catch (e) {
+      facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
+    }
+    javaScriptFacts.set(key, facts);
+  }
+  return facts;
+}
+
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const acorn = require('acorn') as typeof Acorn;
   const release = code.release ?? DEFAULT_RELEASE;
   const pkg = packageJsonOf(code.dependencies);
   const file = RUNTIME_FILES[RuntimeFamily.NODEJS].handler;
   const declaredEsm = pkg?.type === 'module';
-  const parse = (sourceType: 'script' | 'module') => acorn.parse(code.source, {
-    ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
-  });
-  let program: Acorn.Program;
   let esm = declaredEsm;
-  try {
-    program = parse(esm ? 'module' : 'script');
-  } catch (scriptError) {
+  let facts = readJavaScript(code.source, esm ? 'module' : 'script');
+  const scriptError = facts.error;
+  if (scriptError) {
     let moduleError: unknown = scriptError;
     if (!esm && ESM_SYNTAX.test(code.source)) {
-      try {
-        program = parse('module');
+      const asModule = readJavaScript(code.source, 'module');
+      if (!asModule.error) {
+        facts = asModule;
         // Node.js 22.7 and later run a file with ES module syntax as one (module detection); 20 does not.
         if (nodeMajor(code.runtime, release) >= 22) {
           esm = true;
           moduleError = undefined;
         } else {
           return [{
-            rule: 'handlerSyntax', file, line: (scriptError as { loc?: { line: number } }).loc?.line,
+            rule: 'handlerSyntax', file, line: scriptError.loc?.line,
             message: `SyntaxError: Cannot use import statement outside a module (Node.js ${nodeMajor(code.runtime, release)} loads handler.js as CommonJS)`,
             fix: 'add "type": "module" to package.json, or write CommonJS (require() and exports.main = ...)',
           }];
         }
-      } catch (e) {
-        moduleError = e;
+      } else {
+        moduleError = asModule.error;
       }
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return [...commonJsInModuleProblems(program!, esm, declaredEsm), ...nodeImportProblems(program!, code, pkg, esm, release)];
+  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, pkg, esm, release)];
 }
 
 /** The CommonJS names an ES module does not have. */
 const COMMONJS_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
 
-/**
- * An ES module that uses `require`, `module`, `exports`, `__filename` or `__dirname` without
- * declaring them: Node.js throws a ReferenceError where the code runs (at load, or at every request).
- */
-function commonJsInModuleProblems(program: Acorn.Program, esm: boolean, declaredEsm: boolean): HandlerCodeProblem[] {
-  if (!esm) return [];
+/** The CommonJS names a program uses without declaring them, each with the line of its first use. */
+function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[] {
   const declared = new Set<string>();
   const used = new Map<string, number>();
   const visit = (node: any, parent: any, key: string): void => {
@@ -368,8 +428,17 @@ function commonJsInModuleProblems(program: Acorn.Program, esm: boolean, declared
     }
   };
   visit(program, undefined, '');
+  return [...used].filter(([name]) => !declared.has(name));
+}
+
+/**
+ * An ES module that uses `require`, `module`, `exports`, `__filename` or `__dirname` without
+ * declaring them: Node.js throws a ReferenceError where the code runs (at load, or at every request).
+ */
+function commonJsInModuleProblems(facts: JavaScriptFacts, esm: boolean, declaredEsm: boolean): HandlerCodeProblem[] {
+  if (!esm) return [];
   const why = declaredEsm ? 'package.json says "type": "module"' : 'Node.js detects ES module syntax in it';
-  return [...used].filter(([name]) => !declared.has(name)).map(([name, line]) => ({
+  return facts.commonJsNames.map(([name, line]) => ({
     rule: 'handlerModuleScope', file: RUNTIME_FILES[RuntimeFamily.NODEJS].handler, line,
     message: `ReferenceError: ${name} is not defined in ES module scope${name === 'require' ? ', you can use import instead' : ''} `
       + `(handler.js is an ES module: ${why})`,
@@ -454,7 +523,7 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
   return found;
 }
 
-function nodeImportProblems(program: Acorn.Program, code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
+function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
   const builtins = new Set(builtinModules);
   const contract = runtimeContract(release);
@@ -464,7 +533,7 @@ function nodeImportProblems(program: Acorn.Program, code: HandlerCode, pkg: Pack
   const image = NODE_IMAGE_PACKAGES[release];
   const problems: HandlerCodeProblem[] = [];
   const seen = new Set<string>();
-  for (const use of nodeImports(program)) {
+  for (const use of imports) {
     const specifier = use.module;
     if (/^(\.|\/|[a-z]+:)/i.test(specifier) || builtins.has(specifier)) continue;
     const parts = specifier.split('/');
@@ -497,14 +566,42 @@ const BLOCK_OWNERS: { readonly [type: string]: string } = {
 const PYTHON_FILE = RUNTIME_FILES[RuntimeFamily.PYTHON].handler;
 const PYTHON_FIX = 'correct the code at that line (python3 -m py_compile handler.py shows the same)';
 
+/** What a Python handler holds, read once per distinct source: the tree itself is not kept. */
+interface PythonFacts {
+  /** The first syntax problem, Python's tokenizer's or its parser's. */
+  readonly syntax?: HandlerCodeProblem;
+  /** Without a syntax problem: that `main` is missing at the top level. */
+  readonly main: readonly HandlerCodeProblem[];
+  /** The modules it imports, as {@link pythonImports} finds them. */
+  readonly imports: readonly ImportUse[];
+}
+
+/** The facts of each Python handler, by source. */
+const pythonFacts = new ContentMemo<PythonFacts>(16 * 2 ** 20);
+
+/**
+ * The facts of a Python handler, from its tree when one is given, else parsed now.
+ *
+ * @throws when the parser cannot be loaded or does not answer in time
+ */
+function readPython(source: string, parsed?: PyNode): PythonFacts {
+  let facts = pythonFacts.get(source);
+  if (!facts) {
+    const tree = parsed ?? parsePython(source);
+    // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
+    const lexical = pythonLexicalProblem(source);
+    const syntax = pythonSyntaxProblem(tree, source);
+    const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
+    facts = { syntax: first, main: first ? [] : pythonMainProblems(tree), imports: pythonImports(tree) };
+    pythonFacts.set(source, facts);
+  }
+  return facts;
+}
+
 function pythonProblems(code: HandlerCode): HandlerCodeProblem[] {
-  const tree = parsePython(code.source);
-  // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
-  const lexical = pythonLexicalProblem(code.source);
-  const syntax = pythonSyntaxProblem(tree, code.source);
-  const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
-  if (first) return [first];
-  return [...pythonMainProblems(tree), ...pythonImportProblems(tree, code)];
+  const facts = readPython(code.source);
+  if (facts.syntax) return [facts.syntax];
+  return [...facts.main, ...pythonImportProblems(facts.imports, code)];
 }
 
 const OPENERS: { readonly [c: string]: string } = { '(': ')', '[': ']', '{': '}' };
@@ -789,7 +886,7 @@ function pythonImports(tree: PyNode): ImportUse[] {
   return found;
 }
 
-function pythonImportProblems(tree: PyNode, code: HandlerCode): HandlerCodeProblem[] {
+function pythonImportProblems(imports: readonly ImportUse[], code: HandlerCode): HandlerCodeProblem[] {
   const release = code.release ?? DEFAULT_RELEASE;
   const image = PYTHON_IMAGE_MODULES[release];
   const requirements = requirementNames(code.dependencies ?? '');
@@ -797,7 +894,7 @@ function pythonImportProblems(tree: PyNode, code: HandlerCode): HandlerCodeProbl
   const declared = new Set(requirements.map(normalized));
   const problems: HandlerCodeProblem[] = [];
   const seen = new Set<string>();
-  for (const use of pythonImports(tree)) {
+  for (const use of imports) {
     const module = use.module;
     if (PYTHON_STDLIB.has(module) || module.startsWith('_') || image[module] !== undefined || module === 'handler' || seen.has(module)) continue;
     seen.add(module);
@@ -856,18 +953,11 @@ export function nodeImagePackagesImported(code: HandlerCode): { [name: string]: 
   const image = NODE_IMAGE_PACKAGES[release];
   const pkg = packageJsonOf(code.dependencies);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.devDependencies)]);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const acorn = require('acorn') as typeof Acorn;
-  let program: Acorn.Program | undefined;
-  for (const sourceType of ['script', 'module'] as const) {
-    try {
-      program ??= acorn.parse(code.source, { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true });
-    } catch {
-      // The other kind, or no JavaScript: the runtime says why at load.
-    }
-  }
+  // The handler as a script, else as a module; neither when it is no JavaScript (the runtime says why at load).
+  const script = readJavaScript(code.source, 'script');
+  const facts = script.error ? readJavaScript(code.source, 'module') : script;
   const found: { [name: string]: string } = {};
-  for (const { module } of program ? nodeImports(program) : []) {
+  for (const { module } of facts.imports) {
     const name = module.startsWith('@') ? module.split('/').slice(0, 2).join('/') : module.split('/')[0];
     if (image[name] !== undefined && !declared.has(name)) found[name] = image[name];
   }
@@ -883,14 +973,14 @@ export function nodeImagePackagesImported(code: HandlerCode): { [name: string]: 
 export function pythonImageRequirementsImported(code: HandlerCode): string[] {
   const image = PYTHON_IMAGE_MODULES[code.release ?? DEFAULT_RELEASE];
   const declared = new Set((requirementNames(code.dependencies ?? '') ?? []).map(normalized));
-  let tree: PyNode;
+  let facts: PythonFacts;
   try {
-    tree = parsePython(code.source);
+    facts = readPython(code.source);
   } catch {
     return [];
   }
   const lines = new Set<string>();
-  for (const { module } of pythonImports(tree)) {
+  for (const { module } of facts.imports) {
     const line = image[module];
     const name = line && /^[A-Za-z0-9._-]+/.exec(line)?.[0];
     if (line && name && !declared.has(normalized(name))) lines.add(line);

@@ -20,13 +20,14 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  ACCEPT_WARNINGS_ANNOTATION, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _rememberValidFunction, cpuMillis,
-  HandlerWarning, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, sizeBytes, validateFunction, withValueFromDefaults,
+  ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _parsePythonHandlers, _preparePythonParser, cpuMillis,
+  HandlerWarning, RuntimeFamily, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, runtimeFamily, sizeBytes, validateFunction, withValueFromDefaults,
 } from '../api';
+import { _work } from '../api/_work';
 import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
-import { releaseOf } from '../stack/release-scope';
+import { _onStackRelease, releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
@@ -34,6 +35,7 @@ import { BuildResources, FunctionResources, ResourceConfiguration } from './reso
 import { FunctionRuntime } from './runtime';
 import { FunctionSource, FunctionSourceConfig } from './source';
 import { FunctionSubscription, SubscribeOptions } from './subscription';
+import { rememberValidFunction } from './_valid-at-synth';
 
 /** The annotation that carries the SHA-256 of a source read from a folder, so that a code change shows in review. */
 export const SOURCE_SHA256_ANNOTATION = 'cdk8s-kyma-serverless/source-sha256';
@@ -359,6 +361,13 @@ function withExtraSpec(spec: Json, extra: Json): Json {
 const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
 
 /**
+ * The inline handlers of each app's Functions (by its root construct), in construction order, and
+ * how many of them were parsed: the first check of a Python handler parses all of them not parsed
+ * yet, in one round trip to the parser.
+ */
+const HANDLERS_OF_APP = new WeakMap<IConstruct, { readonly handlers: { readonly runtime: string; readonly source: string }[]; parsed: number }>();
+
+/**
  * A Function (`serverless.kyma-project.io/v1alpha2`): a runtime and a source, which the
  * Function Controller runs behind a Service of the same name: under release 1.11.1 from an image
  * it builds, under 1.13.0 on the runtime's image, which installs the dependencies at Pod start.
@@ -463,8 +472,16 @@ export class KymaFunction extends Construct implements IExposable {
       this.problems.push(...this.podResourceProblems(props.keda));
     }
     this.replicas = props.replicas ?? props.scale?.minReplicas ?? this.scaledObject?.minReplicas ?? 1;
-    // The release is known here inside a FunctionNamespace or a stack; elsewhere it is checked again at synth.
+    // The tree is decided before synth: here, and again whenever a stack created later changes the release of the app's Functions.
     this.syncAutoscaler(releaseOf(this));
+    if (props.scale && props.scale.minReplicas !== props.scale.maxReplicas) _onStackRelease(this, () => this.syncAutoscaler(releaseOf(this)));
+    const inline = this.source?.inline;
+    if (inline) {
+      const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
+      HANDLERS_OF_APP.set(this.node.root, app);
+      app.handlers.push({ runtime: this.runtime.name, source: inline.source });
+      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser();
+    }
     if (this.namespace !== undefined) {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
       FUNCTIONS_BY_NAME.set(this.node.root, byName);
@@ -653,6 +670,7 @@ export class KymaFunction extends Construct implements IExposable {
   }
 
   private renderSpec(release: ServerlessRelease): FunctionSpec {
+    _work.functionRenders++;
     const props = this.props;
     const source = this.source ?? { inline: { source: '' } };
     const autoscaled = props.scale !== undefined && props.scale.minReplicas !== props.scale.maxReplicas;
@@ -701,7 +719,6 @@ export class KymaFunction extends Construct implements IExposable {
     // fresh plain JSON. JSON patches added to the ApiObject are applied at synth only: GitOpsApp
     // checks the Function again when they change it.
     const release = releaseOf(this);
-    this.syncAutoscaler(release);
     const object = {
       apiVersion: this.apiObject.apiVersion,
       kind: this.apiObject.kind,
@@ -712,7 +729,8 @@ export class KymaFunction extends Construct implements IExposable {
     problems.push(...releaseProblems.map(p => p.message));
     const reported = releaseProblems.flatMap(p => (p.field ? [p.field] : []));
     const violations = validateFunction(object, { release });
-    if (!violations.length && release === DEFAULT_RELEASE) _rememberValidFunction(object);
+    _work.functionValidations++;
+    if (!violations.length) rememberValidFunction(this.node.root, object, release);
     const folder = this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined;
     /** Problems of a function folder's handler or dependencies file, named by that file rather than function.yaml. */
     const ofFolderFiles: string[] = [];
@@ -745,6 +763,11 @@ export class KymaFunction extends Construct implements IExposable {
     const invalid = accepted.filter(a => !Object.values(HandlerWarning).some(w => a === w || a.startsWith(`${w}:`)));
     if (invalid.length) {
       return [`'acceptWarnings' (${invalid.join(', ')}): unknown warning: give ${Object.values(HandlerWarning).join(', ')}, or <warning>:<module>`];
+    }
+    const app = HANDLERS_OF_APP.get(this.node.root);
+    if (app && app.parsed < app.handlers.length) {
+      _parsePythonHandlers(app.handlers.slice(app.parsed));
+      app.parsed = app.handlers.length;
     }
     const directory = this.source?.directory;
     return handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release })

@@ -3,8 +3,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
-import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
+import { ApiObject, App, Chart, DependencyGraph, Names, Yaml, YamlOutputType } from 'cdk8s';
+import { IConstruct } from 'constructs';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { wasValidAtSynth } from '../function/_valid-at-synth';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
 import { releaseOf } from '../stack/release-scope';
 import { stringifyYamlDocuments } from './_yaml';
@@ -39,6 +41,53 @@ function appliedAfter(chart: Chart): readonly Chart[] {
   return (chart as Partial<IAppliedAfter>).appliedAfter ?? [];
 }
 
+/** The API objects a chart writes, in dependency order: those whose closest chart it is (cdk8s's order). */
+function apiObjectsOf(chart: Chart): ApiObject[] {
+  return new DependencyGraph(chart.node).topology().filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
+}
+
+/** A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it starts with, unless the chart overrides it. */
+function chartObjects(chart: Chart): unknown[] {
+  if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
+  return apiObjectsOf(chart).map(o => o.toJson());
+}
+
+/**
+ * What cdk8s's App.synth does before it writes: a chart depends on the charts it holds, and on the
+ * charts of the constructs its constructs depend on; an API object on the API objects of the
+ * constructs its constructs depend on, in its own chart.
+ *
+ * @returns whether any chart depends on another (cdk8s then numbers the files)
+ */
+function resolveDependencies(app: App, findAll: (construct: IConstruct) => IConstruct[]): boolean {
+  let dependantCharts = false;
+  for (const parent of findAll(app).filter(Chart.isChart)) {
+    for (const child of parent.node.children.filter(Chart.isChart)) {
+      parent.node.addDependency(child);
+      dependantCharts = true;
+    }
+  }
+  const dependencies = () => findAll(app).flatMap(source => source.node.dependencies.map(target => ({ source, target })));
+  for (const { source, target } of dependencies()) {
+    const sourceChart = Chart.of(source);
+    const targetChart = Chart.of(target);
+    if (sourceChart !== targetChart) {
+      sourceChart.node.addDependency(targetChart);
+      dependantCharts = true;
+    }
+  }
+  for (const { source, target } of dependencies()) {
+    const sourceChart = Chart.of(source);
+    const targetChart = Chart.of(target);
+    const targets = findAll(target).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === targetChart);
+    const sources = findAll(source).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === sourceChart);
+    for (const t of targets) {
+      for (const s of sources) if (t !== s) s.node.addDependency(t);
+    }
+  }
+  return dependantCharts;
+}
+
 /**
  * The kustomization that lists the manifests of a folder, in file order.
  *
@@ -66,8 +115,12 @@ export function kustomization(files: readonly string[]): string {
  * app.synth();
  */
 export class GitOpsApp extends App {
+  /** Whether synth writes `construct-metadata.json`, as cdk8s's App does when `cdk8s synth` asks for it. */
+  private readonly recordsConstructMetadata: boolean;
+
   constructor(props: GitOpsAppProps = {}) {
     super({ outdir: props.outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });
+    this.recordsConstructMetadata = process.env.CDK8S_RECORD_CONSTRUCT_METADATA === 'true';
   }
 
   /**
@@ -79,30 +132,31 @@ export class GitOpsApp extends App {
    */
   public override synth(): void {
     addSyncAnnotations(this);
-    // Each chart's objects are resolved once: cdk8s writes them, and the check below reads the
-    // same objects, not the files parsed back.
-    const written = new Map<Chart, unknown[]>();
-    const charts = this.charts;
-    for (const chart of charts) {
-      const toJson = chart.toJson.bind(chart);
-      chart.toJson = () => {
-        const objects = toJson();
-        written.set(chart, objects);
-        return objects;
-      };
-    }
-    // cdk8s writes each file with Yaml.save; for the length of this synth, files are written by a
-    // writer that gives the same bytes in a tenth of the time (src/gitops/_yaml.ts), and by
-    // cdk8s's own for what that writer leaves to it.
-    const save = Yaml.save;
-    Yaml.save = (file: string, documents: unknown[]) => {
-      fs.writeFileSync(file, stringifyYamlDocuments(documents) ?? Yaml.stringify(...documents), { encoding: 'utf8' });
+    // What cdk8s's App.synth does, once: each construct validated, the charts' dependencies taken
+    // from their constructs', one file per chart. Its Chart.toJson would validate the whole app
+    // again for every chart, so each chart's objects are rendered here, once: the files are
+    // written from them, and the check below reads the same objects, not the files parsed back.
+    fs.mkdirSync(this.outdir, { recursive: true });
+    const subtrees = new Map<IConstruct, IConstruct[]>();
+    const findAll = (construct: IConstruct) => {
+      let all = subtrees.get(construct);
+      if (!all) subtrees.set(construct, all = construct.node.findAll());
+      return all;
     };
-    try {
-      super.synth();
-    } finally {
-      Yaml.save = save;
-      for (const chart of charts) delete (chart as Partial<Pick<Chart, 'toJson'>>).toJson;
+    const errors = findAll(this).flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
+    if (errors.length) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+    const numbered = resolveDependencies(this, findAll);
+    const written = new Map<Chart, unknown[]>();
+    this.charts.forEach((chart, index) => {
+      const objects = chartObjects(chart);
+      written.set(chart, objects);
+      const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
+      // A writer that gives cdk8s's bytes in a tenth of the time (src/gitops/_yaml.ts), and cdk8s's own for what it leaves to it.
+      fs.writeFileSync(path.join(this.outdir, file), stringifyYamlDocuments(objects) ?? Yaml.stringify(...objects), { encoding: 'utf8' });
+    });
+    if (this.recordsConstructMetadata) {
+      const resources = Object.fromEntries(this.charts.flatMap(apiObjectsOf).map(o => [o.name, { path: o.node.path }]));
+      fs.writeFileSync(path.join(this.outdir, 'construct-metadata.json'), JSON.stringify({ version: '1.0.0', resources }));
     }
     this.nameFilesInApplyOrder();
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
@@ -128,7 +182,7 @@ export class GitOpsApp extends App {
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const chartOfFile = new Map([...written.keys()].map(chart => [fileOf(chart), chart]));
     const report = validateDocuments(documents, {
-      checkedAlready: object => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && _wasValidAtSynth(object),
+      checkedAlready: (object, release) => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && wasValidAtSynth(this, object, release),
       releaseOfFile: file => {
         const chart = chartOfFile.get(file);
         return chart && releaseOf(chart);

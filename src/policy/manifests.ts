@@ -9,8 +9,9 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
+  _parsePythonHandlers, _preparePythonParser, functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
+import { _work } from '../api/_work';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
 import { PolicyViolation, checkPolicies } from './policy';
@@ -115,7 +116,10 @@ export function formatWarnings(findings: readonly Finding[], folder?: string): s
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...validateFunction(object, { release }), ...handlerCodeViolations(object, release)],
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => {
+    _work.functionValidations++;
+    return [...validateFunction(object, { release }), ...handlerCodeViolations(object, release)];
+  },
   [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
   [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
 };
@@ -253,13 +257,14 @@ export interface ManifestDocuments {
 /** Options of {@link validateDocuments}. */
 export interface ValidateDocumentsOptions {
   /**
-   * Objects whose schema and rules were checked already, as they stand (a Function a `KymaFunction`
-   * validated at synth, unchanged since): the check of its schema is skipped; the security baseline
-   * and the other checks of the folder still see it.
+   * Objects whose schema and rules were checked already, as they stand, against the release their
+   * folder is checked against (a Function a `KymaFunction` validated at synth, unchanged since):
+   * the check of its schema is skipped; the security baseline and the other checks of the folder
+   * still see it.
    *
    * @default - none: every object is checked
    */
-  readonly checkedAlready?: (object: any) => boolean;
+  readonly checkedAlready?: (object: any, release: ServerlessRelease) => boolean;
   /**
    * The release to check Functions against in folders without a Function CRD (in them or above them).
    *
@@ -302,10 +307,16 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     });
   }
   const releases = folderReleases(byFolder, options, findings);
+  const checkedAlready = new Set<unknown>();
+  for (const [folder, entries] of byFolder) {
+    for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
+  }
+  // The Python handlers of the Functions to check, parsed in one round trip before the checks of each.
+  _parsePythonHandlers([...byFolder.values()].flat().map(e => e.object).filter(o => isFunction(o) && !checkedAlready.has(o)).flatMap(inlineHandler));
   for (const [folder, entries] of byFolder) {
     for (const { object, file, where } of entries) {
       const release = releases.get(folder)!.release;
-      const { violations, known } = options.checkedAlready?.(object) ? { violations: [], known: true } : validateObject(object, { release });
+      const { violations, known } = checkedAlready.has(object) ? { violations: [], known: true } : validateObject(object, { release });
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
@@ -355,6 +366,13 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
 
 function isFunction(object: any): boolean {
   return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
+}
+
+/** The runtime and inline source of a Function, when it has both. */
+function inlineHandler(object: any): { runtime: string; source: string }[] {
+  const runtime = object?.spec?.runtime;
+  const source = object?.spec?.source?.inline?.source;
+  return typeof runtime === 'string' && typeof source === 'string' ? [{ runtime, source }] : [];
 }
 
 /**
@@ -412,8 +430,10 @@ function folderReleases(
  */
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
-  return validateDocuments(manifestFiles(dir, options.recursive ?? true)
-    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })), { release: options.release });
+  const texts = manifestFiles(dir, options.recursive ?? true).map(full => ({ file: path.relative(dir, full), text: fs.readFileSync(full, 'utf8') }));
+  // A folder that seems to hold Python Functions has the Python parser load while its YAML is read.
+  if (texts.some(t => /\bruntime: ["']?python/.test(t.text))) _preparePythonParser();
+  return validateDocuments(texts.map(({ file, text }) => ({ file, documents: parseManifests(text) })), { release: options.release });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {

@@ -13,6 +13,25 @@ const RELEASE_SYMBOL = Symbol.for('cdk8s-kyma-serverless.release');
 /** The releases of the stacks of each app, by its root construct. */
 const STACK_RELEASES = new WeakMap<IConstruct, Set<ServerlessRelease>>();
 
+/** What each app (by its root construct) calls when a stack of it is created. */
+const STACK_LISTENERS = new WeakMap<IConstruct, (() => void)[]>();
+
+/**
+ * Calls a listener whenever a stack is created in the construct's app, which may change the
+ * release of constructs outside any FunctionNamespace or stack: what a construct whose children
+ * depend on its release listens to, so that its tree is decided before synth.
+ *
+ * @param construct any construct of the app
+ * @param listener what to call, after the stack has marked its release
+ * @internal
+ */
+export function _onStackRelease(construct: IConstruct, listener: () => void): void {
+  const root = construct.node.root;
+  const listeners = STACK_LISTENERS.get(root) ?? [];
+  STACK_LISTENERS.set(root, listeners);
+  listeners.push(listener);
+}
+
 /**
  * Marks a construct as deciding the release of what it holds.
  *
@@ -26,6 +45,7 @@ export function _markRelease(construct: IConstruct, release: ServerlessRelease, 
   if (!stack) return;
   const root = construct.node.root;
   STACK_RELEASES.set(root, (STACK_RELEASES.get(root) ?? new Set()).add(release));
+  for (const listener of STACK_LISTENERS.get(root) ?? []) listener();
 }
 
 function markedRelease(construct: IConstruct): ServerlessRelease | undefined {

@@ -7,7 +7,8 @@ import {
   EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KedaTrigger, KymaFunction,
   ServerlessRelease, ServerlessStack, SyncWave, environmentOutdir,
 } from '../../src';
-import { _wasValidAtSynth } from '../../src/api';
+import { _resetWork, _work } from '../../src/api/_work';
+import { wasValidAtSynth } from '../../src/function/_valid-at-synth';
 import { KUSTOMIZATION_FILE, kustomization } from '../../src/gitops/gitops-app';
 import { SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION } from '../../src/gitops/sync-waves';
 import { loadYamlDocuments } from '../util/fixtures';
@@ -192,11 +193,17 @@ describe('GitOpsApp apply order and checks', () => {
     new KymaFunction(team, 'kept', { runtime: FunctionRuntime.NODEJS_22, source });
     const patched = new KymaFunction(team, 'patched', { runtime: FunctionRuntime.NODEJS_22, source });
     patched.apiObject.addJsonPatch(JsonPatch.replace('/spec/replicas', -1));
+    _resetWork();
     expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-team-c\.k8s\.yaml: Function team-c\/patched \(spec\.replicas\): .*\[openapi\.minimum\]\n\(Functions were checked against release 1\.11\.1, that of the Function CRD in 0000-serverless\.k8s\.yaml\)$/);
+    // Each by its construct, and the patched one again in the output.
+    expect(_work.functionValidations).toBe(3);
     const [kept, written] = loadYamlDocuments(path.join(dir, '0001-team-c.k8s.yaml')).filter(o => o.kind === 'Function');
     // The written Function is the one its construct checked: the check of the output skips it.
-    expect(_wasValidAtSynth(kept)).toBe(true);
-    expect(_wasValidAtSynth(written)).toBe(false);
+    expect(wasValidAtSynth(app, kept, ServerlessRelease.V1_11_1)).toBe(true);
+    expect(wasValidAtSynth(app, written, ServerlessRelease.V1_11_1)).toBe(false);
+    // Checked against another release, it is checked again; and another app has validated nothing.
+    expect(wasValidAtSynth(app, kept, ServerlessRelease.V1_13_0)).toBe(false);
+    expect(wasValidAtSynth(new GitOpsApp({ outdir: dir }), kept, ServerlessRelease.V1_11_1)).toBe(false);
   });
 
   test('checks Functions against the release of the Function CRD in the output, and names it when one fails', () => {

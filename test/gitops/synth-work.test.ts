@@ -1,0 +1,153 @@
+/**
+ * The work synth and `validate` do per Function, counted rather than timed (issue 35): each
+ * distinct handler parsed once, the Python handlers of a synth in one round trip to the parser's
+ * worker, each Function rendered and validated once. A change that makes synth do more per
+ * Function fails here, on any machine, however loaded.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ApiObject, App, Chart, Testing, Yaml } from 'cdk8s';
+import {
+  FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessRelease, ServerlessStack,
+} from '../../src';
+import { _resetWork, _work } from '../../src/api/_work';
+import { validateManifests } from '../../src/policy/manifests';
+import { loadYamlDocuments } from '../util/fixtures';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-work-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const NODE_SOURCES = ['exports.main = () => "a";\n', 'exports.main = () => "b";\n'];
+const PYTHON_SOURCES = ['def main(event, context):\n    return "a"\n', 'def main(event, context):\n    return "b"\n'];
+
+/** Twelve Functions: six Node.js and six Python, three of each on each of two sources; four of them autoscaled. */
+function functions(team: Chart): KymaFunction[] {
+  return Array.from({ length: 12 }, (_, i) => {
+    const python = i % 2 === 1;
+    const sources = python ? PYTHON_SOURCES : NODE_SOURCES;
+    return new KymaFunction(team, `fn-${i}`, {
+      runtime: python ? FunctionRuntime.PYTHON_312 : FunctionRuntime.NODEJS_22,
+      source: FunctionSource.fromInline(sources[Math.floor(i / 2) % 2]),
+      ...(i % 3 === 0 ? { scale: { minReplicas: 1, maxReplicas: 3 } } : {}),
+    });
+  });
+}
+
+describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp synth under release %s', release => {
+  test('parses each distinct handler once, the Python ones in one round trip, and renders and validates each Function once', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const stack = new ServerlessStack(app, 'serverless', { release });
+    functions(new FunctionNamespace(app, 'team-a', { stack }));
+    _resetWork();
+    app.synth();
+    expect(_work).toEqual({
+      nodeParses: NODE_SOURCES.length,
+      pythonParses: PYTHON_SOURCES.length,
+      pythonRoundTrips: 1,
+      functionRenders: 12,
+      // By their constructs; the check of the output finds them unchanged and checks none again.
+      functionValidations: 12,
+    });
+    expect(loadYamlDocuments(path.join(dir, '0001-team-a.k8s.yaml')).filter(o => o.kind === 'Function')).toHaveLength(12);
+  });
+
+  test('validate of the output parses each distinct handler once, the Python ones in one round trip, and validates each Function once', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const stack = new ServerlessStack(app, 'serverless', { release });
+    functions(new FunctionNamespace(app, 'team-a', { stack }));
+    app.synth();
+    _resetWork();
+    const report = validateManifests(dir);
+    expect(report.findings).toEqual([]);
+    expect(report.releases.map(r => r.release)).toEqual([release]);
+    expect(_work).toEqual({
+      nodeParses: NODE_SOURCES.length, pythonParses: PYTHON_SOURCES.length, pythonRoundTrips: 1, functionRenders: 0, functionValidations: 12,
+    });
+  });
+});
+
+test('a second synth of the same app parses nothing again', () => {
+  const app = new GitOpsApp({ outdir: dir });
+  functions(new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') }));
+  app.synth();
+  const before = { ..._work };
+  app.synth();
+  expect(_work.nodeParses - before.nodeParses).toBe(0);
+  expect(_work.pythonRoundTrips - before.pythonRoundTrips).toBe(0);
+  expect(_work.functionValidations - before.functionValidations).toBe(12);
+});
+
+test('an app without inline code starts no Python parser and parses nothing', () => {
+  const app = new GitOpsApp({ outdir: dir });
+  const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
+  new KymaFunction(team, 'from-git', {
+    runtime: FunctionRuntime.PYTHON_312,
+    source: FunctionSource.fromGitRepository({ url: 'https://github.com/example/functions.git', baseDir: '/hello', reference: 'main' }),
+  });
+  _resetWork();
+  app.synth();
+  expect(_work).toEqual({ nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1 });
+});
+
+test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {
+  const app = Testing.app();
+  functions(new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') }));
+  _resetWork();
+  app.synth();
+  expect(_work.functionRenders).toBe(12);
+  expect(_work.nodeParses).toBe(NODE_SOURCES.length);
+  expect(_work.pythonRoundTrips).toBe(1);
+});
+
+describe('GitOpsApp synth has no side effects on cdk8s or the tree', () => {
+  test('writes its files without Yaml.save and without replacing Chart.toJson', () => {
+    const save = jest.spyOn(Yaml, 'save');
+    const toJson = Chart.prototype.toJson;
+    try {
+      const app = new GitOpsApp({ outdir: dir });
+      const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
+      functions(team);
+      app.synth();
+      expect(save).not.toHaveBeenCalled();
+      expect(Chart.prototype.toJson).toBe(toJson);
+      expect(app.charts.filter(chart => Object.prototype.hasOwnProperty.call(chart, 'toJson'))).toEqual([]);
+    } finally {
+      save.mockRestore();
+    }
+  });
+
+  test('uses the toJson of a chart that overrides it', () => {
+    class Labelled extends Chart {
+      public override toJson(): any[] {
+        return super.toJson().map(o => ({ ...o, metadata: { ...o.metadata, labels: { team: 'a' } } }));
+      }
+    }
+    const app = new GitOpsApp({ outdir: dir });
+    const chart = new Labelled(app, 'labelled');
+    new ApiObject(chart, 'Map', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { a: '1' } });
+    app.synth();
+    expect(loadYamlDocuments(path.join(dir, 'labelled.k8s.yaml'))[0].metadata.labels).toEqual({ team: 'a' });
+  });
+
+  test('decides the autoscaler of a Function before validating: validation adds and removes no construct', () => {
+    const app = new App({ outdir: dir });
+    const chart = new Chart(app, 'test', { namespace: 'team-a' });
+    const fn = new KymaFunction(chart, 'hello', {
+      runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(NODE_SOURCES[0]), scale: { minReplicas: 1, maxReplicas: 3 },
+    });
+    expect(fn.autoscaler).toBeUndefined();
+    // A 1.13.0 stack created later decides the release, and with it the tree: its controller creates no autoscaler.
+    new ServerlessStack(app, 'serverless', { release: ServerlessRelease.V1_13_0 });
+    expect(fn.autoscaler).toBeDefined();
+    // A second stack of another release leaves the app's release to the default, whose controller creates it.
+    new ServerlessStack(app, 'other', { release: ServerlessRelease.V1_11_1 });
+    expect(fn.autoscaler).toBeUndefined();
+    const constructs = app.node.findAll().length;
+    expect(app.node.findAll().flatMap(c => c.node.validate())).toEqual([]);
+    expect(app.node.findAll()).toHaveLength(constructs);
+  });
+});
