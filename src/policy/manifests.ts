@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
+  functionWarnings, handlerCodeViolations, runtimeNotice, runtimeSupportNow, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
@@ -237,6 +237,35 @@ export interface ValidateOptions {
    * @default ServerlessRelease.V1_11_1
    */
   readonly release?: ServerlessRelease;
+  /**
+   * What a Function whose runtime is past or near its end of support gets (`runtimeNotice`).
+   *
+   * @default - a warning, at the time of the call (`RUNTIME_END_ENV` can make it an error)
+   */
+  readonly runtimeEnd?: RuntimeEndOptions;
+}
+
+/**
+ * The environment variable that makes a runtime past or near its end of support an error of
+ * synth and `validate` when set to `fail` (as `--fail-on-runtime-end` does): for teams that want a
+ * date to stop their build. Otherwise it is a warning.
+ */
+export const RUNTIME_END_ENV = 'KYMA_SERVERLESS_RUNTIME_END';
+
+/** How the checks treat a Function whose runtime is past or near its end of support. */
+export interface RuntimeEndOptions {
+  /**
+   * Make it an error, which fails synth and `validate`.
+   *
+   * @default - whether the environment variable RUNTIME_END_ENV is `fail`
+   */
+  readonly fail?: boolean;
+  /**
+   * The time to judge support at.
+   *
+   * @default - now, or the day the environment variable KYMA_SERVERLESS_TODAY gives
+   */
+  readonly now?: Date;
 }
 
 /** The environment variable naming a file to which {@link GitOpsApp}s append the folders they checked. */
@@ -273,6 +302,12 @@ export interface ValidateDocumentsOptions {
    * @default - {@link release} for every file
    */
   readonly releaseOfFile?: (file: string) => ServerlessRelease | undefined;
+  /**
+   * What a Function whose runtime is past or near its end of support gets.
+   *
+   * @default - a warning, at the time of the call
+   */
+  readonly runtimeEnd?: RuntimeEndOptions;
 }
 
 /**
@@ -302,6 +337,8 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     });
   }
   const releases = folderReleases(byFolder, options, findings);
+  const now = options.runtimeEnd?.now ?? runtimeSupportNow();
+  const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
   for (const [folder, entries] of byFolder) {
     for (const { object, file, where } of entries) {
       const release = releases.get(folder)!.release;
@@ -310,8 +347,12 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
       if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
-        // What the release runs but apply or upstream will not keep taking: never a reason to fail.
-        for (const w of functionWarnings(object, { release })) {
+        // What the release runs but apply or upstream will not keep taking: never a reason to fail,
+        // unless asked to for a runtime's end of support. The dated notice says more than the
+        // release's mark of a deprecated runtime, which the webhook still gives.
+        const notice = typeof object.spec?.runtime === 'string' ? runtimeNotice(object.spec.runtime, release, now) : undefined;
+        if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
+        for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
           findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
         }
       }
@@ -413,7 +454,7 @@ function folderReleases(
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
   return validateDocuments(manifestFiles(dir, options.recursive ?? true)
-    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })), { release: options.release });
+    .map(full => ({ file: path.relative(dir, full), documents: parseManifests(fs.readFileSync(full, 'utf8')) })), { release: options.release, runtimeEnd: options.runtimeEnd });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {
