@@ -55,7 +55,8 @@ export {
 export { FunctionTraffic, FunctionTrafficProps, TrafficRoute } from './function/traffic';
 
 // GitOps: the app, environments, Argo CD and Flux objects.
-export { GitOpsApp, GitOpsAppProps, IAppliedAfter } from './gitops/gitops-app';
+export { GitOpsApp, GitOpsAppProps } from './gitops/gitops-app';
+export { IAppliedAfter } from './namespace/applied-after';
 export { GitOpsEnvironment, environmentOutdir } from './gitops/environment';
 export { SyncWave } from './gitops/sync-waves';
 export {

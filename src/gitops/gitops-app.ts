@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, _wasValidAtSynth } from '../api';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
+import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { stringifyYamlDocuments } from './_yaml';
 import { addSyncAnnotations } from './sync-waves';
@@ -21,18 +22,6 @@ export interface GitOpsAppProps {
    * @default - `CDK8S_OUTDIR` (which `cdk8s synth --output` sets), else `dist`
    */
   readonly outdir?: string;
-}
-
-/**
- * A chart that must be applied after other charts. `FunctionNamespace` is one (after its stack).
- *
- * `chart.addDependency(other)` orders files too, but cdk8s then makes every object of one chart
- * depend on every object of the other, which costs time and memory quadratic in the objects;
- * {@link GitOpsApp} orders the files by this instead.
- */
-export interface IAppliedAfter {
-  /** The charts whose files must come first. */
-  readonly appliedAfter: Chart[];
 }
 
 function appliedAfter(chart: Chart): readonly Chart[] {
