@@ -11,8 +11,8 @@ export { ServerlessStack, ServerlessStackProps } from './stack/serverless-stack'
 export {
   ServerlessRelease, BuildProfile, FunctionProfile, ResourcePreset, HttpMethod, TypeMatching, RuntimeFamily, RuntimeFiles, FunctionDefaults,
 } from './api';
-export { ContainerResources } from './stack/_util';
-export { AlertThresholds } from './stack/_monitoring-rules';
+export { ContainerResources } from './stack/container-resources';
+export { AlertThresholds } from './stack/alert-thresholds';
 export { LogLevel } from './log-level';
 export { FunctionController, FunctionControllerOptions, FunctionControllerProps, IFunctionController, LogFormat } from './stack/controller';
 export { BuildlessFunctionController, BuildlessFunctionControllerProps } from './stack/buildless-controller';

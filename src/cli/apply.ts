@@ -21,7 +21,8 @@ import {
   APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
   memberLabel, parentLabel,
 } from './_applyset';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
+import { CliError } from './errors';
 import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
 import { OutputFormat, isStructured, printDocument } from './_output';
 import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';

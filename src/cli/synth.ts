@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { load } from 'js-yaml';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { OutputFormat, isStructured, print, printDocument } from './_output';
 import { formatReport } from './validate';
 import { RUNTIME_END_ENV, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateManifests } from '../policy/manifests';

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { OutputFormat, isStructured, print, printDocument, table } from './_output';
 import { RELEASES, RUNTIME_FILES, ServerlessRelease, parseRelease } from '../api';
 import { FUNCTION_FILE } from '../function/function-folder';

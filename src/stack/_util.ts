@@ -1,8 +1,9 @@
 /**
  * Private helpers of the stack's constructs.
  */
-import { ApiObject, JsonPatch, Size } from 'cdk8s';
-import { Cpu, k8s } from 'cdk8s-plus-27';
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import { ContainerResources } from './container-resources';
 
 /**
  * Removes `metadata.namespace` from a cluster-scoped object. cdk8s stamps the chart's
@@ -38,18 +39,6 @@ export function restrictedPod(uid: number, overrides: k8s.PodSecurityContext = {
     seccompProfile: { type: 'RuntimeDefault' },
     ...overrides,
   };
-}
-
-/** Requests and limits of a container. */
-export interface ContainerResources {
-  /** CPU the container is guaranteed. */
-  readonly requestCpu: Cpu;
-  /** Memory the container is guaranteed. */
-  readonly requestMemory: Size;
-  /** The most CPU the container may use. */
-  readonly limitCpu: Cpu;
-  /** The most memory the container may use. */
-  readonly limitMemory: Size;
 }
 
 /** Renders requests and limits as a `ResourceRequirements`. */

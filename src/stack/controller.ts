@@ -9,7 +9,8 @@ import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, PACKAGE_REGISTRY_CONFIG_SECRET, FunctionProfile, ResourcePreset, isDns1123Label,
 } from '../api';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';
-import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { ContainerResources } from './container-resources';
 
 import { LogLevel } from '../log-level';
 

@@ -9,7 +9,8 @@ import { FUNCTION_CONTROLLER, FunctionChildLabel, isDns1123Subdomain } from '../
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
-import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { ContainerResources } from './container-resources';
 import { BuildImages } from './images';
 import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 

@@ -9,7 +9,7 @@ import type { V1Deployment, V1ResourceQuota, VersionInfo } from '@kubernetes/cli
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { ServerlessRelease } from '../../src/api';
-import { CliError } from '../../src/cli/_kube';
+import { CliError } from '../../src/cli/errors';
 import { program } from '../../src/cli/index';
 import {
   CheckId, CheckStatus, GatewayUse, NamespaceFacts, ReleaseSource, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Argument, Command } from 'commander';
 import { packageRoot, packageVersion } from '../../_package-root';
 import { DEFAULT_RELEASE, RELEASES, ServerlessRelease, parseRelease } from '../../api';
-import { CliError } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { INIT_RELEASE, NEXT_COMMANDS, PACKAGE_NAME, appFiles } from './_templates';
 

@@ -27,7 +27,8 @@ import { CONTROLLER_NAMES } from '../../stack/controller';
 import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/registry';
 import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument, table } from '../_output';
 import { CustomKind, GATEWAY_API_GATEWAY, ISTIO_GATEWAY, crdNameOf } from '../_reach-kinds';
 import {

@@ -15,7 +15,8 @@ import {
 import { FunctionFolder } from '../../function/function-folder';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
-import { CliError, ClusterOptions, connect } from '../_kube';
+import { ClusterOptions, connect } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { registerRun } from '../_runs';
 import { synth } from '../synth';

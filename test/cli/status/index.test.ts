@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { program } from '../../../src/cli';
-import { CliError } from '../../../src/cli/_kube';
+import { CliError } from '../../../src/cli/errors';
 import { OutputFormat } from '../../../src/cli/_output';
 import { FunctionStatusReport, StatusIo, StatusOptions, addStatusCommand, parseDuration, runStatus } from '../../../src/cli/status';
 import {
