@@ -23,6 +23,7 @@ export {
   AdmissionWebhook, AdmissionWebhookOptions, AdmissionWebhookProps, WebhookCertificates, CertManagerCertificatesOptions, CertManagerIssuer,
   CertManagerIssuerKind, SelfManagedCertificatesOptions,
 } from './stack/webhook';
+export { SelfManagedTlsConfig, WebhookConfig } from './webhook/config';
 export {
   ServerlessMonitoring, ServerlessMonitoringProps, MonitoringOptions, MonitoringAlertOptions, MonitoringDashboardOptions, RegistryMetricsTarget,
 } from './stack/monitoring';

@@ -10,9 +10,10 @@ import {
   DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, ServerlessRelease,
   releaseFacts,
 } from '../api';
+import { LogLevel } from '../log-level';
 import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import {
-  CONTROLLER_NAMES, CONTROLLER_POD_NETWORK_LABELS, CONTROLLER_SELECTOR, FunctionControllerOptions, IFunctionController, LogFormat, LogLevel,
+  CONTROLLER_NAMES, CONTROLLER_POD_NETWORK_LABELS, CONTROLLER_SELECTOR, FunctionControllerOptions, IFunctionController, LogFormat,
   leaderElectionRbac, presetTable,
 } from './controller';
 

@@ -14,8 +14,6 @@ import { ContainerResources } from './container-resources';
 
 import { LogLevel } from '../log-level';
 
-export { LogLevel };
-
 /** Log formats the controller understands. */
 export enum LogFormat {
   JSON = 'json',

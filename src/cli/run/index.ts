@@ -156,12 +156,6 @@ export function appCommand(app: string, cwd: string): string {
   return app;
 }
 
-/**
- * The annotation on the Function CRD that names the release of the stack that wrote it.
- * (`ServerlessStack` writes it from its `release`.)
- */
-export { RELEASE_ANNOTATION } from '../../api';
-
 /** The objects of a folder of manifests, with the file each is in, shallowest files first. */
 function objectsOfManifests(dir: string): { readonly object: any; readonly file: string }[] {
   return manifestFiles(dir, true)
