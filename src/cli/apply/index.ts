@@ -14,20 +14,20 @@
  */
 import { Duration } from 'cdk8s';
 import { Command, Option } from 'commander';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { RefusedChange, refusedChangeOfAnswer } from '../policy/replacement';
-import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../../api';
+import { RefusedChange, refusedChangeOfAnswer } from '../../policy/replacement';
+import { STACK_REPLACEMENT_OPT_INS } from '../../stack/serverless-stack';
 import {
   APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
   memberLabel, parentLabel,
-} from './_applyset';
-import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { CliError } from './errors';
-import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
-import { OutputFormat, isStructured, printDocument } from './_output';
-import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
-import { APPLY_PATCH, ApiResource, Discovery, RestClient, RetryNotice, parseApiVersion, resourcePath } from './_rest';
-import { OutputStream, humanDuration, parseDuration, processIo } from './status';
+} from '../_applyset';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { CliError } from '../errors';
+import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from '../_objects';
+import { OutputFormat, isStructured, printDocument } from '../_output';
+import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from '../_plan';
+import { APPLY_PATCH, ApiResource, Discovery, RestClient, RetryNotice, parseApiVersion, resourcePath } from '../_rest';
+import { OutputStream, humanDuration, parseDuration, processIo } from '../status';
 
 // ---------------------------------------------------------------------------------------------
 // Readiness
