@@ -2,6 +2,11 @@
  * The end-to-end tests: the packed package in a new cdk8s app outside the repository
  * (`npm run test:e2e`; CI runs it after `npm test`). Slow, so apart from the main suite.
  */
+// Runtime support is judged at one fixed day (src/api/runtime-support.ts), in the tests and in every
+// process they start: 2026-11-28, when nodejs20 is past its end, nodejs22 in its last month and
+// python312 ends in March 2027. No test changes with the date it runs on.
+process.env.KYMA_SERVERLESS_TODAY = '2026-11-28';
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',

@@ -29,7 +29,7 @@ export const WEBHOOK_BUNDLE = path.join(root, 'lib', 'webhook', 'server.js.br');
 /** Modules the server must never bundle, as paths relative to the project. */
 const FORBIDDEN: readonly RegExp[] = [
   /^node_modules\/(cdk8s|cdk8s-plus-27|constructs|@kubernetes\/client-node|node-forge|yaml|commander|fast-uri)\//,
-  // ajv's compiler: the server's checks are compiled ahead of time (src/_generated/) and need only ajv's run-time helpers.
+  // ajv's compiler: the server's checks are compiled ahead of time (the `_generated/` folders of src/api, src/function and src/webhook) and need only ajv's run-time helpers.
   /^node_modules\/ajv\/dist\/(?!runtime\/)/,
   /^node_modules\/ajv-formats\/dist\/(?!formats\.js$)/,
   /^src\/api\/schema-compiler\.ts$/,

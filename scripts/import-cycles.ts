@@ -1,11 +1,13 @@
 /**
- * Finds the import cycles among the TypeScript files of a folder (by default src/), read with the
+ * Finds the import cycles among the TypeScript files of folders (src/ and scripts/), read with the
  * TypeScript compiler's parser: `import`, `import type`, `export ... from`, `import x = require()`,
  * `import('...')` types and calls, and `require('...')` calls with a literal path all count. A
  * type-only import ties two concepts together just as a value import does, so it counts too.
- * Imports run downward only (DESIGN.md, "Layout"): a test fails on any cycle this finds.
  *
- *   npx ts-node --transpile-only scripts/import-cycles.ts         # prints each cycle, exits 1 if any
+ * Imports run downward only (DESIGN.md, "Layers and layout"): besides cycles, it finds every
+ * import of src/ that runs up the floors of {@link LAYERS}. A test fails on either.
+ *
+ *   npx ts-node --transpile-only scripts/import-cycles.ts         # prints each cycle and upward import, exits 1 if any
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -44,9 +46,9 @@ function sourceFiles(dir: string): string[] {
     .sort();
 }
 
-/** The import graph of a folder: each file, relative to `root`, with the files of the folder it imports. */
-export function importGraph(dir: string, root: string = dir): Map<string, string[]> {
-  const files = sourceFiles(dir);
+/** The import graph of folders: each file, relative to `root`, with the files of the folders it imports. */
+export function importGraph(dirs: string | readonly string[], root: string = typeof dirs === 'string' ? dirs : '.'): Map<string, string[]> {
+  const files = (typeof dirs === 'string' ? [dirs] : dirs).flatMap(sourceFiles);
   const inside = new Set(files);
   const rel = (f: string) => path.relative(root, f).split(path.sep).join('/');
   const graph = new Map<string, string[]>();
@@ -131,10 +133,74 @@ function circleThrough(graph: Map<string, string[]>, component: string[]): strin
   return [...component, start];
 }
 
+/**
+ * The floors of src/, top first, as DESIGN.md orders them ("Imports run downward only"): a file
+ * may import files of its own floor and of the floors below it. Each floor lists its folders
+ * (ending in `/`) and single files, relative to the project.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  // The app and the package's entries.
+  ['src/main.ts', 'src/index.ts', 'src/environments.ts', 'src/testing/'],
+  ['src/cli/', 'src/runtime/'],
+  ['src/function/', 'src/gitops/'],
+  ['src/namespace/'],
+  ['src/stack/'],
+  ['src/webhook/', 'src/exposure/', 'src/policy/'],
+  // The Function API, with the validators it generates (src/api/_generated/).
+  ['src/api/'],
+  // Leaves every floor may use.
+  ['src/log-level.ts', 'src/_package-root.ts', 'src/_api-errors.ts'],
+];
+
+/** The floor of a file in {@link LAYERS} (0 is the top); undefined for a file of no floor. */
+export function layerOf(file: string, layers: readonly (readonly string[])[] = LAYERS): number | undefined {
+  const index = layers.findIndex(floor => floor.some(place => (place.endsWith('/') ? file.startsWith(place) : file === place)));
+  return index < 0 ? undefined : index;
+}
+
+/** An import that runs up the floors. */
+export interface UpwardImport {
+  /** The importing file. */
+  readonly from: string;
+  /** The file it imports, on a higher floor. */
+  readonly to: string;
+}
+
+/**
+ * The imports of a graph that run up the floors, and the files of a folder of the layers that no floor holds.
+ *
+ * @param graph the import graph
+ * @param layers the floors, top first
+ * @param within the folder whose files must each have a floor, such as `src/`
+ */
+export function layerViolations(graph: Map<string, string[]>, layers: readonly (readonly string[])[] = LAYERS, within = 'src/'): {
+  readonly upward: UpwardImport[];
+  readonly unplaced: string[];
+} {
+  const upward: UpwardImport[] = [];
+  const unplaced: string[] = [];
+  for (const [from, targets] of graph) {
+    const floor = layerOf(from, layers);
+    if (floor === undefined) {
+      if (from.startsWith(within)) unplaced.push(from);
+      continue;
+    }
+    for (const to of targets) {
+      const target = layerOf(to, layers);
+      if (target !== undefined && target < floor) upward.push({ from, to });
+    }
+  }
+  return { upward, unplaced: unplaced.sort() };
+}
+
 if (require.main === module) {
   const root = path.join(__dirname, '..');
-  const found = cycles(importGraph(path.join(root, 'src'), root));
+  const graph = importGraph([path.join(root, 'src'), path.join(root, 'scripts')], root);
+  const found = cycles(graph);
   for (const cycle of found) process.stdout.write(`${cycle.files.length} files import each other: ${cycle.files.join(', ')}\n  such as ${cycle.example.join(' -> ')}\n`);
-  process.stdout.write(`${found.length} import cycle(s) in src/\n`);
-  process.exitCode = found.length ? 1 : 0;
+  const { upward, unplaced } = layerViolations(graph);
+  for (const { from, to } of upward) process.stdout.write(`${from} imports ${to}, a floor above it\n`);
+  for (const file of unplaced) process.stdout.write(`${file} is on no floor of LAYERS: add its folder to the floor it belongs to\n`);
+  process.stdout.write(`${found.length} import cycle(s) in src/ and scripts/, ${upward.length} upward import(s) and ${unplaced.length} file(s) on no floor in src/\n`);
+  process.exitCode = found.length || upward.length || unplaced.length ? 1 : 0;
 }

@@ -12,7 +12,7 @@ import { Exposure } from './exposure/exposure';
 import { GitOpsEnvironment } from './gitops/environment';
 import { GatewayTls } from './stack/exposure';
 import { CertManagerIssuerKind } from './stack/webhook';
-import { LogLevel } from './stack/controller';
+import { LogLevel } from './log-level';
 import { Registry } from './stack/registry';
 
 /** Kyma's own gateway and the domain open-source Kyma serves (`*.local.kyma.dev`). */

@@ -11,8 +11,8 @@ export { ServerlessStack, ServerlessStackProps } from './stack/serverless-stack'
 export {
   ServerlessRelease, BuildProfile, FunctionProfile, ResourcePreset, HttpMethod, TypeMatching, RuntimeFamily, RuntimeFiles, FunctionDefaults,
 } from './api';
-export { ContainerResources } from './stack/_util';
-export { AlertThresholds } from './stack/_monitoring-rules';
+export { ContainerResources } from './stack/container-resources';
+export { AlertThresholds } from './stack/alert-thresholds';
 export { LogLevel } from './log-level';
 export { FunctionController, FunctionControllerOptions, FunctionControllerProps, IFunctionController, LogFormat } from './stack/controller';
 export { BuildlessFunctionController, BuildlessFunctionControllerProps } from './stack/buildless-controller';
@@ -23,6 +23,7 @@ export {
   AdmissionWebhook, AdmissionWebhookOptions, AdmissionWebhookProps, WebhookCertificates, CertManagerCertificatesOptions, CertManagerIssuer,
   CertManagerIssuerKind, SelfManagedCertificatesOptions,
 } from './stack/webhook';
+export { SelfManagedTlsConfig, WebhookConfig } from './webhook/config';
 export {
   ServerlessMonitoring, ServerlessMonitoringProps, MonitoringOptions, MonitoringAlertOptions, MonitoringDashboardOptions, RegistryMetricsTarget,
 } from './stack/monitoring';
@@ -55,7 +56,8 @@ export {
 export { FunctionTraffic, FunctionTrafficProps, TrafficRoute } from './function/traffic';
 
 // GitOps: the app, environments, Argo CD and Flux objects.
-export { GitOpsApp, GitOpsAppProps, IAppliedAfter } from './gitops/gitops-app';
+export { GitOpsApp, GitOpsAppProps } from './gitops/gitops-app';
+export { IAppliedAfter } from './namespace/applied-after';
 export { GitOpsEnvironment, environmentOutdir } from './gitops/environment';
 export { SyncWave } from './gitops/sync-waves';
 export {

@@ -1,20 +1,31 @@
 /**
- * Imports run downward only (DESIGN.md, "Layout"): no file of src/ reaches itself through its
- * imports, type-only imports included. scripts/import-cycles.ts prints the tangles when this fails.
+ * Imports run downward only (DESIGN.md, "Layers and layout"): no file of src/ or scripts/ reaches
+ * itself through its imports, type-only imports included, and no import of src/ runs up the floors
+ * of LAYERS. scripts/import-cycles.ts prints the tangles and the upward imports when this fails.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cycles, importGraph, importedPaths } from '../scripts/import-cycles';
+import { LAYERS, cycles, importGraph, importedPaths, layerOf, layerViolations } from '../scripts/import-cycles';
 
 const ROOT = path.resolve(__dirname, '..');
 
-describe('imports of src/', () => {
+describe('imports of src/ and scripts/', () => {
+  const graph = importGraph([path.join(ROOT, 'src'), path.join(ROOT, 'scripts')], ROOT);
+
   test('form no cycle, type-only imports counted (run scripts/import-cycles.ts for the tangles)', () => {
-    const graph = importGraph(path.join(ROOT, 'src'), ROOT);
-    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.size).toBeGreaterThan(150);
     expect(graph.get('src/function/endpoint.ts')!.length).toBeGreaterThan(0);
+    expect(graph.get('scripts/real-controller/move.ts')).toContain('scripts/real-controller/run.ts');
     expect(cycles(graph)).toEqual([]);
+  });
+
+  test('of src/ run down the floors of DESIGN.md, and every file of src/ is on one', () => {
+    expect(layerOf('src/cli/status/model.ts')).toBeLessThan(layerOf('src/function/kyma-function.ts')!);
+    expect(layerOf('src/namespace/function-namespace.ts')).toBeGreaterThan(layerOf('src/gitops/gitops-app.ts')!);
+    expect(layerOf('src/api/_generated/function-schema-check.ts')).toBe(layerOf('src/api/validator.ts'));
+    expect(LAYERS.flat().filter(place => !fs.existsSync(path.join(ROOT, place)))).toEqual([]);
+    expect(layerViolations(graph)).toEqual({ upward: [], unplaced: [] });
   });
 });
 
@@ -53,6 +64,20 @@ describe('the cycle finder', () => {
       files: ['low/a.ts', 'low/index.ts', 'mid/b.ts', 'top/c.ts'],
       example: ['low/a.ts', 'mid/b.ts', 'top/c.ts', 'low/index.ts', 'low/a.ts'],
     }]);
+  });
+
+  test('names an import that runs up the floors, and a file of src/ on none; imports within a floor go either way', () => {
+    write('src/top/a.ts', "import { b } from '../low/b';\nexport const a = b;\n");
+    write('src/low/b.ts', "import type { A } from '../top/a';\nexport const b = 1;\nexport type B = A;\n");
+    write('src/low/c.ts', "import { d } from '../side/d';\nexport const c = d;\n");
+    write('src/side/d.ts', "import { b } from '../low/b';\nexport const d = b;\n");
+    write('src/stray.ts', 'export const stray = 1;\n');
+    write('scripts/tool.ts', "import { a } from '../src/top/a';\nexport const tool = a;\n");
+    const graph = importGraph([path.join(dir, 'src'), path.join(dir, 'scripts')], dir);
+    expect(layerViolations(graph, [['src/top/'], ['src/low/', 'src/side/']])).toEqual({
+      upward: [{ from: 'src/low/b.ts', to: 'src/top/a.ts' }],
+      unplaced: ['src/stray.ts'],
+    });
   });
 
   test('finds a file that imports itself, and nothing in a tree that only imports downward', () => {

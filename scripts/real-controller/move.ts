@@ -22,7 +22,7 @@ import { pointWebhooksAt } from './apps';
 import { COVERAGE_NAMESPACES, synthCoverage } from './coverage';
 import {
   FunctionRun, Run, WEBHOOK_HOST, WEBHOOK_PORT, findings, finish, isFunction, keyOf, log, notes, objectsOf, sleep,
-} from './main';
+} from './run';
 import { ControllerRelease } from './releases';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -80,7 +80,7 @@ export function apiRuleSchemaValidator(): SchemaValidator {
   if (!validator) {
     // Required here, not imported: scripts/compile-validators.ts generates it from modules that import this one.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { apiRuleSchemaCheck } = require('../_generated/apirule-schema-check') as typeof import('../_generated/apirule-schema-check');
+    const { apiRuleSchemaCheck } = require('./_generated/apirule-schema-check') as typeof import('./_generated/apirule-schema-check');
     validator = new SchemaValidator(apiRuleSchema(), apiRuleSchemaCheck());
   }
   return validator;

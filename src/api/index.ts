@@ -20,6 +20,7 @@ export * from './quantity';
 export * from './release';
 export * from './rule-info';
 export * from './runtime-contract';
+export * from './runtime-support';
 export * from './runtimes';
 export * from './schema';
 export * from './subscription-rules';

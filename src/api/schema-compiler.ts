@@ -1,7 +1,7 @@
 /**
  * Compiles CRD schemas with ajv at run time, for schemas that are not known when the package is
  * built (upstream's CRDs in tests, a schema of your own). The schemas of this package are compiled
- * ahead of time into `src/_generated/` by `scripts/compile-validators.ts`, with the same options,
+ * ahead of time into `src/api/_generated/` by `scripts/compile-validators.ts`, with the same options,
  * so that synth, `validate` and the webhook never load ajv's compiler.
  */
 import Ajv from 'ajv';

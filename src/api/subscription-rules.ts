@@ -61,7 +61,7 @@ export function subscriptionSchemaValidator(): SchemaValidator {
   if (!validator) {
     // Required here, not imported: scripts/compile-validators.ts generates it from modules that import this one.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { subscriptionSchemaCheck } = require('../_generated/subscription-schema-check') as typeof import('../_generated/subscription-schema-check');
+    const { subscriptionSchemaCheck } = require('./_generated/subscription-schema-check') as typeof import('./_generated/subscription-schema-check');
     validator = new SchemaValidator(subscriptionSchema(), subscriptionSchemaCheck());
   }
   return validator;

@@ -4,7 +4,7 @@
  * `x-kubernetes-validations` CEL rule with `@bufbuild/cel`.
  *
  * This module never loads ajv's compiler: the checks of our own schemas are compiled when the
- * package is built (`src/_generated/`, see `scripts/compile-validators.ts`), and
+ * package is built (`src/api/_generated/`, see `scripts/compile-validators.ts`), and
  * `compileSchemaValidator()` of `./schema-compiler` compiles any other schema at run time.
  */
 // Types only: the CEL interpreter loads on first use (about 90 ms), so an app that validates
@@ -207,7 +207,7 @@ export class SchemaValidator {
   /**
    * @param schema the `openAPIV3Schema` of a CRD version
    * @param check its OpenAPI part compiled by ajv with `AJV_OPTIONS` of `./schema-compiler`:
-   * ahead of time (`src/_generated/`) or by `compileSchemaValidator()`
+   * ahead of time (`src/api/_generated/`) or by `compileSchemaValidator()`
    * @throws if one of the schema's CEL rules does not parse
    */
   constructor(private readonly schema: JsonSchemaProps, private readonly check: SchemaCheck, private readonly options: SchemaValidatorOptions = {}) {

@@ -22,7 +22,8 @@
 import { createHash } from 'node:crypto';
 import { packageRoot } from '../_package-root';
 import { SYNC_WAVE_ANNOTATION, syncWaveOf } from '../gitops/sync-waves';
-import { CliError, statusOf } from './_kube';
+import { statusOf } from './_kube';
+import { CliError } from './errors';
 import { ObjectTarget } from './_objects';
 import { ApplyPhase, ApplyPlan, Manifest, objectLabel, phaseOf } from './_plan';
 import { APPLY_PATCH, ApiResource, Discovery, RestClient, parseApiVersion, resourcePath } from './_rest';

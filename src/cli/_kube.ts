@@ -4,6 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { statusOf } from '../_api-errors';
 import { RequestTimeoutError, triesOf } from './_rest';
+import { CliError } from './errors';
 
 export { statusOf };
 
@@ -24,14 +25,6 @@ export interface Cluster {
   readonly namespace: string;
   /** The API server's URL, for messages. */
   readonly server: string;
-}
-
-/** A problem a user can act on: printed as it is, without a stack trace. */
-export class CliError extends Error {
-  constructor(message: string, public readonly exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
-  }
 }
 
 /** What a command that reaches a cluster says when there is no kubeconfig to read. */

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SYNC_WAVE_ANNOTATION } from '../gitops/sync-waves';
 import { manifestFiles, parseManifests } from '../policy/_manifest-files';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { parseApiVersion } from './_rest';
 
 /** The field manager of the apply, unless `--field-manager` says otherwise. */

@@ -3,7 +3,7 @@
  */
 import { Command, Option } from 'commander';
 import { packageVersion } from '../_package-root';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { OutputFormat } from './_output';
 import { addApplyCommand } from './apply';
 import { addDiffCommand } from './diff';

@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { load } from 'js-yaml';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { OutputFormat, isStructured, print, printDocument } from './_output';
 import { formatReport } from './validate';
-import { Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateManifests } from '../policy/manifests';
+import { RUNTIME_END_ENV, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateManifests } from '../policy/manifests';
 import { RefusedOutputChange, refusedOutputChanges } from '../policy/replacement';
 import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
 
@@ -54,6 +54,13 @@ export interface SynthOptions {
    * @default false - a Node.js app's uncaught error prints its message only (its name too, unless it is a plain Error)
    */
   readonly verbose?: boolean;
+  /**
+   * Make a Function whose runtime is past or near its end of support fail the synth, as
+   * `--fail-on-runtime-end` does (the app's GitOpsApp reads it from KYMA_SERVERLESS_RUNTIME_END).
+   *
+   * @default - a warning (unless the environment variable KYMA_SERVERLESS_RUNTIME_END is `fail`)
+   */
+  readonly failOnRuntimeEnd?: boolean;
 }
 
 /**
@@ -150,8 +157,9 @@ function manifestFiles(dir: string): string[] {
  * the scratch folder), or through the project's `cdk8s synth` when cdk8s.yaml asks for
  * validation plugins or a Helm chart, which only the cdk8s CLI produces.
  */
-function runApp(cwd: string, app: string, scratch: string, config: Cdk8sConfig, record: string, preload: string | undefined): number {
+function runApp(cwd: string, app: string, scratch: string, config: Cdk8sConfig, record: string, preload: string | undefined, failOnRuntimeEnd: boolean): number {
   const env: NodeJS.ProcessEnv = { ...process.env, CDK8S_OUTDIR: scratch, CDK8S_CHECK_UPGRADE: 'false', [VALIDATED_FOLDERS_ENV]: record };
+  if (failOnRuntimeEnd) env[RUNTIME_END_ENV] = 'fail';
   if (preload) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(preload)}`].filter(Boolean).join(' ');
   if (config.validations !== undefined || config.synthConfig !== undefined) {
     const cli = path.join(cwd, 'node_modules', '.bin', 'cdk8s');
@@ -196,7 +204,7 @@ export function synth(options: SynthOptions = {}): SynthResult {
     // The output folder's parent may not exist yet (--outdir build/new/dist): the preload is written there first.
     fs.mkdirSync(path.dirname(output), { recursive: true });
     if (preload) fs.writeFileSync(preload, QUIET_ERRORS_PRELOAD);
-    const status = runApp(cwd, app, scratch, config, record, preload);
+    const status = runApp(cwd, app, scratch, config, record, preload, options.failOnRuntimeEnd === true);
     if (status !== 0) throw new CliError(`synth failed: ${unchanged}`, status);
     if (!fs.existsSync(scratch) || !manifestFiles(scratch).length) {
       throw new CliError(`synth failed: the app (${app}) wrote no manifests (does it call app.synth()?); ${unchanged}`);
@@ -206,7 +214,7 @@ export function synth(options: SynthOptions = {}): SynthResult {
     const unchecked = manifestFolders(scratch).filter(folder => !checked.has(folder));
     const reports: string[] = [];
     for (const folder of unchecked) {
-      const report = validateManifests(folder, { recursive: false });
+      const report = validateManifests(folder, { recursive: false, runtimeEnd: { fail: options.failOnRuntimeEnd || undefined } });
       if (report.findings.some(f => f.severity === Severity.ERROR)) reports.push(formatReport(path.relative(scratch, folder) || 'synth output', report));
       else process.stderr.write(formatWarnings(report.findings, path.relative(scratch, folder) || undefined));
     }
@@ -236,6 +244,7 @@ export function addSynthCommand(program: Command): void {
     .option('-a, --app <command>', 'command that runs the app (default: "app" of cdk8s.yaml)')
     .option('--outdir <dir>', 'output folder (default: "output" of cdk8s.yaml, else dist)')
     .option('--verbose', 'when the app fails, show the stack of its error as Node.js prints it, not only the message')
+    .option('--fail-on-runtime-end', 'fail when a Function\'s runtime is past or near its end of support (otherwise a warning)')
     .addHelpText('after', `
 Use it instead of \`cdk8s synth\` in package.json and CI: the app runs as cdk8s synth runs it (its
 "app" command, with CDK8S_OUTDIR set), but into a scratch folder beside the output folder. Only
@@ -249,14 +258,17 @@ cluster refuses to make in place (a smaller PersistentVolumeClaim, a new Deploym
 Job's template, a CRD's scope) fails the synth, naming the prop that opts the object in to being
 replaced (Registry.internal({ replaceStorage: true }), or allowReplacement()) and what that costs.
 
+A Function whose runtime is past or near its end of support (as validate --help says) gets a
+warning on standard error; --fail-on-runtime-end makes it fail the synth instead.
+
 Examples:
   kyma-serverless synth                                   # what cdk8s.yaml says, into dist/
   kyma-serverless synth --app "npx ts-node main.ts" --outdir manifests
   # package.json: "scripts": { "synth": "kyma-serverless synth" }
 `)
     .action((_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<{ app?: string; outdir?: string; verbose?: boolean; output: OutputFormat }>();
-      const result = synth({ app: options.app, output: options.outdir, verbose: options.verbose });
+      const options = command.optsWithGlobals<{ app?: string; outdir?: string; verbose?: boolean; failOnRuntimeEnd?: boolean; output: OutputFormat }>();
+      const result = synth({ app: options.app, output: options.outdir, verbose: options.verbose, failOnRuntimeEnd: options.failOnRuntimeEnd });
       if (isStructured(options.output)) printDocument(result, options.output);
       else print(`${path.relative(process.cwd(), result.output) || '.'}/: ${result.files.join(', ')}`);
       for (const change of result.replaced) {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { CliError } from './_kube';
+import { CliError } from './errors';
 import { OutputFormat, isStructured, print, printDocument, table } from './_output';
 import { RELEASES, RUNTIME_FILES, ServerlessRelease, parseRelease } from '../api';
 import { FUNCTION_FILE } from '../function/function-folder';
@@ -21,6 +21,19 @@ export interface ValidateOptions {
    * @default - the release of the folder's Function CRD, else 1.11.1
    */
   readonly release?: string;
+  /**
+   * Make a Function whose runtime is past or near its end of support an error, as
+   * `--fail-on-runtime-end` does.
+   *
+   * @default - a warning (unless the environment variable KYMA_SERVERLESS_RUNTIME_END is `fail`)
+   */
+  readonly failOnRuntimeEnd?: boolean;
+  /**
+   * The time to judge runtime support at.
+   *
+   * @default - now
+   */
+  readonly now?: Date;
 }
 
 /** Says which release a folder's Functions were checked against, and why that one. */
@@ -84,7 +97,7 @@ export function validateCommand(dir: string, options: ValidateOptions): boolean 
       + `validate checks the Kubernetes manifests synth writes, and a ${FUNCTION_FILE} is a folder's settings. Run npm run synth (kyma-serverless synth), `
       + 'which checks the function folders and writes the manifests to dist/, then kyma-serverless validate dist');
   }
-  const report = validateManifests(dir, { release });
+  const report = validateManifests(dir, { release, runtimeEnd: { fail: options.failOnRuntimeEnd || undefined, now: options.now } });
   const ok = !report.findings.some(f => f.severity === Severity.ERROR);
   if (isStructured(options.output)) printDocument({ ok, dir, ...report }, options.output);
   else print(formatReport(dir, report));
@@ -99,6 +112,7 @@ export function addValidateCommand(program: Command): void {
     .argument('[dir]', 'folder of manifests, searched recursively', 'dist')
     .option('--release <version>', `the Serverless release to check Functions against where the folder holds no Function CRD: ${RELEASES.join(' or ')} `
       + '(default: the release of the folder\'s Function CRD, else 1.11.1)')
+    .option('--fail-on-runtime-end', 'make a Function whose runtime is past or near its end of support an error, not a warning')
     .addHelpText('after', `
 Exit code 0 when nothing is wrong (warnings, such as a kind without a known schema, do not count), 1 otherwise.
 npm run synth runs the same check on what it writes, and keeps the previous dist/ when it fails.
@@ -107,6 +121,11 @@ Functions are checked against the Function API of one release: that of the Funct
 wrote into the same folder (or a folder above it; its annotation cdk8s-kyma-serverless/release
 names it), else --release, else 1.11.1. A --release that differs from the folder's CRD is an error.
 The summary names the release used for each folder.
+
+A Function whose runtime is past its end of support in upstream's runtime deprecation schedule, or
+within 90 days of it while its release has a newer runtime of the same language, gets a warning
+with the date, the source and what to move to (rule runtimeEnd). A date never fails the check unless
+--fail-on-runtime-end (or KYMA_SERVERLESS_RUNTIME_END=fail) asks for it.
 
 Examples:
   kyma-serverless validate                 # dist/ and its environment folders

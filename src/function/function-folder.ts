@@ -286,7 +286,7 @@ const KEDA_SCHEMA = closed({
 
 /**
  * The JSON Schema of `function.yaml`. `scripts/compile-validators.ts` compiles it ahead of time
- * into `src/_generated/function-yaml-check.ts`.
+ * into `src/function/_generated/function-yaml-check.ts`.
  */
 export const FUNCTION_YAML_SCHEMA = {
   type: 'object',
@@ -348,7 +348,7 @@ let settingsCheck: SchemaCheck | undefined;
 function checkSettings(data: unknown): data is FunctionFolderSettings {
   // Required here, not imported: scripts/compile-validators.ts imports this module to generate it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  settingsCheck ??= (require('../_generated/function-yaml-check') as typeof import('../_generated/function-yaml-check')).functionYamlCheck();
+  settingsCheck ??= (require('./_generated/function-yaml-check') as typeof import('./_generated/function-yaml-check')).functionYamlCheck();
   return settingsCheck(data);
 }
 

@@ -8,6 +8,7 @@ import { IConstruct } from 'constructs';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { wasValidAtSynth } from '../function/_valid-at-synth';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
+import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { stringifyYamlDocuments } from './_yaml';
 import { addSyncAnnotations } from './sync-waves';
@@ -23,18 +24,6 @@ export interface GitOpsAppProps {
    * @default - `CDK8S_OUTDIR` (which `cdk8s synth --output` sets), else `dist`
    */
   readonly outdir?: string;
-}
-
-/**
- * A chart that must be applied after other charts. `FunctionNamespace` is one (after its stack).
- *
- * `chart.addDependency(other)` orders files too, but cdk8s then makes every object of one chart
- * depend on every object of the other, which costs time and memory quadratic in the objects;
- * {@link GitOpsApp} orders the files by this instead.
- */
-export interface IAppliedAfter {
-  /** The charts whose files must come first. */
-  readonly appliedAfter: Chart[];
 }
 
 function appliedAfter(chart: Chart): readonly Chart[] {

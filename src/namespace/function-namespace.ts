@@ -10,7 +10,7 @@ import {
   PACKAGE_REGISTRY_CONFIG_SECRET,
 } from '../api';
 import { _markExposureDefaults } from '../exposure/exposure-defaults';
-import type { IAppliedAfter } from '../gitops/gitops-app';
+import type { IAppliedAfter } from './applied-after';
 import { _markRelease } from '../stack/release-scope';
 import { MANAGED_BY_LABEL, ServerlessStack } from '../stack/serverless-stack';
 

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  _parsePythonHandlers, _preparePythonParser, functionWarnings, handlerCodeViolations, validateApiRule, validateFunction, validateSubscription,
+  _parsePythonHandlers, _preparePythonParser, functionWarnings, handlerCodeViolations, runtimeNotice, runtimeSupportNow, validateApiRule,
+  validateFunction, validateSubscription,
 } from '../api';
 import { _work } from '../api/_work';
 import { manifestFiles, parseManifests } from './_manifest-files';
@@ -241,6 +242,35 @@ export interface ValidateOptions {
    * @default ServerlessRelease.V1_11_1
    */
   readonly release?: ServerlessRelease;
+  /**
+   * What a Function whose runtime is past or near its end of support gets (`runtimeNotice`).
+   *
+   * @default - a warning, at the time of the call (`RUNTIME_END_ENV` can make it an error)
+   */
+  readonly runtimeEnd?: RuntimeEndOptions;
+}
+
+/**
+ * The environment variable that makes a runtime past or near its end of support an error of
+ * synth and `validate` when set to `fail` (as `--fail-on-runtime-end` does): for teams that want a
+ * date to stop their build. Otherwise it is a warning.
+ */
+export const RUNTIME_END_ENV = 'KYMA_SERVERLESS_RUNTIME_END';
+
+/** How the checks treat a Function whose runtime is past or near its end of support. */
+export interface RuntimeEndOptions {
+  /**
+   * Make it an error, which fails synth and `validate`.
+   *
+   * @default - whether the environment variable RUNTIME_END_ENV is `fail`
+   */
+  readonly fail?: boolean;
+  /**
+   * The time to judge support at.
+   *
+   * @default - now, or the day the environment variable KYMA_SERVERLESS_TODAY gives
+   */
+  readonly now?: Date;
 }
 
 /** The environment variable naming a file to which {@link GitOpsApp}s append the folders they checked. */
@@ -278,6 +308,12 @@ export interface ValidateDocumentsOptions {
    * @default - {@link release} for every file
    */
   readonly releaseOfFile?: (file: string) => ServerlessRelease | undefined;
+  /**
+   * What a Function whose runtime is past or near its end of support gets.
+   *
+   * @default - a warning, at the time of the call
+   */
+  readonly runtimeEnd?: RuntimeEndOptions;
 }
 
 /**
@@ -313,6 +349,8 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   }
   // The Python handlers of the Functions to check, parsed in one round trip before the checks of each.
   _parsePythonHandlers([...byFolder.values()].flat().map(e => e.object).filter(o => isFunction(o) && !checkedAlready.has(o)).flatMap(inlineHandler));
+  const now = options.runtimeEnd?.now ?? runtimeSupportNow();
+  const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
   for (const [folder, entries] of byFolder) {
     for (const { object, file, where } of entries) {
       const release = releases.get(folder)!.release;
@@ -321,8 +359,12 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
       if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
-        // What the release runs but apply or upstream will not keep taking: never a reason to fail.
-        for (const w of functionWarnings(object, { release })) {
+        // What the release runs but apply or upstream will not keep taking: never a reason to fail,
+        // unless asked to for a runtime's end of support. The dated notice says more than the
+        // release's mark of a deprecated runtime, which the webhook still gives.
+        const notice = typeof object.spec?.runtime === 'string' ? runtimeNotice(object.spec.runtime, release, now) : undefined;
+        if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
+        for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
           findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
         }
       }
@@ -433,7 +475,7 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
   const texts = manifestFiles(dir, options.recursive ?? true).map(full => ({ file: path.relative(dir, full), text: fs.readFileSync(full, 'utf8') }));
   // A folder that seems to hold Python Functions has the Python parser load while its YAML is read.
   if (texts.some(t => /\bruntime: ["']?python/.test(t.text))) _preparePythonParser();
-  return validateDocuments(texts.map(({ file, text }) => ({ file, documents: parseManifests(text) })), { release: options.release });
+  return validateDocuments(texts.map(({ file, text }) => ({ file, documents: parseManifests(text) })), { release: options.release, runtimeEnd: options.runtimeEnd });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {

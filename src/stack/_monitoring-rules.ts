@@ -15,6 +15,7 @@ import { Duration } from 'cdk8s';
 import { WEBHOOK_PATHS } from '../webhook/config';
 import { RequestResult } from '../webhook/metrics';
 import { matchers, matchesOneOf, promDuration } from './_promql';
+import { AlertThresholds } from './alert-thresholds';
 
 /** The alerts of the stack, by the name Alertmanager shows; each has a runbook in `docs/monitoring.md`, a section named after it. */
 export enum ServerlessAlert {
@@ -72,15 +73,6 @@ export interface MonitoringScope {
    * @default true
    */
   readonly builds?: boolean;
-}
-
-/** The thresholds of the alerts, every default resolved. */
-export interface AlertThresholds {
-  readonly functionNotReadyFor: Duration;
-  readonly buildFailurePercent: number;
-  readonly webhookLatency: Duration;
-  readonly certificateExpiry: Duration;
-  readonly registryVolumeUsagePercent: number;
 }
 
 /** One alerting rule. */

@@ -18,15 +18,14 @@
  * {@link buildModeRules} spells each of them once: the Job's program follows them, and
  * `kyma-serverless diff` lists the cluster's objects by them.
  */
-import { createHash } from 'node:crypto';
-import { Duration, Size } from 'cdk8s';
-import { Cpu, k8s } from 'cdk8s-plus-27';
+import { Duration } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   FUNCTION_CONTROLLER, FUNCTION_GROUP, FUNCTION_VERSION, FunctionChildLabel, FunctionConditionType, ServerlessRelease, releaseFacts,
 } from '../api';
 import { BUILD_MODE_CLEANUP_SCRIPT } from './_build-mode-cleanup-script';
-import { clusterScoped, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { clusterScoped, scriptJobTemplate, shortHash } from './_util';
 import { CONTROLLER_NAMES } from './controller';
 import { CREDENTIALS_LABEL, DEFAULT_REGISTRY_SECRET_NAME, INTERNAL_REGISTRY_NAME } from './registry';
 
@@ -341,38 +340,10 @@ export class BuildModeCleanup extends Construct {
       data: { 'cleanup.js': BUILD_MODE_CLEANUP_SCRIPT, 'rules.json': `${JSON.stringify(rules, undefined, 2)}\n` },
     });
 
-    const template: k8s.PodTemplateSpec = {
-      metadata: {
-        labels: {
-          ...labels,
-          'kyma-project.io/module': 'serverless',
-          // Lets the stack's NetworkPolicies allow this Pod to reach the API server.
-          'networking.serverless.kyma-project.io/to-apiserver': 'allowed',
-        },
-        // A sidecar would keep the Job from ever completing.
-        annotations: { 'sidecar.istio.io/inject': 'false' },
-      },
-      spec: {
-        serviceAccountName: serviceAccount.name,
-        automountServiceAccountToken: true,
-        priorityClassName: props.priorityClassName,
-        restartPolicy: 'Never',
-        securityContext: restrictedPod(1000),
-        containers: [{
-          name: 'cleanup',
-          image: props.image,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['node', '/script/cleanup.js'],
-          env: [{ name: 'RULES_FILE', value: '/script/rules.json' }],
-          resources: resourceRequirements({
-            requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(32), limitCpu: Cpu.millis(200), limitMemory: Size.mebibytes(128),
-          }),
-          securityContext: restrictedContainer(),
-          volumeMounts: [{ name: 'script', mountPath: '/script', readOnly: true }],
-        }],
-        volumes: [{ name: 'script', configMap: { name: script.name } }],
-      },
-    };
+    const template = scriptJobTemplate({
+      labels, serviceAccountName: serviceAccount.name, priorityClassName: props.priorityClassName, image: props.image,
+      containerName: 'cleanup', scriptConfigMap: script.name, scriptFile: 'cleanup.js', env: [{ name: 'RULES_FILE', value: '/script/rules.json' }],
+    });
     this.job = new k8s.KubeJob(this, 'Resource', {
       // A Job's template cannot change: a new spec (or new rules) is a new Job, named by the hash of both.
       metadata: { name: `${name}-${shortHash(JSON.stringify({ template, rules }))}`, labels },
@@ -380,8 +351,4 @@ export class BuildModeCleanup extends Construct {
     });
     this.job.node.addDependency(clusterRoleBinding, roleBinding, script);
   }
-}
-
-function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }

@@ -10,10 +10,10 @@ import {
   DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, ServerlessRelease,
   releaseFacts,
 } from '../api';
-import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { LogLevel } from '../log-level';
+import { httpProbe } from './_util';
 import {
-  CONTROLLER_NAMES, CONTROLLER_POD_NETWORK_LABELS, CONTROLLER_SELECTOR, FunctionControllerOptions, IFunctionController, LogFormat, LogLevel,
-  leaderElectionRbac, presetTable,
+  CONTROLLER_NAMES, FunctionControllerOptions, IFunctionController, LogFormat, controllerObjects, goDuration, presetTable,
 } from './controller';
 
 /**
@@ -126,11 +126,6 @@ export const BUILDLESS_CONFIG_RENAMES: readonly { readonly upstream: string; rea
   { upstream: 'secretMutatingWebhookPort', why: 'upstream writes it empty: the manager registers no webhook, so nothing listens on it' },
 ];
 
-function goDuration(d: Duration): string {
-  const seconds = d.toSeconds();
-  return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
-}
-
 /**
  * The Function Controller of release 1.13.0: it runs each Function as a Deployment of the runtime
  * image (which installs the dependencies at every Pod start) and a Service, nothing else. Its
@@ -152,22 +147,15 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
   constructor(scope: Construct, id: string, props: BuildlessFunctionControllerProps) {
     super(scope, id);
     this.replicas = props.replicas ?? 1;
-    const names = CONTROLLER_NAMES;
-    const labels = { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'controller' };
-
-    const serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
-      metadata: { name: names.serviceAccount, labels },
-    });
-    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: props.namespace }];
-
-    // What the 1.13.0 binary calls, read from its source (components/buildless-serverless at 1.13.0) and
-    // seen on a real API server. Its client reads Functions and Secrets uncached (cmd/main.go DisableFor),
-    // Deployments and Services from its informers. Upstream's ClusterRole grants more: create, delete and
-    // patch of Functions, delete and patch of Deployments, delete of Services, and list, watch, update and
-    // delete of every Secret, which no code of 1.13.0 calls.
-    const clusterRole = clusterScoped(new k8s.KubeClusterRole(this, 'ClusterRole', {
-      metadata: { name: names.clusterRole, labels },
-      rules: [
+    this.functionConfig = buildlessFunctionConfig(props);
+    const functionConfigText = Yaml.stringify(this.functionConfig);
+    this.metricsService = controllerObjects(this, props, {
+      // What the 1.13.0 binary calls, read from its source (components/buildless-serverless at 1.13.0) and
+      // seen on a real API server. Its client reads Functions and Secrets uncached (cmd/main.go DisableFor),
+      // Deployments and Services from its informers. Upstream's ClusterRole grants more: create, delete and
+      // patch of Functions, delete and patch of Deployments, delete of Services, and list, watch, update and
+      // delete of every Secret, which no code of 1.13.0 calls.
+      clusterRole: (scope, metadata) => new k8s.KubeClusterRole(scope, 'ClusterRole', { metadata, rules: [
         // The informer behind For(&Function{}) lists and watches Functions; the reconciler and the eject endpoint get each one uncached.
         { apiGroups: [FUNCTION_GROUP], resources: ['functions'], verbs: ['get', 'list', 'watch'] },
         // Progress is written with Status().Update (fsm.go); nothing reads the subresource.
@@ -184,130 +172,53 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
         { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
         // Status changes are also reported as Events on the Function (the manager's core/v1 event recorder).
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      ],
-    }));
-    clusterScoped(new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
-      metadata: { name: names.clusterRole, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
-      subjects,
-    }));
-
-    // Leader election is on (leaderElectionEnabled): controller-runtime 0.22's lock is a Lease in the
-    // controller's own namespace, named by leaderElectionID. Upstream's Role also grants ConfigMaps and
-    // every verb on Leases, which the lock does not use.
-    leaderElectionRbac(this, labels, subjects);
-
-    this.functionConfig = buildlessFunctionConfig(props);
-    const functionConfigText = Yaml.stringify(this.functionConfig);
-    const functionConfig = new k8s.KubeConfigMap(this, 'FunctionConfig', {
-      metadata: { name: BUILDLESS_CONTROLLER_NAMES.functionConfig, labels },
-      data: { [BUILDLESS_CONTROLLER_NAMES.functionConfigFile]: functionConfigText },
-    });
-    const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
-      metadata: { name: BUILDLESS_CONTROLLER_NAMES.logConfig, labels },
-      data: { [BUILDLESS_CONTROLLER_NAMES.logConfigFile]: Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
-    });
-
-    const resources = props.resources ?? {
-      requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(64), limitCpu: Cpu.millis(500), limitMemory: Size.gibibytes(1),
-    };
-    const env: Record<string, string> = {
-      APP_FUNCTION_CONFIG_PATH: `${FUNCTION_CONFIG_DIR}/${BUILDLESS_CONTROLLER_NAMES.functionConfigFile}`,
-      APP_LOG_CONFIG_PATH: `${LOG_CONFIG_DIR}/${BUILDLESS_CONTROLLER_NAMES.logConfigFile}`,
-      APP_KYMA_FIPS_MODE_ENABLED: 'false',
-      // The binary is built with GOFIPS140; upstream's chart sets the same value as its image, so a
-      // runtime that drops the image's environment still gets it.
-      GODEBUG: 'fips140=off,tlsmlkem=0',
-      // The image is FROM scratch, without a user database: client-go's kubeconfig lookup fails
-      // without HOME, which not every container runtime sets. /tmp is a writable emptyDir.
-      HOME: '/tmp',
-    };
-
-    new k8s.KubeDeployment(this, 'Deployment', {
-      metadata: { name: names.deployment, labels },
-      spec: {
-        replicas: this.replicas,
-        // The 1.11.1 controller's selector, which a Deployment can never change: the move updates it in place.
-        selector: { matchLabels: { ...CONTROLLER_SELECTOR } },
-        template: {
-          metadata: {
-            labels: {
-              ...CONTROLLER_SELECTOR,
-              ...labels,
-              'kyma-project.io/module': 'serverless',
-              'kyma-project.io/component': 'controller',
-              ...CONTROLLER_POD_NETWORK_LABELS,
-            },
-            annotations: {
-              'sidecar.istio.io/inject': 'false',
-              'prometheus.io/scrape': 'false',
-              // The binary reads function-config.yaml once, at start: a change must restart it.
-              'checksum/config': createHash('sha256').update(functionConfigText).digest('hex'),
-            },
-          },
-          spec: {
-            serviceAccountName: serviceAccount.name,
-            automountServiceAccountToken: true,
-            priorityClassName: props.priorityClassName,
-            terminationGracePeriodSeconds: 10,
-            securityContext: restrictedPod(1000),
-            containers: [{
-              name: 'manager',
-              image: props.image,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['/app/manager'],
-              env: Object.entries(env).map(([name, value]) => ({ name, value })),
-              ports: [
-                { name: 'http-metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
-                { name: 'health', containerPort: HEALTHZ_PORT, protocol: 'TCP' },
-              ],
-              // The check sends an event through the reconciler and waits for it, up to healthzLivenessTimeout
-              // twice: the probe's timeout outlasts that (upstream's chart leaves Kubernetes' 1 s).
-              livenessProbe: httpProbe('/healthz', HEALTHZ_PORT, {
-                initialDelaySeconds: 15, timeoutSeconds: 2 * HEALTHZ_LIVENESS_TIMEOUT.toSeconds() + 5, periodSeconds: 30,
-                failureThreshold: 3, successThreshold: 1,
-              }),
-              readinessProbe: httpProbe('/readyz', HEALTHZ_PORT, {
-                initialDelaySeconds: 5, timeoutSeconds: 1, periodSeconds: 10, failureThreshold: 3, successThreshold: 1,
-              }),
-              resources: resourceRequirements(resources),
-              securityContext: restrictedContainer(),
-              volumeMounts: [
-                { name: 'configuration', mountPath: FUNCTION_CONFIG_DIR, readOnly: true },
-                { name: 'log-configuration', mountPath: LOG_CONFIG_DIR, readOnly: true },
-                // HOME, writable under a read-only root file system.
-                { name: 'tmpdir', mountPath: '/tmp' },
-              ],
-            }],
-            volumes: [
-              { name: 'configuration', configMap: { name: functionConfig.name } },
-              { name: 'log-configuration', configMap: { name: logConfig.name } },
-              { name: 'tmpdir', emptyDir: {} },
-            ],
-          },
-        },
+      ] }),
+      configure: labels => {
+        const functionConfig = new k8s.KubeConfigMap(this, 'FunctionConfig', {
+          metadata: { name: BUILDLESS_CONTROLLER_NAMES.functionConfig, labels },
+          data: { [BUILDLESS_CONTROLLER_NAMES.functionConfigFile]: functionConfigText },
+        });
+        const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
+          metadata: { name: BUILDLESS_CONTROLLER_NAMES.logConfig, labels },
+          data: { [BUILDLESS_CONTROLLER_NAMES.logConfigFile]: Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+        });
+        const env: Record<string, string> = {
+          APP_FUNCTION_CONFIG_PATH: `${FUNCTION_CONFIG_DIR}/${BUILDLESS_CONTROLLER_NAMES.functionConfigFile}`,
+          APP_LOG_CONFIG_PATH: `${LOG_CONFIG_DIR}/${BUILDLESS_CONTROLLER_NAMES.logConfigFile}`,
+          APP_KYMA_FIPS_MODE_ENABLED: 'false',
+          // The binary is built with GOFIPS140; upstream's chart sets the same value as its image, so a
+          // runtime that drops the image's environment still gets it.
+          GODEBUG: 'fips140=off,tlsmlkem=0',
+          // The image is FROM scratch, without a user database: client-go's kubeconfig lookup fails
+          // without HOME, which not every container runtime sets. /tmp is a writable emptyDir.
+          HOME: '/tmp',
+        };
+        return {
+          env,
+          // The binary reads function-config.yaml once, at start: a change must restart it.
+          podAnnotations: { 'checksum/config': createHash('sha256').update(functionConfigText).digest('hex') },
+          volumeMounts: [
+            { name: 'configuration', mountPath: FUNCTION_CONFIG_DIR, readOnly: true },
+            { name: 'log-configuration', mountPath: LOG_CONFIG_DIR, readOnly: true },
+          ],
+          volumes: [
+            { name: 'configuration', configMap: { name: functionConfig.name } },
+            { name: 'log-configuration', configMap: { name: logConfig.name } },
+          ],
+        };
       },
+      defaultResources: { requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(64), limitCpu: Cpu.millis(500), limitMemory: Size.gibibytes(1) },
+      metricsPort: METRICS_PORT,
+      healthPort: HEALTHZ_PORT,
+      // The check sends an event through the reconciler and waits for it, up to healthzLivenessTimeout
+      // twice: the probe's timeout outlasts that (upstream's chart leaves Kubernetes' 1 s).
+      livenessProbe: httpProbe('/healthz', HEALTHZ_PORT, {
+        initialDelaySeconds: 15, timeoutSeconds: 2 * HEALTHZ_LIVENESS_TIMEOUT.toSeconds() + 5, periodSeconds: 30,
+        failureThreshold: 3, successThreshold: 1,
+      }),
+      readinessProbe: httpProbe('/readyz', HEALTHZ_PORT, {
+        initialDelaySeconds: 5, timeoutSeconds: 1, periodSeconds: 10, failureThreshold: 3, successThreshold: 1,
+      }),
     });
-
-    this.metricsService = new k8s.KubeService(this, 'MetricsService', {
-      metadata: {
-        name: names.serviceAccount,
-        labels,
-        annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(METRICS_PORT), 'prometheus.io/path': '/metrics' },
-      },
-      spec: {
-        type: 'ClusterIP',
-        selector: { ...CONTROLLER_SELECTOR },
-        // Upstream also exposes 443 -> 8443, where the manager serves nothing.
-        ports: [{ name: 'http-metrics', port: METRICS_PORT, targetPort: k8s.IntOrString.fromNumber(METRICS_PORT), protocol: 'TCP' }],
-      },
-    });
-
-    if (this.replicas > 1) {
-      new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
-        metadata: { name: names.deployment, labels },
-        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...CONTROLLER_SELECTOR } } },
-      });
-    }
   }
 }

@@ -9,11 +9,10 @@ import {
   BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, PACKAGE_REGISTRY_CONFIG_SECRET, FunctionProfile, ResourcePreset, isDns1123Label,
 } from '../api';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';
-import { ContainerResources, clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { ContainerResources } from './container-resources';
 
 import { LogLevel } from '../log-level';
-
-export { LogLevel };
 
 /** Log formats the controller understands. */
 export enum LogFormat {
@@ -225,9 +224,155 @@ export function leaderElectionRbac(scope: Construct, labels: { readonly [key: st
   });
 }
 
-function goDuration(d: Duration): string {
+/**
+ * A duration as the controllers' Go configuration reads it: whole minutes as `5m`, else seconds.
+ *
+ * @internal
+ */
+export function goDuration(d: Duration): string {
   const seconds = d.toSeconds();
   return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+}
+
+/** The labels of every object of a controller. */
+const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'controller' };
+
+/** What a controller's container gets of the configuration its release writes. */
+export interface ControllerConfiguration {
+  /** The container's environment, in order. */
+  readonly env: { readonly [name: string]: string };
+  /** Pod annotations besides the two every controller Pod has. */
+  readonly podAnnotations?: { readonly [key: string]: string };
+  /** The mounts of the configuration (a writable /tmp follows them). */
+  readonly volumeMounts: k8s.VolumeMount[];
+  /** The volumes of the configuration (the /tmp emptyDir follows them). */
+  readonly volumes: k8s.Volume[];
+}
+
+/**
+ * What differs between the controllers of the releases; the rest of their objects is one shape
+ * ({@link controllerObjects}): a ServiceAccount, a ClusterRole and its binding, the leader-election
+ * Role, the configuration, a Deployment of one `manager` container, a metrics Service and, with
+ * more than one replica, a disruption budget, all under the 1.11.1 names and selector.
+ *
+ * @internal
+ */
+export interface ControllerShape {
+  /** Writes the ClusterRole, with the rules of what the release's binary calls, each with its comment. */
+  readonly clusterRole: (scope: Construct, metadata: k8s.ObjectMeta) => k8s.KubeClusterRole;
+  /** Writes the release's configuration objects (after the RBAC) and says what the container gets of them. */
+  readonly configure: (labels: { readonly [key: string]: string }) => ControllerConfiguration;
+  /** The container's requests and limits when the props give none. */
+  readonly defaultResources: ContainerResources;
+  /** The port of the metrics (named `http-metrics`) and of the health checks (named `health`). */
+  readonly metricsPort: number;
+  readonly healthPort: number;
+  readonly livenessProbe: k8s.Probe;
+  readonly readinessProbe: k8s.Probe;
+}
+
+/** What the props of every release's controller give its objects. */
+type ControllerBasics = Pick<FunctionControllerProps, 'namespace' | 'image' | 'priorityClassName' | 'replicas' | 'resources'>;
+
+/**
+ * The objects of a controller of any release, in one shape, with what differs taken from `shape`.
+ *
+ * @returns the metrics Service
+ * @internal
+ */
+export function controllerObjects(scope: Construct, props: ControllerBasics, shape: ControllerShape): k8s.KubeService {
+  const replicas = props.replicas ?? 1;
+  const names = CONTROLLER_NAMES;
+  const labels = CONTROLLER_LABELS;
+
+  const serviceAccount = new k8s.KubeServiceAccount(scope, 'ServiceAccount', {
+    metadata: { name: names.serviceAccount, labels },
+  });
+  const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: props.namespace }];
+
+  const clusterRole = clusterScoped(shape.clusterRole(scope, { name: names.clusterRole, labels }));
+  clusterScoped(new k8s.KubeClusterRoleBinding(scope, 'ClusterRoleBinding', {
+    metadata: { name: names.clusterRole, labels },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
+    subjects,
+  }));
+
+  // Leader election is always on: even with one replica, a rolling update briefly runs two
+  // controllers. controller-runtime 0.22's lock is a Lease in the controller's own namespace.
+  leaderElectionRbac(scope, labels, subjects);
+
+  const configuration = shape.configure(labels);
+
+  new k8s.KubeDeployment(scope, 'Deployment', {
+    metadata: { name: names.deployment, labels },
+    spec: {
+      replicas,
+      // The 1.11.1 controller's selector, which a Deployment can never change: a move of release updates it in place.
+      selector: { matchLabels: { ...CONTROLLER_SELECTOR } },
+      template: {
+        metadata: {
+          labels: {
+            ...CONTROLLER_SELECTOR,
+            ...labels,
+            'kyma-project.io/module': 'serverless',
+            'kyma-project.io/component': 'controller',
+            ...CONTROLLER_POD_NETWORK_LABELS,
+          },
+          annotations: { 'sidecar.istio.io/inject': 'false', 'prometheus.io/scrape': 'false', ...configuration.podAnnotations },
+        },
+        spec: {
+          serviceAccountName: serviceAccount.name,
+          automountServiceAccountToken: true,
+          priorityClassName: props.priorityClassName,
+          terminationGracePeriodSeconds: 10,
+          securityContext: restrictedPod(1000),
+          containers: [{
+            name: 'manager',
+            image: props.image,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['/app/manager'],
+            env: Object.entries(configuration.env).map(([name, value]) => ({ name, value })),
+            ports: [
+              { name: 'http-metrics', containerPort: shape.metricsPort, protocol: 'TCP' },
+              { name: 'health', containerPort: shape.healthPort, protocol: 'TCP' },
+            ],
+            livenessProbe: shape.livenessProbe,
+            readinessProbe: shape.readinessProbe,
+            resources: resourceRequirements(props.resources ?? shape.defaultResources),
+            securityContext: restrictedContainer(),
+            volumeMounts: [
+              ...configuration.volumeMounts,
+              // Git clones and HOME need a writable directory under a read-only root file system.
+              { name: 'tmpdir', mountPath: '/tmp' },
+            ],
+          }],
+          volumes: [...configuration.volumes, { name: 'tmpdir', emptyDir: {} }],
+        },
+      },
+    },
+  });
+
+  const metricsService = new k8s.KubeService(scope, 'MetricsService', {
+    metadata: {
+      name: names.serviceAccount,
+      labels,
+      annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(shape.metricsPort), 'prometheus.io/path': '/metrics' },
+    },
+    spec: {
+      type: 'ClusterIP',
+      selector: { ...CONTROLLER_SELECTOR },
+      // Upstream also exposes 443 -> 8443, where the manager serves nothing.
+      ports: [{ name: 'http-metrics', port: shape.metricsPort, targetPort: k8s.IntOrString.fromNumber(shape.metricsPort), protocol: 'TCP' }],
+    },
+  });
+
+  if (replicas > 1) {
+    new k8s.KubePodDisruptionBudget(scope, 'DisruptionBudget', {
+      metadata: { name: names.deployment, labels },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...CONTROLLER_SELECTOR } } },
+    });
+  }
+  return metricsService;
 }
 
 /**
@@ -252,16 +397,10 @@ export class FunctionController extends Construct implements IFunctionController
       if (!isDns1123Label(name)) throw new Error(`'controller.excludedNamespaces' holds ${JSON.stringify(name)}, which is no namespace name: give DNS-1123 labels such as kube-system`);
     }
     const names = CONTROLLER_NAMES;
-    const labels = { 'app.kubernetes.io/name': 'serverless', 'app.kubernetes.io/component': 'controller' };
-
-    const serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
-      metadata: { name: names.serviceAccount, labels },
-    });
-    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: props.namespace }];
-
-    const clusterRole = clusterScoped(new k8s.KubeClusterRole(this, 'ClusterRole', {
-      metadata: { name: names.clusterRole, labels },
-      rules: [
+    const resync = goDuration(props.resyncPeriod ?? Duration.minutes(5));
+    this.metricsService = controllerObjects(this, props, {
+      // What the 1.11.1 binary calls. Upstream's leader-election Role lacks the Leases its lock uses.
+      clusterRole: (scope, metadata) => new k8s.KubeClusterRole(scope, 'ClusterRole', { metadata, rules: [
         // Inline sources become ConfigMaps; runtime Dockerfiles are copied to every namespace,
         // and the base ones get a finalizer. Old source ConfigMaps are removed in bulk.
         { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'update', 'watch'] },
@@ -292,132 +431,56 @@ export class FunctionController extends Construct implements IFunctionController
         // Children are created with blocking owner references to their Function; clusters with
         // the OwnerReferencesPermissionEnforcement admission plugin require this.
         { apiGroups: [FUNCTION_GROUP], resources: ['functions/finalizers'], verbs: ['update'] },
-      ],
-    }));
-    clusterScoped(new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
-      metadata: { name: names.clusterRole, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
-      subjects,
-    }));
-
-    // Leader election is always on: even with one replica, a rolling update briefly runs two
-    // controllers, and two would race on build Jobs. Upstream's Role lacks leases, which the
-    // controller's lock (controller-runtime 0.22) uses.
-    leaderElectionRbac(this, labels, subjects);
-
-    const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
-      metadata: { name: names.logConfig, labels },
-      data: { 'log-config.yaml': Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
-    });
-
-    const resources = props.resources ?? {
-      requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(32), limitCpu: Cpu.millis(600), limitMemory: Size.gibibytes(1),
-    };
-    const resync = goDuration(props.resyncPeriod ?? Duration.minutes(5));
-    const env: Record<string, string> = {
-      APP_METRICS_ADDRESS: ':8080',
-      APP_HEALTHZ_ADDRESS: ':8090',
-      APP_HEALTHZ_LIVENESS_TIMEOUT: '10s',
-      APP_LEADER_ELECTION_ENABLED: 'true',
-      APP_LEADER_ELECTION_ID: names.leaderElectionId,
-      APP_LOG_CONFIG_PATH: '/appconfig/log-config.yaml',
-      APP_KUBERNETES_BASE_NAMESPACE: props.namespace,
-      APP_KUBERNETES_BASE_DEFAULT_SECRET_NAME: props.registrySecretName,
-      APP_KUBERNETES_EXCLUDED_NAMESPACES: [...new Set([props.namespace, ...this.excludedNamespaces])].join(','),
-      APP_KUBERNETES_CONFIG_MAP_REQUEUE_DURATION: resync,
-      APP_KUBERNETES_SECRET_REQUEUE_DURATION: resync,
-      APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: resync,
-      APP_FUNCTION_TRACE_COLLECTOR_ENDPOINT: props.traceCollectorEndpoint
-        ?? 'http://telemetry-otlp-traces.kyma-system.svc.cluster.local:4318/v1/traces',
-      APP_FUNCTION_PUBLISHER_PROXY_ADDRESS: props.publisherProxyAddress ?? DEFAULT_PUBLISHER_PROXY_ADDRESS,
-      APP_FUNCTION_IMAGE_REGISTRY_DEFAULT_DOCKER_CONFIG_SECRET_NAME: props.registrySecretName,
-      APP_FUNCTION_PACKAGE_REGISTRY_CONFIG_SECRET_NAME: names.packageRegistrySecret,
-      APP_FUNCTION_IMAGE_PULL_ACCOUNT_NAME: names.functionServiceAccount,
-      APP_FUNCTION_TARGET_CPU_UTILIZATION_PERCENTAGE: String(props.targetCpuUtilizationPercentage),
-      APP_FUNCTION_REQUEUE_DURATION: '5m',
-      APP_FUNCTION_FUNCTION_READY_REQUEUE_DURATION: goDuration(props.functionReadyRequeue ?? Duration.minutes(5)),
-      APP_FUNCTION_BUILD_EXECUTOR_ARGS: (props.buildExecutorArgs ?? DEFAULT_BUILD_EXECUTOR_ARGS).join(','),
-      APP_FUNCTION_BUILD_EXECUTOR_IMAGE: props.buildExecutorImage,
-      APP_FUNCTION_BUILD_REPO_FETCHER_IMAGE: props.repoFetcherImage,
-      APP_FUNCTION_BUILD_MAX_SIMULTANEOUS_JOBS: String(props.maxSimultaneousBuilds),
-      APP_FUNCTION_RESOURCE_CONFIG: resourceConfigYaml(props),
-      // GODEBUG is deliberately absent: the image sets the FIPS value its binary insists on.
-    };
-
-    new k8s.KubeDeployment(this, 'Deployment', {
-      metadata: { name: names.deployment, labels },
-      spec: {
-        replicas: this.replicas,
-        selector: { matchLabels: { ...CONTROLLER_SELECTOR } },
-        template: {
-          metadata: {
-            labels: {
-              ...CONTROLLER_SELECTOR,
-              ...labels,
-              'kyma-project.io/module': 'serverless',
-              'kyma-project.io/component': 'controller',
-              ...CONTROLLER_POD_NETWORK_LABELS,
-            },
-            annotations: { 'sidecar.istio.io/inject': 'false', 'prometheus.io/scrape': 'false' },
-          },
-          spec: {
-            serviceAccountName: serviceAccount.name,
-            automountServiceAccountToken: true,
-            priorityClassName: props.priorityClassName,
-            terminationGracePeriodSeconds: 10,
-            securityContext: restrictedPod(1000),
-            containers: [{
-              name: 'manager',
-              image: props.image,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['/app/manager'],
-              env: Object.entries(env).map(([name, value]) => ({ name, value })),
-              ports: [
-                { name: 'http-metrics', containerPort: 8080, protocol: 'TCP' },
-                { name: 'health', containerPort: 8090, protocol: 'TCP' },
-              ],
-              livenessProbe: httpProbe('/healthz/', 8090, {
-                initialDelaySeconds: 50, timeoutSeconds: 60, periodSeconds: 120, failureThreshold: 3, successThreshold: 1,
-              }),
-              readinessProbe: httpProbe('/readyz/', 8090, {
-                initialDelaySeconds: 10, timeoutSeconds: 10, periodSeconds: 30, failureThreshold: 3, successThreshold: 1,
-              }),
-              resources: resourceRequirements(resources),
-              securityContext: restrictedContainer(),
-              volumeMounts: [
-                { name: 'configuration', mountPath: '/appconfig' },
-                // Git clones need a writable directory under a read-only root file system.
-                { name: 'tmpdir', mountPath: '/tmp' },
-              ],
-            }],
-            volumes: [
-              { name: 'configuration', configMap: { name: logConfig.name } },
-              { name: 'tmpdir', emptyDir: {} },
-            ],
-          },
-        },
+      ] }),
+      configure: labels => {
+        const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
+          metadata: { name: names.logConfig, labels },
+          data: { 'log-config.yaml': Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+        });
+        const env: Record<string, string> = {
+          APP_METRICS_ADDRESS: ':8080',
+          APP_HEALTHZ_ADDRESS: ':8090',
+          APP_HEALTHZ_LIVENESS_TIMEOUT: '10s',
+          APP_LEADER_ELECTION_ENABLED: 'true',
+          APP_LEADER_ELECTION_ID: names.leaderElectionId,
+          APP_LOG_CONFIG_PATH: '/appconfig/log-config.yaml',
+          APP_KUBERNETES_BASE_NAMESPACE: props.namespace,
+          APP_KUBERNETES_BASE_DEFAULT_SECRET_NAME: props.registrySecretName,
+          APP_KUBERNETES_EXCLUDED_NAMESPACES: [...new Set([props.namespace, ...this.excludedNamespaces])].join(','),
+          APP_KUBERNETES_CONFIG_MAP_REQUEUE_DURATION: resync,
+          APP_KUBERNETES_SECRET_REQUEUE_DURATION: resync,
+          APP_KUBERNETES_SERVICE_ACCOUNT_REQUEUE_DURATION: resync,
+          APP_FUNCTION_TRACE_COLLECTOR_ENDPOINT: props.traceCollectorEndpoint
+            ?? 'http://telemetry-otlp-traces.kyma-system.svc.cluster.local:4318/v1/traces',
+          APP_FUNCTION_PUBLISHER_PROXY_ADDRESS: props.publisherProxyAddress ?? DEFAULT_PUBLISHER_PROXY_ADDRESS,
+          APP_FUNCTION_IMAGE_REGISTRY_DEFAULT_DOCKER_CONFIG_SECRET_NAME: props.registrySecretName,
+          APP_FUNCTION_PACKAGE_REGISTRY_CONFIG_SECRET_NAME: names.packageRegistrySecret,
+          APP_FUNCTION_IMAGE_PULL_ACCOUNT_NAME: names.functionServiceAccount,
+          APP_FUNCTION_TARGET_CPU_UTILIZATION_PERCENTAGE: String(props.targetCpuUtilizationPercentage),
+          APP_FUNCTION_REQUEUE_DURATION: '5m',
+          APP_FUNCTION_FUNCTION_READY_REQUEUE_DURATION: goDuration(props.functionReadyRequeue ?? Duration.minutes(5)),
+          APP_FUNCTION_BUILD_EXECUTOR_ARGS: (props.buildExecutorArgs ?? DEFAULT_BUILD_EXECUTOR_ARGS).join(','),
+          APP_FUNCTION_BUILD_EXECUTOR_IMAGE: props.buildExecutorImage,
+          APP_FUNCTION_BUILD_REPO_FETCHER_IMAGE: props.repoFetcherImage,
+          APP_FUNCTION_BUILD_MAX_SIMULTANEOUS_JOBS: String(props.maxSimultaneousBuilds),
+          APP_FUNCTION_RESOURCE_CONFIG: resourceConfigYaml(props),
+          // GODEBUG is deliberately absent: the image sets the FIPS value its binary insists on.
+        };
+        return {
+          env,
+          volumeMounts: [{ name: 'configuration', mountPath: '/appconfig' }],
+          volumes: [{ name: 'configuration', configMap: { name: logConfig.name } }],
+        };
       },
+      defaultResources: { requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(32), limitCpu: Cpu.millis(600), limitMemory: Size.gibibytes(1) },
+      metricsPort: 8080,
+      healthPort: 8090,
+      livenessProbe: httpProbe('/healthz/', 8090, {
+        initialDelaySeconds: 50, timeoutSeconds: 60, periodSeconds: 120, failureThreshold: 3, successThreshold: 1,
+      }),
+      readinessProbe: httpProbe('/readyz/', 8090, {
+        initialDelaySeconds: 10, timeoutSeconds: 10, periodSeconds: 30, failureThreshold: 3, successThreshold: 1,
+      }),
     });
-
-    this.metricsService = new k8s.KubeService(this, 'MetricsService', {
-      metadata: {
-        name: names.serviceAccount,
-        labels,
-        annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' },
-      },
-      spec: {
-        type: 'ClusterIP',
-        selector: { ...CONTROLLER_SELECTOR },
-        // Upstream also exposes 443 -> 8443, a leftover of a webhook the controller no longer serves.
-        ports: [{ name: 'http-metrics', port: 8080, targetPort: k8s.IntOrString.fromNumber(8080), protocol: 'TCP' }],
-      },
-    });
-
-    if (this.replicas > 1) {
-      new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
-        metadata: { name: names.deployment, labels },
-        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { ...CONTROLLER_SELECTOR } } },
-      });
-    }
   }
 }

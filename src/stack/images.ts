@@ -3,9 +3,6 @@
  */
 import { KnownRuntimeName, ServerlessRelease, releaseFacts } from '../api';
 
-/** The upstream release whose images and configuration the stack deploys by default. */
-export const SERVERLESS_VERSION = '1.11.1';
-
 /**
  * The official Node.js image that runs the stack's own JavaScript programs (the webhook server and
  * the credentials Job), shipped in ConfigMaps. An exact version tag: pin a digest with `images.nodejs`.

@@ -8,7 +8,8 @@ import { Construct } from 'constructs';
 import type * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api';
 import { dashboardFileName, dashboardJson } from './_monitoring-dashboard';
-import { AlertThresholds, MonitoringScope, ServerlessAlert, alertGroups, runbookReference, runbookUrl } from './_monitoring-rules';
+import { MonitoringScope, ServerlessAlert, alertGroups, runbookReference, runbookUrl } from './_monitoring-rules';
+import { AlertThresholds } from './alert-thresholds';
 import { promDuration } from './_promql';
 import { requireInteger } from './_util';
 

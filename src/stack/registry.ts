@@ -1,7 +1,6 @@
 /**
  * Where Function images go: the stack's internal Docker registry, or an external one.
  */
-import { createHash } from 'node:crypto';
 import { Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
@@ -9,7 +8,8 @@ import { FUNCTION_CONTROLLER, FunctionChildLabel, isDns1123Subdomain } from '../
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
-import { ContainerResources, httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod, scriptJobTemplate, shortHash } from './_util';
+import { ContainerResources } from './container-resources';
 import { BuildImages } from './images';
 import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 
@@ -466,44 +466,16 @@ class CredentialsJob extends Construct {
       data: { 'ensure-registry-credentials.js': REGISTRY_CREDENTIALS_SCRIPT },
     });
 
-    const podSpec: k8s.PodSpec = {
-      serviceAccountName: serviceAccount.name,
-      automountServiceAccountToken: true,
-      priorityClassName: props.priorityClassName,
-      restartPolicy: 'Never',
-      securityContext: restrictedPod(1000),
-      containers: [{
-        name: 'ensure-credentials',
-        image: props.image,
-        imagePullPolicy: 'IfNotPresent',
-        command: ['node', '/script/ensure-registry-credentials.js'],
-        env: [
-          { name: 'SECRET_NAME', value: props.secretName },
-          { name: 'SECRET_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-          { name: 'PUSH_REGISTRY_ADDRESS', value: props.pushAddress },
-          { name: 'PULL_REGISTRY_ADDRESS', value: props.pullAddress },
-        ],
-        resources: resourceRequirements({
-          requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(32), limitCpu: Cpu.millis(200), limitMemory: Size.mebibytes(128),
-        }),
-        securityContext: restrictedContainer(),
-        volumeMounts: [{ name: 'script', mountPath: '/script', readOnly: true }],
-      }],
-      volumes: [{ name: 'script', configMap: { name: script.name } }],
-    };
-    const template: k8s.PodTemplateSpec = {
-      metadata: {
-        labels: {
-          ...labels,
-          'kyma-project.io/module': 'serverless',
-          // Lets the stack's NetworkPolicies allow this Pod to reach the API server.
-          'networking.serverless.kyma-project.io/to-apiserver': 'allowed',
-        },
-        // A sidecar would keep the Job from ever completing.
-        annotations: { 'sidecar.istio.io/inject': 'false' },
-      },
-      spec: podSpec,
-    };
+    const template = scriptJobTemplate({
+      labels, serviceAccountName: serviceAccount.name, priorityClassName: props.priorityClassName, image: props.image,
+      containerName: 'ensure-credentials', scriptConfigMap: script.name, scriptFile: 'ensure-registry-credentials.js',
+      env: [
+        { name: 'SECRET_NAME', value: props.secretName },
+        { name: 'SECRET_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'PUSH_REGISTRY_ADDRESS', value: props.pushAddress },
+        { name: 'PULL_REGISTRY_ADDRESS', value: props.pullAddress },
+      ],
+    });
 
     const job = new k8s.KubeJob(this, 'Resource', {
       // A Job's template cannot change; a new spec gets a new name, deterministic from its content.
@@ -512,8 +484,4 @@ class CredentialsJob extends Construct {
     });
     job.node.addDependency(role, script);
   }
-}
-
-function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }

@@ -11,7 +11,8 @@ import {
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 import { BuildlessFunctionController } from './buildless-controller';
-import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat, LogLevel } from './controller';
+import { LogLevel } from '../log-level';
+import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from './images';
 import { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
@@ -30,10 +31,6 @@ export const PRIORITY_CLASS_NAME = 'serverless-priority';
 
 /** Its value (upstream's); a PriorityClass's value cannot change once created. */
 export const PRIORITY_CLASS_VALUE = 2000000;
-
-// The annotation on the Function CRD that names the stack's release lives in src/api, which the
-// command line's checks (src/policy) read too; exported here as well, where it was first.
-export { RELEASE_ANNOTATION } from '../api';
 
 /** The label on every object this package synthesizes. */
 export const MANAGED_BY_LABEL = { key: 'app.kubernetes.io/managed-by', value: 'cdk8s-kyma-serverless' } as const;

@@ -14,7 +14,8 @@ import {
 } from '../webhook/config';
 import { LogLevel } from '../log-level';
 import { WEBHOOK_PROGRAM_BUNDLE, WEBHOOK_PROGRAM_LOADER, WEBHOOK_PROGRAM_MAIN, webhookProgram } from './_webhook-program';
-import { ContainerResources, clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { clusterScoped, requireInteger, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
+import { ContainerResources } from './container-resources';
 
 /** The Deployment selector: upstream's webhook labels. */
 export const WEBHOOK_SELECTOR = {

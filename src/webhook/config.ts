@@ -113,7 +113,7 @@ export interface WebhookConfigFile {
 const positiveInteger = { type: 'integer', minimum: 1 };
 /**
  * The JSON Schema of the configuration file. `scripts/compile-validators.ts` compiles it ahead of
- * time into `src/_generated/webhook-config-check.ts`, so the server's bundle holds no ajv compiler.
+ * time into `src/webhook/_generated/webhook-config-check.ts`, so the server's bundle holds no ajv compiler.
  */
 export const WEBHOOK_CONFIG_SCHEMA = {
   type: 'object',
@@ -200,7 +200,7 @@ export function parseWebhookConfig(text: string, source = 'webhook configuration
   }
   // Required here, not imported: scripts/compile-validators.ts imports this module to generate it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  validateFile ??= (require('../_generated/webhook-config-check') as typeof import('../_generated/webhook-config-check')).webhookConfigCheck();
+  validateFile ??= (require('./_generated/webhook-config-check') as typeof import('./_generated/webhook-config-check')).webhookConfigCheck();
   if (!validateFile(data)) {
     throw new Error(`${source} is invalid:\n${(validateFile.errors ?? []).map(e => `  ${describe(e)}`).join('\n')}`);
   }

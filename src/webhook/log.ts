@@ -7,8 +7,6 @@
  */
 import { LogLevel } from '../log-level';
 
-export { LogLevel };
-
 /** Fields of one log line, written between `component` and `msg`. */
 export type LogFields = { readonly [key: string]: unknown };
 

@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import { WebhookConfig, loadWebhookConfig, resolveWebhookConfig } from './config';
 import { KubeClient, defaultConnection } from './kube-client';
-import { LogLevel, Logger, createLogger } from './log';
+import { LogLevel } from '../log-level';
+import { Logger, createLogger } from './log';
 import { WebhookServer } from './server';
 import { CertificateSource, FileCertificates, SelfManagedCertificates } from './tls';
 

@@ -98,8 +98,8 @@ describe('kyma-serverless init', () => {
     expect(pkg.devDependencies.typescript).toBe('~5.9');
   });
 
-  test('its function folders load, and the app main.ts describes synthesizes valid manifests with both Functions', () => {
-    init(path.join(dir, 'my-app'));
+  test('--release 1.11.1: its function folders load, and the app main.ts describes synthesizes valid manifests with both Functions', () => {
+    init(path.join(dir, 'my-app'), { release: '1.11.1' });
     const app = new GitOpsApp({ outdir: path.join(dir, 'dist') });
     const stack = new ServerlessStack(app, 'serverless');
     const functions = new FunctionNamespace(app, 'functions', { stack });
@@ -112,27 +112,32 @@ describe('kyma-serverless init', () => {
     expect(validateManifests(path.join(dir, 'dist')).findings).toEqual([]);
   });
 
-  test('--release 1.13.0 writes a main.ts whose stack deploys 1.13.0, and a nodejs24 example; the default names no release', () => {
-    const result = init(path.join(dir, 'my-app'), { release: '1.13.0' });
+  test('by default writes a main.ts whose stack deploys 1.13.0, and a nodejs24 example; --release 1.11.1 names no release, the construct\'s default', () => {
+    const result = init(path.join(dir, 'my-app'));
     expect(result.release).toBe(ServerlessRelease.V1_13_0);
     expect(read('main.ts')).toContain("import { FunctionFolder, FunctionNamespace, GitOpsApp, ServerlessRelease, ServerlessStack } from 'cdk8s-kyma-serverless';");
     expect(read('main.ts')).toContain("const stack = new ServerlessStack(app, 'serverless', { release: ServerlessRelease.V1_13_0 });");
     expect(parse(read('functions/hello-node/function.yaml')).runtime).toBe('nodejs24');
     expect(parse(read('functions/hello-python/function.yaml')).runtime).toBe('python312');
     expect(read('README.md')).toContain('until they run (Serverless 1.13.0 builds nothing: dependencies install at each Pod start)');
+    // How to choose 1.11.1, and why one would.
+    expect(read('README.md')).toContain('## The release\n\nThe stack deploys Kyma Serverless 1.13.0, upstream\'s current release.');
+    expect(read('README.md')).toContain('To deploy 1.11.1 instead, the last build-based release, remove `release: ServerlessRelease.V1_13_0` from `main.ts`');
+    expect(read('README.md')).toContain('One would for\nPods that start without installing anything and need no way out to a package registry');
     fs.rmSync(path.join(dir, 'my-app'), { recursive: true });
-    expect(init(path.join(dir, 'my-app')).release).toBe(ServerlessRelease.V1_11_1);
+    expect(init(path.join(dir, 'my-app'), { release: '1.11.1' }).release).toBe(ServerlessRelease.V1_11_1);
     expect(read('main.ts')).not.toContain('ServerlessRelease');
     expect(read('main.ts')).toContain("const stack = new ServerlessStack(app, 'serverless');\n");
     expect(parse(read('functions/hello-node/function.yaml')).runtime).toBe('nodejs22');
+    expect(read('README.md')).toContain('Upstream\'s current release is 1.13.0 (buildless, with nodejs24)');
   });
 
   test('fails when --release names no release of this package, before writing anything', () => {
     expect(() => init(path.join(dir, 'my-app'), { release: '1.12.0' })).toThrow(/^--release \(1\.12\.0\) is no release this package deploys: use '1\.11\.1' or '1\.13\.0'/);
     expect(fs.existsSync(path.join(dir, 'my-app'))).toBe(false);
   });
-  test('--release 1.13.0: the function folders load, and the app main.ts describes synthesizes valid manifests', () => {
-    init(path.join(dir, 'my-app'), { release: '1.13.0' });
+  test('the function folders load, and the app main.ts describes synthesizes valid manifests without a runtime notice', () => {
+    init(path.join(dir, 'my-app'));
     const app = new GitOpsApp({ outdir: path.join(dir, 'dist') });
     const stack = new ServerlessStack(app, 'serverless', { release: ServerlessRelease.V1_13_0 });
     const functions = new FunctionNamespace(app, 'functions', { stack });
@@ -183,7 +188,7 @@ describe('kyma-serverless init', () => {
 
   test('prints the files and the next commands, or with -o json and -o yaml the same data', async () => {
     const table = await command('init', path.join(dir, 'my-app'));
-    expect(table).toContain(`Wrote a cdk8s app to ${path.join(dir, 'my-app')}/ (cdk8s-kyma-serverless ^${VERSION}, Kyma Serverless 1.11.1):\n  package.json\n`);
+    expect(table).toContain(`Wrote a cdk8s app to ${path.join(dir, 'my-app')}/ (cdk8s-kyma-serverless ^${VERSION}, Kyma Serverless 1.13.0):\n  package.json\n`);
     expect(table).toContain(`\nNext:\n  cd ${path.join(dir, 'my-app')}\n  npm install\n  npm run synth\n  npm test\n  npx kyma-serverless apply dist/ --wait\n`);
     const json = JSON.parse(await command('init', path.join(dir, 'json'), '-o', 'json'));
     const yaml = parse(await command('init', path.join(dir, 'yaml'), '-o', 'yaml'));

@@ -9,7 +9,7 @@ import type { V1Deployment, V1ResourceQuota, VersionInfo } from '@kubernetes/cli
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { ServerlessRelease } from '../../src/api';
-import { CliError } from '../../src/cli/_kube';
+import { CliError } from '../../src/cli/errors';
 import { program } from '../../src/cli/index';
 import {
   CheckId, CheckStatus, GatewayUse, NamespaceFacts, ReleaseSource, PreflightOptions, PreflightReport, UPSTREAM_PUBLISHER_PROXY_ADDRESS, addPreflightCommand,
@@ -18,6 +18,7 @@ import {
   serviceOfAddress,
 } from '../../src/cli/preflight';
 import { FakeCluster } from '../util/fake-cluster';
+import { atDate } from '../util/fixed-date';
 import { writeKubeconfig } from '../util/fake-kube-api';
 import { fixture } from '../util/fixtures';
 import { synthStack } from '../util/synth';
@@ -37,6 +38,8 @@ const KEDA_MANIFESTS = fixture('manifests', 'keda');
 /** The Prometheus Operator's CRDs: ServiceMonitor, PodMonitor, PrometheusRule. */
 const MONITORING = fixture('cluster', 'monitoring');
 
+/** The day the tests judge runtime support at: 2026-11-28, when nodejs22 still has support. */
+const NOW = new Date('2026-11-28T12:00:00Z');
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(HEALTHY, file), 'utf8'));
 const version = (v: Partial<VersionInfo>) => ({ major: '', minor: '', gitVersion: '', ...v }) as VersionInfo;
 const failures = (report: PreflightReport) => report.checks.filter(c => c.status === CheckStatus.FAIL);
@@ -290,7 +293,7 @@ describe('preflight against a cluster', () => {
     kubeconfig = writeKubeconfig(cluster.api, path.join(dir, `kubeconfig-${Date.now()}-${Math.random()}.yaml`));
   }
   // Tests name the manifests they mean: the repository's dist/ (the default) changes with the app.
-  const preflight = (options: Omit<PreflightOptions, 'kubeconfig'> = {}) => runPreflight({ kubeconfig, manifests: false, ...options });
+  const preflight = (options: Omit<PreflightOptions, 'kubeconfig'> = {}) => runPreflight({ kubeconfig, manifests: false, now: NOW, ...options });
 
   /** Runs the command as main() would, with stdout captured. */
   async function command(args: string[]): Promise<{ stdout: string; exitCode: number | undefined }> {
@@ -303,7 +306,7 @@ describe('preflight against a cluster', () => {
     });
     try {
       const manifests = args.some(a => a === '--manifests' || a === '--no-manifests') ? [] : ['--no-manifests'];
-      await cli.parseAsync(['node', 'kyma-serverless', '--kubeconfig', kubeconfig, ...args, ...manifests]);
+      await atDate(NOW, () => cli.parseAsync(['node', 'kyma-serverless', '--kubeconfig', kubeconfig, ...args, ...manifests]));
     } finally {
       write.mockRestore();
     }
@@ -337,6 +340,31 @@ describe('preflight against a cluster', () => {
       ['pass', 'priority class'],
     ]);
     expect(cluster.api.requests.every(r => r.method === 'GET')).toBe(true);
+  });
+
+  test('lists the Functions on a runtime past or near its end of support as a warning, which does not fail the run', async () => {
+    await start(HEALTHY);
+    const legacy = json('functions.json').items[0];
+    cluster.api.put({ apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', ...legacy, metadata: { name: 'legacy', namespace: 'team-a' }, spec: { ...legacy.spec, runtime: 'nodejs20' } });
+    const report = await preflight();
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter(c => c.id === CheckId.RUNTIME_SUPPORT)).toEqual([{
+      id: 'runtime-support',
+      title: 'runtime support',
+      status: 'warn',
+      detail: '1 Function on a runtime past or near its end of support: team-a/legacy (nodejs20, support ended April 2026)',
+      fix: 'nodejs20 reached the end of its support in April 2026 (upstream\'s runtime deprecation schedule, '
+        + 'https://github.com/kyma-project/serverless/blob/1.13.0/docs/user/00-90-runtime-deprecation-schedule.md); release 1.11.1 still runs it; '
+        + 'move to release 1.13.0 and nodejs24',
+    }]);
+    // On 1 December 2026 the support of nodejs22, which the other Functions run on, has ended too; 1.11.1 has no newer Node.js.
+    const later = await preflight({ now: new Date('2026-12-01T00:00:00Z') });
+    expect(later.checks.find(c => c.id === CheckId.RUNTIME_SUPPORT)?.detail).toBe('2 Functions on a runtime past or near its end of support: '
+      + 'team-a/legacy (nodejs20, support ended April 2026), team-b/orders (nodejs22, support ended November 2026)');
+    const { stdout, exitCode } = await command(['preflight']);
+    expect(exitCode).toBeUndefined();
+    expect(stdout).toMatch(/\nwarn {4}runtime support {9}1 Function on a runtime past or near its end of support: team-a\/legacy \(nodejs20, support ended April 2026\)\n {8}fix: nodejs20 reached/);
+    expect(stdout).toMatch(/\n\nPreflight passed \(12 passed, 0 failed, 1 warned\)\.\n$/);
   });
 
   test('the command exits 0 on a healthy cluster', async () => {
@@ -661,7 +689,8 @@ describe('preflight against a cluster', () => {
     await start(HEALTHY);
     const report = await preflight({ namespace: 'team-b' });
     expect([...new Set(report.checks.filter(c => c.namespace).map(c => c.namespace))]).toEqual(['team-b']);
-    expect(cluster.api.requestsOf('GET', /\/functions$/)).toHaveLength(0);
+    // The Functions of that namespace only, for the runtime support check; none of the others'.
+    expect(cluster.api.requestsOf('GET', /\/functions$/).map(r => r.path)).toEqual(['/apis/serverless.kyma-project.io/v1alpha2/namespaces/team-b/functions']);
   });
 
   test('skips the namespace checks when no Function namespace is found', async () => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findRun } from '../../src/cli/_runs';
-import { appCommand, folderNamespace, releaseOfObjects, startRun } from '../../src/cli/run';
+import { appCommand, folderNamespace, folderRelease, releaseOfObjects, startRun } from '../../src/cli/run';
 import { LogLine } from '../../src/runtime/local-function';
 import { CONFIG_MAPS, FakeKubeApi, SECRETS, writeKubeconfig } from '../util/fake-kube-api';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../util/fake-cluster';
@@ -57,6 +57,24 @@ describe('run <folder> finds the namespace the app puts the folder in', () => {
       expect(given.fn.namespace).toBe('team-x');
     } finally {
       await given.stop();
+    }
+  });
+
+  test('and the release, from the stack\'s Function CRD in the output: a new init app\'s folder runs with 1.13.0', async () => {
+    const folder = appWithFolder('echo', ['functions']);
+    expect(folderRelease(folder)).toBeUndefined();
+    const crd = 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: functions.serverless.kyma-project.io\n'
+      + '  annotations:\n    cdk8s-kyma-serverless/release: 1.13.0\n';
+    fs.writeFileSync(path.join(folder, '..', '..', 'out', 'prod', '0000-serverless.k8s.yaml'), crd);
+    expect(folderRelease(folder)).toBe('1.13.0');
+    expect(folderRelease(functionFolder({ 'handler.js': 'x' }))).toBeUndefined();
+    const lines: string[] = [];
+    const run = await startRun(folder, { port: 0, log: line => lines.push(line.text) });
+    try {
+      expect(run.fn.release).toBe('1.13.0');
+      expect(lines).toContain('the app\'s synthesized output deploys Serverless 1.13.0 (its stack\'s Function CRD): following its runtime contract');
+    } finally {
+      await run.stop();
     }
   });
 

@@ -99,6 +99,36 @@ describe('kyma-serverless synth into a new folder', () => {
   });
 });
 
+describe('kyma-serverless synth and the end of a runtime\'s support', () => {
+  const fn = (runtime: string) => ({
+    apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name: 'hello', namespace: 'team-a' },
+    spec: { runtime, source: { inline: { source: runtime.startsWith('python') ? 'def main(event, context):\n    return "hi"\n' : 'exports.main = () => "hi"' } } },
+  });
+
+  test('writes the output with a notice on standard error for a Function on nodejs20; --fail-on-runtime-end fails and keeps the output', () => {
+    let stderr = '';
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr += chunk.toString();
+      return true;
+    });
+    try {
+      expect(synthOf({ 'a.k8s.yaml': [fn('python312')] }).files).toEqual(['a.k8s.yaml']);
+      expect(stderr).toBe('');
+      expect(synthOf({ 'a.k8s.yaml': [fn('nodejs20')] }).files).toEqual(['a.k8s.yaml']);
+    } finally {
+      write.mockRestore();
+    }
+    expect(stderr).toBe('warning: a.k8s.yaml: Function team-a/hello (spec.runtime): nodejs20 reached the end of its support in April 2026 '
+      + '(upstream\'s runtime deprecation schedule, https://github.com/kyma-project/serverless/blob/1.13.0/docs/user/00-90-runtime-deprecation-schedule.md); '
+      + 'release 1.11.1 still runs it; move to release 1.13.0 and nodejs24 [runtimeEnd]\n');
+    const before = read('a.k8s.yaml');
+    process.env.APP_MANIFESTS = JSON.stringify({ 'a.k8s.yaml': [fn('nodejs20'), claim('1Gi')] });
+    expect(() => synth({ cwd: project, app: `${JSON.stringify(process.execPath)} app.js`, failOnRuntimeEnd: true }))
+      .toThrow(/error +a\.k8s\.yaml +Function team-a\/hello +spec\.runtime +nodejs20 reached the end of its support in April 2026[\s\S]*dist\/ was left unchanged/);
+    expect(read('a.k8s.yaml')).toBe(before);
+  });
+});
+
 describe('kyma-serverless synth when the app throws', () => {
   /** Runs the command in the project, with an app that runs this JavaScript. */
   function synthCommand(code: string, ...args: string[]) {

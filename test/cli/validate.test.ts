@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ReleaseSource, Severity, validateManifests, validateObject } from '../../src/policy/manifests';
-import { ServerlessRelease } from '../../src/api';
+import { RUNTIME_SUPPORT_SOURCE, ServerlessRelease } from '../../src/api';
 import { program } from '../../src/cli/index';
 import { OutputFormat } from '../../src/cli/_output';
 import { validateCommand } from '../../src/cli/validate';
@@ -243,7 +243,11 @@ describe('validate', () => {
       write('prod/team/functions.yaml', FUNCTION);
       write('dev/functions.yaml', FUNCTION);
       const report = validateManifests(dir);
-      expect(report.findings).toEqual([]);
+      // Valid everywhere; under 1.13.0, which runs nodejs24, nodejs22 in its last 90 days gets a notice (under 1.11.1 not yet).
+      expect(report.findings.map(f => [f.file, f.rule, f.severity])).toEqual([
+        [path.join('prod', 'functions.yaml'), 'runtimeEnd', 'warning'],
+        [path.join('prod', 'team', 'functions.yaml'), 'runtimeEnd', 'warning'],
+      ]);
       expect(report.releases).toEqual([
         { folder: '.', release: ServerlessRelease.V1_11_1, source: ReleaseSource.FUNCTION_CRD, file: '0000-serverless.yaml' },
         { folder: 'dev', release: ServerlessRelease.V1_11_1, source: ReleaseSource.FUNCTION_CRD, file: '0000-serverless.yaml' },
@@ -348,6 +352,38 @@ describe('validate', () => {
       expect(given.stdout).toContain('\nFunctions checked against release 1.13.0 (given with --release)\n');
       expect(given.exitCode).toBe(0);
       await expect(run('validate', dir, '--release', '1.12')).rejects.toThrow(/^--release \(1\.12\) is no release this package deploys: use '1\.11\.1' or '1\.13\.0'/);
+    });
+
+    test('a Function past its runtime\'s end of support gets a warning with the date, the source and the move; --fail-on-runtime-end makes it an error', async () => {
+      write('functions.yaml', FUNCTION.replace('nodejs22', 'nodejs20'));
+      const notice = 'nodejs20 reached the end of its support in April 2026 (upstream\'s runtime deprecation schedule, '
+        + `${RUNTIME_SUPPORT_SOURCE}); release 1.11.1 still runs it; move to release 1.13.0 and nodejs24`;
+      const warned = await run('validate', dir);
+      expect(warned.exitCode).toBe(0);
+      expect(warned.stdout.split('\n')[1]).toBe(`warning   functions.yaml  Function team-a/hello  spec.runtime  ${notice}`);
+      expect(warned.stdout).toContain(`${dir}: 1 object in 1 file, 0 errors, 1 warning`);
+      const failed = await run('validate', dir, '--fail-on-runtime-end');
+      expect(failed.exitCode).toBe(1);
+      expect(failed.stdout.split('\n')[1]).toBe(`error     functions.yaml  Function team-a/hello  spec.runtime  ${notice}`);
+    });
+
+    test('the notice is judged at the time given, or the day of KYMA_SERVERLESS_TODAY', () => {
+      write('functions.yaml', FUNCTION);
+      const rules = (now?: Date) => validateManifests(dir, { runtimeEnd: { now } }).findings.map(f => `${f.rule} ${f.severity}`);
+      // 1.11.1 has no Node.js newer than 22: a notice once its support has ended, on 1 December 2026.
+      expect(rules(new Date('2026-11-30T23:59:59Z'))).toEqual([]);
+      expect(rules(new Date('2026-12-01T00:00:00Z'))).toEqual(['runtimeEnd warning']);
+      expect(validateManifests(dir, { runtimeEnd: { now: new Date('2026-12-01T00:00:00Z'), fail: true } }).findings.map(f => f.severity)).toEqual(['error']);
+      const today = process.env.KYMA_SERVERLESS_TODAY;
+      try {
+        process.env.KYMA_SERVERLESS_TODAY = '2026-12-01';
+        expect(rules()).toEqual(['runtimeEnd warning']);
+        process.env.KYMA_SERVERLESS_TODAY = '1 December';
+        expect(() => rules()).toThrow(/^KYMA_SERVERLESS_TODAY \(1 December\) is no day: give it as YYYY-MM-DD, or unset it for today$/);
+      } finally {
+        process.env.KYMA_SERVERLESS_TODAY = today;
+      }
+      expect(rules()).toEqual([]);
     });
 
     test('exits 0 when there are only warnings', async () => {

@@ -43,13 +43,13 @@ afterAll(() => {
 describe('kyma-serverless init, from the packed package', () => {
   test('writes an app that takes the package from the tarball it ran from, and says what to run next', () => {
     const init = check(run('npx', ['--yes', '--prefer-offline', '--package', tarball, 'kyma-serverless', 'init', 'my-app'], work));
-    expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}, Kyma Serverless 1.11.1):\n`);
+    expect(init.stdout).toContain(`Wrote a cdk8s app to my-app/ (cdk8s-kyma-serverless file:${path.relative(app, tarball)}, Kyma Serverless 1.13.0):\n`);
     expect(init.stdout).toContain('\nNext:\n  cd my-app\n  npm install\n  npm run synth\n  npm test\n  npx kyma-serverless apply dist/ --wait\n');
     expect(JSON.parse(read('package.json')).dependencies['cdk8s-kyma-serverless']).toBe(`file:${path.relative(app, tarball)}`);
     expect(parse(read('cdk8s.yaml'))).toEqual({ language: 'typescript', app: 'npx ts-node main.ts', output: 'dist' });
   });
 
-  test('npm install and npm run synth succeed, offline but for npm packages, and write the stack and both Functions', () => {
+  test('npm install and npm run synth succeed, offline but for npm packages, and write the stack and both Functions, with no runtime notice', () => {
     check(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app));
     const synth = run('npm', ['run', '--silent', 'synth'], app);
     expect(`${synth.status}\n${withoutNpmWarnings(synth.stderr)}`).toBe('0\n');
@@ -60,7 +60,7 @@ describe('kyma-serverless init, from the packed package', () => {
     expect(stack).toMatch(/^kind: CustomResourceDefinition$/m);
     expect(stack).toMatch(/^kind: Deployment$/m);
     const functions = read('dist/0001-functions.k8s.yaml').split(/^---$/m).map(d => parse(d)).filter(o => o?.kind === 'Function');
-    expect(functions.map(f => `${f.metadata.namespace}/${f.metadata.name} ${f.spec.runtime}`)).toEqual(['functions/hello-node nodejs22', 'functions/hello-python python312']);
+    expect(functions.map(f => `${f.metadata.namespace}/${f.metadata.name} ${f.spec.runtime}`)).toEqual(['functions/hello-node nodejs24', 'functions/hello-python python312']);
     const validate = bin('kyma-serverless', ['validate', 'dist']);
     expect(`${validate.status}\n${validate.stdout}`).toMatch(/^0\ndist: \d+ objects in 2 files, 0 errors, 0 warnings/);
   });
@@ -117,7 +117,7 @@ describe('kyma-serverless init, from the packed package', () => {
         void exited.then(code => reject(new Error(`run exited ${code}:\n${output}`)));
       });
       expect(output).toContain('kyma-serverless: namespace functions: the app\'s dist/ has Function functions/hello-node (-n overrides)\n');
-      expect(output).toMatch(/hello-node \(nodejs22, namespace functions, Serverless 1\.11\.1\) answers at/);
+      expect(output).toMatch(/hello-node \(nodejs24, namespace functions, Serverless 1\.13\.0\) answers at/);
     } finally {
       child.kill('SIGINT');
       await exited;
@@ -133,7 +133,8 @@ describe('kyma-serverless init, from the packed package', () => {
       expect(failed.status).not.toBe(0);
       expect(withoutNpmWarnings(failed.stderr).split('\n')).toEqual([
         'Validation failed with the following errors:',
-        expect.stringMatching(/^ {2}\[functions\/hello-node\] functions\/hello-node\/function\.yaml: 'scale' \(spec\.scaleConfig\): .*minReplicas should be less than or equal maxReplicas/),
+        // Under 1.13.0 synth writes the HorizontalPodAutoscaler itself, and checks its bounds.
+        expect.stringMatching(/^ {2}\[functions\/hello-node\] functions\/hello-node\/function\.yaml: 'scale\.maxReplicas' \(1\) must be a whole number of at least 'scale\.minReplicas' \(3\): swap the bounds or raise maxReplicas$/),
         'kyma-serverless: synth failed: dist/ was left unchanged',
       ]);
       expect(read('dist/0001-functions.k8s.yaml')).toBe(before);

@@ -30,7 +30,8 @@ import {
 } from '../../src/webhook/admission';
 import { createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { MAX_REQUEST_BYTES, WEBHOOK_PATHS, resolveWebhookConfig } from '../../src/webhook/config';
-import { LogLevel, createLogger } from '../../src/webhook/log';
+import { LogLevel } from '../../src/log-level';
+import { createLogger } from '../../src/webhook/log';
 import { WebhookMetrics } from '../../src/webhook/metrics';
 import { OBSERVABILITY_PATHS, WebhookServer } from '../../src/webhook/server';
 import { admissionReviewOf } from '../util/admission';

@@ -1,4 +1,5 @@
-import { LOG_LIMITS, LogLevel, createLogger } from '../../src/webhook/log';
+import { LogLevel } from '../../src/log-level';
+import { LOG_LIMITS, createLogger } from '../../src/webhook/log';
 
 function capture(level: LogLevel) {
   const lines: string[] = [];

@@ -9,7 +9,8 @@ import { DEFAULT_RELEASE, ServerlessRelease, describeViolation, functionCelRules
 import { AdmissionReviewResponse } from '../../src/webhook/admission';
 import { CertificatePair, createCertificateAuthority, createServingCertificate } from '../../src/webhook/certificates';
 import { MAX_REQUEST_BYTES, WEBHOOK_PATHS, WebhookConfigFile, resolveWebhookConfig } from '../../src/webhook/config';
-import { LogLevel, createLogger } from '../../src/webhook/log';
+import { LogLevel } from '../../src/log-level';
+import { createLogger } from '../../src/webhook/log';
 import { WebhookMetrics } from '../../src/webhook/metrics';
 import { OBSERVABILITY_PATHS, WebhookServer } from '../../src/webhook/server';
 import { PLACEHOLDER_SAMPLE, PLACEHOLDER_SECRET, admissionReviewOf, upstreamSamples, withRealSecretName } from '../util/admission';

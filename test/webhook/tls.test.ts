@@ -8,7 +8,8 @@ import {
 } from '../../src/webhook/certificates';
 import { SelfManagedTlsConfig, WEBHOOK_NAMES, resolveWebhookConfig, serviceDnsNames } from '../../src/webhook/config';
 import { KubeClient, kubeconfigConnection } from '../../src/webhook/kube-client';
-import { LogLevel, createLogger } from '../../src/webhook/log';
+import { LogLevel } from '../../src/log-level';
+import { createLogger } from '../../src/webhook/log';
 import { FIELD_MANAGER, FileCertificates, SECRET_KEYS, SelfManagedCertificates, SelfManagedCertificatesOptions } from '../../src/webhook/tls';
 import {
   FakeKubeApi, KubeObject, MUTATING_WEBHOOK_CONFIGURATIONS, SECRETS, VALIDATING_WEBHOOK_CONFIGURATIONS, kubeConfigFor, objectPath, writeKubeconfig,

@@ -11,7 +11,8 @@ import {
 } from '../../api';
 import { LeftoverAction, LeftoverRule, buildModeRules, BUILD_MODE_STACK_OBJECTS } from '../../stack/build-mode-cleanup';
 import { CONTROLLER_NAMES } from '../../stack/controller';
-import { DEFAULT_SYSTEM_NAMESPACE, RELEASE_ANNOTATION } from '../../stack/serverless-stack';
+import { RELEASE_ANNOTATION } from '../../api/crd-release';
+import { DEFAULT_SYSTEM_NAMESPACE } from '../../stack/serverless-stack';
 import { statusOf } from '../_kube';
 import { ApplyPlan, Manifest } from '../_plan';
 import { RestClient } from '../_rest';

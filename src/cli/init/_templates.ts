@@ -17,6 +17,12 @@ export const FUNCTIONS_FOLDER = 'functions';
 /** The commands a new app's README gives, in order. */
 export const NEXT_COMMANDS = ['npm install', 'npm run synth', 'npm test', 'npx kyma-serverless apply dist/ --wait'] as const;
 
+/**
+ * The release a new app's stack deploys: upstream's current one, whose runtimes have support left
+ * (the construct's default stays 1.11.1, for the apps that exist).
+ */
+export const INIT_RELEASE = ServerlessRelease.V1_13_0;
+
 /** The folder of the app's tests, which `npm test` runs with jest. */
 export const TESTS_FOLDER = 'test';
 
@@ -29,7 +35,7 @@ export interface AppTemplateOptions {
   /**
    * The Serverless release the app's stack deploys.
    *
-   * @default ServerlessRelease.V1_11_1
+   * @default ServerlessRelease.V1_13_0 (INIT_RELEASE)
    */
   readonly release?: ServerlessRelease;
 }
@@ -153,6 +159,36 @@ describe('hello-node', () => {
 });
 `;
 
+/** The README's section on the release: which one the stack deploys, and how and why to choose the other. */
+function releaseSection(release: ServerlessRelease): string {
+  const facts = releaseFacts(release);
+  const runtimes = `Its Functions run on ${facts.runtimes.filter(r => !facts.deprecatedRuntimes[r]).join(', ')}; upstream's runtime deprecation schedule says when each one's `
+    + 'support ends, and `npm run synth` prints a notice for a Function past that date, or within 90 days of it when the release has a newer runtime of the language.';
+  if (!facts.buildsImages) {
+    return `## The release
+
+The stack deploys Kyma Serverless ${release}, upstream's current release. It is buildless: each Function runs on its runtime's
+image, which installs the Function's dependencies at every Pod start, so its Pods need to reach the package registry
+(npm or PyPI, or a mirror). ${runtimes}
+
+To deploy ${DEFAULT_RELEASE} instead, the last build-based release, remove \`release: ServerlessRelease.${releaseMember(release)}\` from \`main.ts\`
+(${DEFAULT_RELEASE} is the default of \`ServerlessStack\`), or start the app with \`kyma-serverless init --release ${DEFAULT_RELEASE}\`. One would for
+Pods that start without installing anything and need no way out to a package registry: ${DEFAULT_RELEASE} builds each
+Function's image once, with a Kubernetes Job, into a registry in the cluster. But its images get no more fixes, and its
+newest Node.js runtime is nodejs22, whose support ends in November 2026.
+`;
+  }
+  return `## The release
+
+The stack deploys Kyma Serverless ${release}, the last build-based release: a Kubernetes Job builds each Function's image
+into a registry in the cluster, so its Pods start without installing anything. Its images get no more fixes, and its
+newest Node.js runtime is nodejs22, whose support ends in November 2026. ${runtimes}
+
+Upstream's current release is ${INIT_RELEASE} (buildless, with nodejs24): give the stack \`release: ServerlessRelease.${releaseMember(INIT_RELEASE)}\` in
+\`main.ts\`, and its Functions the runtimes it has. The documentation's docs/changing-a-running-system.md says how to move a running stack.
+`;
+}
+
 const readme = (name: string, release: ServerlessRelease) => `# ${name}
 
 A cdk8s app that deploys the Kyma Serverless stack and its Functions, made by \`kyma-serverless init\`.
@@ -176,6 +212,7 @@ ${releaseFacts(release).buildsImages ? 'Functions\' builds'
   Function runs on this machine's \`python3\` (3.11 or newer).
 - \`.env\` (not in Git): values of Secret keys for local runs, \`npx kyma-serverless run <folder> --env-file .env\`.
 
+${releaseSection(release)}
 The documentation is in \`node_modules/${PACKAGE_NAME}/README.md\` and \`node_modules/${PACKAGE_NAME}/docs/\`.
 `;
 
@@ -213,7 +250,7 @@ resources:
  * @returns each file's path in the app (with `/`) and its text, in the order they are listed to the user
  */
 export function appFiles(options: AppTemplateOptions): { readonly [file: string]: string } {
-  const release = options.release ?? DEFAULT_RELEASE;
+  const release = options.release ?? INIT_RELEASE;
   const node = RUNTIME_FILES[RuntimeFamily.NODEJS];
   const python = RUNTIME_FILES[RuntimeFamily.PYTHON];
   return {
@@ -235,7 +272,7 @@ export function appFiles(options: AppTemplateOptions): { readonly [file: string]
     [`${TESTS_FOLDER}/hello-node.test.ts`]: HELLO_NODE_TEST,
     [`${FUNCTIONS_FOLDER}/hello-node/${node.handler}`]: NODE_HANDLER,
     [`${FUNCTIONS_FOLDER}/hello-node/${node.dependencies}`]: json({ name: 'hello-node', version: '1.0.0', private: true, dependencies: {} }),
-    [`${FUNCTIONS_FOLDER}/hello-node/${FUNCTION_FILE}`]: functionYaml(release === DEFAULT_RELEASE ? FunctionRuntime.NODEJS_22.name : nodeRuntime(release)),
+    [`${FUNCTIONS_FOLDER}/hello-node/${FUNCTION_FILE}`]: functionYaml(nodeRuntime(release)),
     [`${FUNCTIONS_FOLDER}/hello-python/${python.handler}`]: PYTHON_HANDLER,
     [`${FUNCTIONS_FOLDER}/hello-python/${python.dependencies}`]: '# One package per line, as pip takes them; the runtime brings the web server.\n',
     [`${FUNCTIONS_FOLDER}/hello-python/${FUNCTION_FILE}`]: functionYaml(FunctionRuntime.PYTHON_312.name),

@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import { Argument, Command } from 'commander';
 import { packageRoot, packageVersion } from '../../_package-root';
 import { DEFAULT_RELEASE, RELEASES, ServerlessRelease, parseRelease } from '../../api';
-import { CliError } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
-import { NEXT_COMMANDS, PACKAGE_NAME, appFiles } from './_templates';
+import { INIT_RELEASE, NEXT_COMMANDS, PACKAGE_NAME, appFiles } from './_templates';
 
 /** Options of {@link init}. */
 export interface InitOptions {
@@ -29,10 +29,11 @@ export interface InitOptions {
    */
   readonly package?: string;
   /**
-   * The Serverless release the app's stack deploys, as `--release` gives it (`1.13.0`): main.ts
-   * names it, and the Node.js example runs on the newest Node.js runtime of that release.
+   * The Serverless release the app's stack deploys, as `--release` gives it (`1.11.1`): main.ts
+   * names it unless it is the construct's default (1.11.1), and the Node.js example runs on the
+   * newest Node.js runtime of that release.
    *
-   * @default '1.11.1' (main.ts then gives the stack no release, which is the default)
+   * @default '1.13.0', upstream's current release (INIT_RELEASE)
    */
   readonly release?: string;
 }
@@ -103,7 +104,7 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
   if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) throw new CliError(`${dir} is a file: give a new folder for the app`);
   let release: ServerlessRelease;
   try {
-    release = options.release === undefined ? DEFAULT_RELEASE : parseRelease(options.release, '--release');
+    release = options.release === undefined ? INIT_RELEASE : parseRelease(options.release, '--release');
   } catch (e) {
     throw new CliError((e as Error).message);
   }
@@ -135,8 +136,8 @@ export function addInitCommand(program: Command): void {
     .option('--force', 'write into a folder that is not empty, replacing the files the app has')
     .option('--package <spec>', 'how package.json names cdk8s-kyma-serverless: a version range, or the path of the tarball npm pack '
       + `wrote (default: the tarball this command was installed from, else ^${packageVersion()})`)
-    .option('--release <version>', `the Kyma Serverless release the app's stack deploys: ${RELEASES.join(' or ')} (default: ${DEFAULT_RELEASE}, `
-      + 'the build-based stack; 1.13.0 is upstream\'s current, buildless release)')
+    .option('--release <version>', `the Kyma Serverless release the app's stack deploys: ${RELEASES.join(' or ')} (default: ${INIT_RELEASE}, `
+      + `upstream's current, buildless release; ${DEFAULT_RELEASE} is the last build-based one)`)
     .addHelpText('after', `
 It writes package.json (cdk8s, cdk8s-plus-27 and constructs at the versions this package is tested
 with; "synth": "kyma-serverless synth"; "test": "jest", with jest and ts-jest), cdk8s.yaml (output
@@ -146,18 +147,20 @@ functions/hello-python/, jest.config.js and test/hello-node.test.ts (the testing
 that keeps dist/ and leaves out .env, and a README. A folder that holds anything but .git is
 refused unless --force is given.
 
-The stack deploys Kyma Serverless ${DEFAULT_RELEASE} unless --release picks another: with
---release 1.13.0 (upstream's current release, buildless: no build Job or registry; dependencies
-install at every Pod start), main.ts gives the stack release: ServerlessRelease.V1_13_0 and
-hello-node runs on nodejs24. The release can be changed later in main.ts (see the section
-"Kyma Serverless 1.13.0 (buildless)" of the README).
+The stack deploys Kyma Serverless ${INIT_RELEASE}, upstream's current release (buildless: no build Job
+or registry; dependencies install at every Pod start): main.ts gives the stack release:
+ServerlessRelease.V1_13_0, hello-node runs on nodejs24 and hello-python on python312, runtimes with
+support left. --release ${DEFAULT_RELEASE} picks the last build-based release (images built once by a
+Job, Pods that install nothing at start; no more fixes, and nodejs22 as its newest Node.js): main.ts
+then gives the stack no release, ${DEFAULT_RELEASE} being ServerlessStack's default. The app's README
+says how to change the release later.
 
 Then, in the app's folder:
   ${NEXT_COMMANDS.join('\n  ')}
 
 Examples:
   npx --package ./${PACKAGE_NAME}-${packageVersion()}.tgz kyma-serverless init my-app
-  kyma-serverless init my-app --release 1.13.0   # the buildless release, with a nodejs24 Function
+  kyma-serverless init my-app --release 1.11.1   # the build-based release, with a nodejs22 Function
   kyma-serverless init my-app -o json         # the files written, for scripts
 `)
     .action((dir: string, _options: unknown, command: Command) => {

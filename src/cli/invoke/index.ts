@@ -9,7 +9,7 @@ import { CloudEventMode } from '../../runtime/cloudevents';
 import { FunctionRequest, FunctionResponse, invokeFunction } from '../../runtime/invoke';
 import { LocalFunction, LogLine, LogSource } from '../../runtime/local-function';
 import { parseDuration } from '../status';
-import { CliError } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { findRun } from '../_runs';
 

@@ -22,11 +22,13 @@ import { isDns1123Label } from '../../api/names';
 import { DEFAULT_BUILD_PRESETS, ResourcePreset } from '../../api/presets';
 import { parseQuantity } from '../../api/quantity';
 import { DEFAULT_RELEASE, RELEASES, ServerlessRelease, parseRelease, releaseFacts } from '../../api/release';
+import { runtimeSupportNow } from '../../api/runtime-support';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import { DEFAULT_REGISTRY_NODE_PORT, INTERNAL_REGISTRY_NAME } from '../../stack/registry';
 import { DEFAULT_SYSTEM_NAMESPACE, MANAGED_BY_LABEL, PRIORITY_CLASS_NAME, PRIORITY_CLASS_VALUE } from '../../stack/serverless-stack';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument, table } from '../_output';
 import { CustomKind, GATEWAY_API_GATEWAY, ISTIO_GATEWAY, crdNameOf } from '../_reach-kinds';
 import {
@@ -35,8 +37,11 @@ import {
 } from './reach';
 import { PACKAGE_REGISTRY_SECRET, PackageRegistryFacts, checkPackageRegistry, functionPodLabels } from './buildless';
 import { CheckId, CheckResult, CheckStatus, PreflightRelease, PreflightReport, ReleaseSource, fail, pass, skip } from './report';
+import { FunctionRuntimeFact, checkRuntimeSupport } from './runtime-support';
 
 export { CheckId, CheckStatus, ReleaseSource } from './report';
+export { checkRuntimeSupport } from './runtime-support';
+export type { FunctionRuntimeFact } from './runtime-support';
 export type { CheckResult, PreflightRelease, PreflightReport } from './report';
 export { PACKAGE_REGISTRY_SECRET, checkPackageRegistry, functionPodLabels, selects } from './buildless';
 export type { PackageRegistryFacts } from './buildless';
@@ -99,6 +104,12 @@ export interface PreflightOptions extends ClusterOptions {
    * @default - the release of the Function CRD in the manifests, else the cluster's, else 1.11.1
    */
   readonly release?: string;
+  /**
+   * The time the runtime support check judges the cluster's Functions at (tests fix it).
+   *
+   * @default - now, or the day the environment variable KYMA_SERVERLESS_TODAY gives
+   */
+  readonly now?: Date;
 }
 
 /** The folder `--manifests` reads when it exists, unless another one is given. */
@@ -174,6 +185,14 @@ export interface ClusterFacts {
   readonly release?: PreflightRelease;
   /** Under a buildless release: what the package registry check reads of each Function namespace. */
   readonly packageRegistry?: readonly PackageRegistryFacts[];
+  /** The Functions in the cluster (or in the namespaces given), with their runtimes; undefined without a Function CRD. */
+  readonly functions?: readonly FunctionRuntimeFact[];
+  /**
+   * When the facts were read: the runtime support check judges at this time.
+   *
+   * @default - now
+   */
+  readonly readAt?: Date;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -562,6 +581,7 @@ export function judge(facts: ClusterFacts, settings: PreflightSettings, declared
       ?? { name: ns.name, exists: ns.namespace !== undefined, registrySecret: false, networkPolicies: [], functionPods: {} }),
     CheckId.PACKAGE_REGISTRY, 'package registry')),
     checkFunctionCrd(facts.functionCrd),
+    ...[checkRuntimeSupport(facts.functions, release.release, facts.readAt ?? runtimeSupportNow())].filter((c): c is CheckResult => c !== undefined),
     checkPriorityClass(facts.priorityClass),
     ...(declaresReach(declared) && facts.reach ? reachChecks(declared, facts.reach) : []),
   ];
@@ -632,14 +652,27 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
       () => kc.makeApiClient(k8s.SchedulingV1Api).readPriorityClass({ name: PRIORITY_CLASS_NAME })),
   ]);
 
+  type FunctionItem = { metadata?: { namespace?: string; name?: string }; spec?: { runtime?: string } };
   let functionNamespaces: string[] = [];
+  let listed: FunctionItem[] | undefined;
   if (given === undefined && functionCrd) {
     const plural = functionCrd.spec.names.plural;
     const functions = await readOptional(`listing Functions (${plural}.${functionCrd.spec.group}) in all namespaces`,
       () => kc.makeApiClient(k8s.CustomObjectsApi).listClusterCustomObject({ group: functionCrd.spec.group, version: FUNCTION_VERSION, plural }));
-    functionNamespaces = ((functions?.items ?? []) as { metadata?: { namespace?: string } }[]).map(f => f.metadata?.namespace ?? '');
+    listed = (functions?.items ?? []) as FunctionItem[];
+    functionNamespaces = listed.map(f => f.metadata?.namespace ?? '');
   }
   const names = selectFunctionNamespaces(given, namespaces.items, functionNamespaces, settings.systemNamespace);
+  if (given !== undefined && functionCrd) {
+    // Only the namespaces given: the Functions of each that exists.
+    const lists = await Promise.all(names.filter(name => byNameOf(namespaces.items).has(name)).map(name => readOptional(`listing Functions in namespace ${name}`,
+      () => kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: functionCrd.spec.group, version: FUNCTION_VERSION, namespace: name, plural: functionCrd.spec.names.plural }))));
+    listed = lists.flatMap(list => ((list as { items?: unknown[] } | undefined)?.items ?? []) as FunctionItem[]);
+  }
+  const readAt = runtimeSupportNow();
+  const functions: FunctionRuntimeFact[] | undefined = listed?.map(f => ({
+    namespace: f.metadata?.namespace ?? '', name: f.metadata?.name ?? '', ...(typeof f.spec?.runtime === 'string' ? { runtime: f.spec.runtime } : {}),
+  }));
   const byName = new Map(namespaces.items.map(n => [n.metadata?.name, n]));
   let clusterRelease: ServerlessRelease | undefined;
   try {
@@ -737,7 +770,14 @@ export async function readCluster(cluster: Cluster, settings: PreflightSettings,
     ...(reach ? { reach } : {}),
     release,
     ...(packageRegistry ? { packageRegistry } : {}),
+    ...(functions ? { functions } : {}),
+    readAt,
   };
+}
+
+/** Namespaces by name. */
+function byNameOf(namespaces: readonly V1Namespace[]): Map<string | undefined, V1Namespace> {
+  return new Map(namespaces.map(n => [n.metadata?.name, n]));
 }
 
 /** The settings of options, every default resolved. */
@@ -782,7 +822,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const settings = preflightSettings(options, manifests);
   const cluster = await connect(options);
   const given = options.namespaces ?? (options.namespace ? [options.namespace] : undefined);
-  return judge(await readCluster(cluster, settings, given, declared), settings, declared);
+  const facts = await readCluster(cluster, settings, given, declared);
+  return judge(options.now ? { ...facts, readAt: options.now } : facts, settings, declared);
 }
 
 /**
@@ -853,8 +894,8 @@ export function formatReport(report: PreflightReport): string {
     if (check.fix) out.push(`${indent}fix: ${check.fix}`);
   });
   const count = (status: CheckStatus) => report.checks.filter(c => c.status === status).length;
-  const [passed, failed, skipped] = [count(CheckStatus.PASS), count(CheckStatus.FAIL), count(CheckStatus.SKIP)];
-  const tally = `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+  const [passed, failed, skipped, warned] = [count(CheckStatus.PASS), count(CheckStatus.FAIL), count(CheckStatus.SKIP), count(CheckStatus.WARN)];
+  const tally = `${passed} passed, ${failed} failed${warned ? `, ${warned} warned` : ''}${skipped ? `, ${skipped} skipped` : ''}`;
   out.push('', failed ? `Preflight failed (${tally}): apply the fixes above and run it again.` : `Preflight passed (${tally}).`);
   return out.join('\n');
 }

@@ -12,6 +12,8 @@ export enum CheckStatus {
   FAIL = 'fail',
   /** The check does not apply (for example, registry checks with `--external-registry`). */
   SKIP = 'skip',
+  /** Works today, but needs a change before a date: never fails the run (a runtime near or past its end of support). */
+  WARN = 'warn',
 }
 
 /** The checks, by the id `-o json` gives them. */
@@ -59,6 +61,11 @@ export enum CheckId {
    * registry (and DNS) to install dependencies at start, or the namespace holds the `serverless-package-registry-config` Secret.
    */
   PACKAGE_REGISTRY = 'package-registry',
+  /**
+   * Functions in the cluster on a runtime past its end of support, or near it while their release has a newer one
+   * (see `runtimeNotice`): a warning, in the report only when there are some.
+   */
+  RUNTIME_SUPPORT = 'runtime-support',
 }
 
 /** Where `preflight` read the release it checks for. */
@@ -134,3 +141,11 @@ export const skip = (id: CheckId, title: string, detail: string, namespace?: str
  */
 export const fail = (id: CheckId, title: string, detail: string, fix: string, namespace?: string): CheckResult =>
   ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.FAIL, detail, fix });
+
+/**
+ * A check that passes today but asks for a change before a date: it never fails the run.
+ *
+ * @internal
+ */
+export const warn = (id: CheckId, title: string, detail: string, fix: string, namespace?: string): CheckResult =>
+  ({ id, ...(namespace === undefined ? {} : { namespace }), title, status: CheckStatus.WARN, detail, fix });

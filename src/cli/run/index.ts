@@ -15,7 +15,8 @@ import {
 import { FunctionFolder } from '../../function/function-folder';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
-import { CliError, ClusterOptions, connect } from '../_kube';
+import { ClusterOptions, connect } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, isStructured, print, printDocument } from '../_output';
 import { registerRun } from '../_runs';
 import { synth } from '../synth';
@@ -92,7 +93,7 @@ export interface RunOptions extends ClusterOptions {
   /**
    * The Serverless release whose runtime contract the Function runs with (`--release`).
    *
-   * @default - the release of the app's stack with `app`, else ServerlessRelease.V1_11_1
+   * @default - the release of the app's stack with `app` (for a folder: of the synthesized output of the app around it), else ServerlessRelease.V1_11_1
    */
   readonly release?: string;
   /**
@@ -154,12 +155,6 @@ export function appCommand(app: string, cwd: string): string {
   if (/\.[cm]?js$/.test(app) && fs.existsSync(file)) return `node ${JSON.stringify(app)}`;
   return app;
 }
-
-/**
- * The annotation on the Function CRD that names the release of the stack that wrote it.
- * (`ServerlessStack` writes it from its `release`.)
- */
-export { RELEASE_ANNOTATION } from '../../api';
 
 /** The objects of a folder of manifests, with the file each is in, shallowest files first. */
 function objectsOfManifests(dir: string): { readonly object: any; readonly file: string }[] {
@@ -233,6 +228,16 @@ export function folderNamespace(folder: string): { readonly namespace?: string; 
   return { note: `${fallback}, and the app's ${shown}/ has a Function ${name} in ${namespaces.join(' and ')}: ${fix}` };
 }
 
+/**
+ * The release of the app around a Function folder, as its synthesized output names it (the
+ * stack's Function CRD); undefined without an app, an output, or a release in it.
+ */
+export function folderRelease(folder: string): ServerlessRelease | undefined {
+  const app = appOutputOf(folder);
+  if (!app || !fs.existsSync(app.output)) return undefined;
+  return releaseOfObjects(objectsOfManifests(app.output).map(o => o.object));
+}
+
 /** The folders of an app that hold its code (not node_modules, Git, outputs or hidden ones), for watching. */
 function appFolders(cwd: string, depth = 3): string[] {
   const folders = [cwd];
@@ -304,6 +309,12 @@ export async function startRun(folder: string | undefined, options: RunOptions):
   let release = options.release === undefined ? undefined : parseRelease(options.release, '--release');
   const format = options.output ?? OutputFormat.TABLE;
   const log = options.log ?? ((line: LogLine) => printLine(line, format));
+  // A folder's release: that of the app around it, as its output says, before the cluster's.
+  const appRelease = folder && !release ? folderRelease(folder) : undefined;
+  if (appRelease) {
+    release = appRelease;
+    log({ source: LogSource.RUNTIME, text: `the app's synthesized output deploys Serverless ${appRelease} (its stack's Function CRD): following its runtime contract` });
+  }
   if (options.fromCluster) {
     const connection = await connect(options);
     const context = options.context ?? connection.kubeConfig.getCurrentContext();
@@ -383,7 +394,7 @@ export function addRunCommand(program: Command): void {
     .option('--publisher-proxy <url>', 'forward the events the Function publishes to this URL (another local run, say) instead of only printing them')
     .option('--python <interpreter>', 'Python 3.11 or newer, for Python Functions', 'python3')
     .option('--release <version>', `the Serverless release whose runtime contract to follow: ${RELEASES_TEXT} `
-      + `(default: the release of the app's stack with --app, else with --from-cluster the cluster's, else ${DEFAULT_RELEASE})`)
+      + `(default: the release of the app's stack with --app, or of the output of the app around the folder, else with --from-cluster the cluster's, else ${DEFAULT_RELEASE})`)
     .option('--node <executable>', 'the Node.js for Node.js Functions (nodejs24 runs on Node.js 24 in the cluster)', process.execPath)
     .option('--package-registry-config <folder>', 'install dependencies with this folder\'s .npmrc and pip.conf, as the Pods do with the '
       + 'Secret serverless-package-registry-config (default: with --from-cluster, that Secret of the namespace; else this machine\'s settings)')
@@ -402,7 +413,8 @@ publisher proxy, which prints them.
   1.13.0  dependencies installed at every start, as every Pod does (npm install --prefer-offline,
           devDependencies included; pip install --target); the inline source in FUNC_HANDLER_SOURCE;
           the Function's own FUNC_NAME, PUBLISHER_PROXY_ADDRESS, ... win over the controller's.
-The release is --release, else the app's stack's (--app), else the cluster's (--from-cluster), else 1.11.1.
+The release is --release, else the app's stack's (--app, or for a folder the one the synthesized output
+of the app around it names), else the cluster's (--from-cluster), else 1.11.1.
 A nodejs24 Function runs on the local Node.js (--node), with a notice when its major version is
 not 24; --strict-runtime-version refuses instead.
 

@@ -13,13 +13,16 @@
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FUNCTION_LABEL } from '../../api/labels';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
+import { runtimeSupportNow } from '../../api/runtime-support';
+import { Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
+import { CliError } from '../errors';
 import { OutputFormat, formatDocument, isStructured } from '../_output';
 import { Kind, kindsOf } from './_kinds';
 import { FunctionStore } from './_store';
 import { StoreWatch } from './_watch';
 import { ProgressState } from './model';
 import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, renderTable } from './render';
+import { runtimeSupportLines } from './runtime-support';
 import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
@@ -115,6 +118,12 @@ export interface StatusIo {
   /** The time in milliseconds since the epoch. */
   readonly now: () => number;
   /**
+   * The day runtime support is judged at (see `runtimeSupportLines`).
+   *
+   * @default - now, or the day the environment variable KYMA_SERVERLESS_TODAY gives
+   */
+  readonly date?: () => Date;
+  /**
    * Aborted on Ctrl-C: a watch ends with exit code 130.
    *
    * @default - never interrupted
@@ -161,6 +170,9 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
   }
   if (!options.watch) {
     out(structured ? formatDocument(reports, options.output!) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
+    // Runtimes past or near their end of support: after the table, or on stderr beside a document.
+    const runtimeEnd = runtimeSupportLines(reports, io.date?.() ?? runtimeSupportNow());
+    if (runtimeEnd.length) (structured ? io.stderr : io.stdout).write(`${structured ? '' : '\n'}${runtimeEnd.join('\n')}\n`);
     const failed = reports.filter(r => r.state === ProgressState.FAILED);
     if (failed.length) {
       throw new CliError(`${failed.length} of ${reports.length} Function${reports.length === 1 ? '' : 's'} failed: ${failed.map(label).join(', ')}`);

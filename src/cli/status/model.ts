@@ -168,13 +168,16 @@ function desiredReplicas(fn: FunctionResource, children: FunctionChildren): numb
   return fn.spec?.replicas ?? newest(ownChildren(fn, children.deployments))?.spec?.replicas;
 }
 
+/** The status of a Function, as the controllers of both releases write it. */
+type FunctionStatus = NonNullable<FunctionResource['status']>;
+
 /**
- * Why the status describes an older spec than the Function's, if it does: the controller has not
- * processed the current generation (when the status has `observedGeneration`), or the runtime, the
- * inline ConfigMap's sources or the Git reference differ from the spec (the 1.11.1 status has no
- * observedGeneration; right after an apply, its conditions still describe the previous version).
+ * Why the status describes an older spec than the Function's, if it does, the same for both
+ * releases: the controller has not processed the current generation (when the status has
+ * `observedGeneration`), or the runtime differs from the spec; else what the release's own check
+ * of the sources says (`sourcesBehind`, given only a status with conditions).
  */
-function behind(fn: FunctionResource, configMap: ChildResource | undefined): string | undefined {
+function behind(fn: FunctionResource, sourcesBehind: (status: FunctionStatus) => string | undefined): string | undefined {
   const generation = fn.metadata?.generation;
   const status = fn.status;
   if (status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation) {
@@ -184,6 +187,15 @@ function behind(fn: FunctionResource, configMap: ChildResource | undefined): str
   if (status.runtime && fn.spec?.runtime && status.runtime !== fn.spec.runtime) {
     return `waiting for the controller to switch the runtime to ${fn.spec.runtime} (the status is of ${status.runtime})`;
   }
+  return sourcesBehind(status);
+}
+
+/**
+ * Under 1.11.1, whether the inline ConfigMap's sources or the Git reference differ from the spec
+ * (its status has no observedGeneration; right after an apply, its conditions still describe the
+ * previous version).
+ */
+function builtSourcesBehind(fn: FunctionResource, status: FunctionStatus, configMap: ChildResource | undefined): string | undefined {
   const inline = fn.spec?.source?.inline;
   // The controller stores blank Node.js dependencies as `{}`: compare dependencies only when given.
   const data = configMap?.data;
@@ -240,7 +252,7 @@ export function functionProgress(fn: FunctionResource, children: FunctionChildre
   const jobs = ownChildren(fn, children.jobs);
   const job = newest(jobs);
   const jobState = job && jobOutcome(job);
-  const stale = behind(fn, newest(configMaps));
+  const stale = behind(fn, status => builtSourcesBehind(fn, status, newest(configMaps)));
   const ready = !stale && isTrue(configured) && isTrue(built) && isTrue(running) && jobState !== 'running';
   const loop = stale ? undefined : updateLoop(fn, running, newest(ownChildren(fn, children.deployments)));
   // Known objects say whether they exist; else the Running reasons the controller writes after creating them.
@@ -356,19 +368,10 @@ function failedJobCondition(job: ChildResource): ResourceCondition {
 }
 
 /**
- * Under 1.13.0 (buildless) the Git commit the status is of differs from the spec's reference: the
+ * Under 1.13.0 (buildless), whether the Git commit the status is of differs from the spec's reference: the
  * controller resolves the reference to a commit itself, and records it once the Deployment is ready.
  */
-function behindBuildless(fn: FunctionResource): string | undefined {
-  const generation = fn.metadata?.generation;
-  const status = fn.status;
-  if (status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation) {
-    return `waiting for the controller to process generation ${generation} (the status is of generation ${status.observedGeneration})`;
-  }
-  if (!status?.conditions?.length) return undefined;
-  if (status.runtime && fn.spec?.runtime && status.runtime !== fn.spec.runtime) {
-    return `waiting for the controller to switch the runtime to ${fn.spec.runtime} (the status is of ${status.runtime})`;
-  }
+function buildlessSourcesBehind(fn: FunctionResource, status: FunctionStatus): string | undefined {
   const git = fn.spec?.source?.gitRepository;
   const recorded = status.gitRepository;
   if (git && recorded?.reference !== undefined && (recorded.reference !== git.reference || (recorded.baseDir ?? '') !== (git.baseDir ?? ''))) {
@@ -406,7 +409,7 @@ function buildlessProgress(fn: FunctionResource, children: FunctionChildren): Fu
   const isTrue = (c?: ResourceCondition) => c?.status === ConditionStatus.TRUE;
   const isFalse = (c?: ResourceCondition) => c?.status === ConditionStatus.FALSE;
   const runningReason = running?.reason ?? '';
-  const stale = behindBuildless(fn);
+  const stale = behind(fn, status => buildlessSourcesBehind(fn, status));
   const ready = !stale && isTrue(configured) && isTrue(running);
   const deployment = newest(ownChildren(fn, children.deployments));
   const loop = stale ? undefined : updateLoop(fn, running, deployment);

@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { FUNCTION_LABEL } from '../../../src/api/labels';
 import { program } from '../../../src/cli';
-import { CliError } from '../../../src/cli/_kube';
+import { CliError } from '../../../src/cli/errors';
 import { OutputFormat } from '../../../src/cli/_output';
 import { FunctionStatusReport, StatusIo, StatusOptions, addStatusCommand, parseDuration, runStatus } from '../../../src/cli/status';
 import {
@@ -21,6 +21,9 @@ import {
 } from '../../util/fake-kube-api';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../util/fake-cluster';
 import { BUILDLESS_FIXTURES, FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
+
+/** The day runtime support is judged at: 2026-11-28, past the end of nodejs20 and before that of nodejs22. */
+const TODAY = new Date('2026-11-28T12:00:00Z');
 
 /** A stream that keeps what is written; a terminal when asked. */
 function capture(tty = false) {
@@ -176,7 +179,7 @@ describe('kyma-serverless status', () => {
     const stdout = capture(tty);
     const stderr = capture();
     const later = Date.now() + (3 * 24 * 60 + 30) * 60_000;
-    const io: StatusIo = { stdout, stderr, now: () => later, interrupt: (options as { interrupt?: AbortSignal }).interrupt };
+    const io: StatusIo = { stdout, stderr, now: () => later, date: () => TODAY, interrupt: (options as { interrupt?: AbortSignal }).interrupt };
     const error = await runStatus({ kubeconfig, output: OutputFormat.TABLE, ...options }, io).then(() => undefined, e => e);
     return { stdout: stdout.text(), stderr: stderr.text(), error };
   }
@@ -204,6 +207,11 @@ describe('kyma-serverless status', () => {
       'scaling    nodejs22   ready       progressing  3d   HorizontalPodAutoscalerCreated: HorizontalPodAutoscaler scaling-j8t3k created',
       'sourced    nodejs22   build       progressing  3d   ConfigMapCreated: ConfigMap sourced-7xk2p created',
       'waiting    nodejs22   source      progressing  3d   waiting for the controller',
+      '',
+      // nodejs20 is past its end on TODAY, and 1.11.1 has no newer Node.js with support left; nodejs22's ends in 2 days, and 1.11.1 has none newer.
+      '1 Function on a runtime past or near its end of support:',
+      '  default/built: nodejs20 reached the end of its support in April 2026 (upstream\'s runtime deprecation schedule, '
+        + 'https://github.com/kyma-project/serverless/blob/1.13.0/docs/user/00-90-runtime-deprecation-schedule.md); release 1.11.1 still runs it; move to release 1.13.0 and nodejs24',
     ].join('\n')}\n`);
     expect(error).toMatchObject({ name: 'CliError', exitCode: 1, message: '1 of 9 Functions failed: default/broken' });
     // Each kind listed once, by the controller's labels.
@@ -785,6 +793,11 @@ describe('kyma-serverless status on a 1.13.0 cluster', () => {
         + 'dependencies (npm install) at every start, and are not ready until that is done (kubectl logs -n default deployment/installing-5m2xq shows it)',
       'invalid     nodejs24  configured  failed       30m  InvalidFunctionSpec: invalid spec.secretMounts: [secretMounts has duplicated mountPath values: /etc/secret]',
       'running     nodejs24  ready       ready        30m  DeploymentReady: Deployment running-8x2kq is ready',
+      '',
+      // 1.13.0 runs nodejs24: a Function on nodejs22 hears of its end 90 days ahead.
+      '1 Function on a runtime past or near its end of support:',
+      '  default/from-git: nodejs22 reaches the end of its support in November 2026 (upstream\'s runtime deprecation schedule, '
+        + 'https://github.com/kyma-project/serverless/blob/1.13.0/docs/user/00-90-runtime-deprecation-schedule.md); move to nodejs24',
       '',
     ]);
     expect(error).toBeInstanceOf(CliError);

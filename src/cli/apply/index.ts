@@ -14,271 +14,28 @@
  */
 import { Duration } from 'cdk8s';
 import { Command, Option } from 'commander';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { RefusedChange, refusedChangeOfAnswer } from '../policy/replacement';
-import { STACK_REPLACEMENT_OPT_INS } from '../stack/serverless-stack';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../../api';
+import { RefusedChange, refusedChangeOfAnswer } from '../../policy/replacement';
+import { STACK_REPLACEMENT_OPT_INS } from '../../stack/serverless-stack';
 import {
   APPLYSET_ID_LABEL, APPLYSET_PART_OF_LABEL, ApplySet, ApplySetScope, ApplySetState, DEFAULT_APPLYSET_NAME, KeptReason, Orphan, applySetParentOf,
   memberLabel, parentLabel,
-} from './_applyset';
-import { CliError, Cluster, ClusterOptions, connect, describeApiError, statusOf } from './_kube';
-import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from './_objects';
-import { OutputFormat, isStructured, printDocument } from './_output';
-import { ApplyPhase, ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from './_plan';
-import { APPLY_PATCH, ApiResource, Discovery, RestClient, RetryNotice, parseApiVersion, resourcePath } from './_rest';
-import { OutputStream, humanDuration, parseDuration, processIo } from './status';
+} from '../_applyset';
+import { Cluster, ClusterOptions, connect, describeApiError, statusOf } from '../_kube';
+import { CliError } from '../errors';
+import { ObjectTarget, PlanResolver, describeObjectError, statusBody, targetBody, targetLabel, targetWhere, transient } from '../_objects';
+import { OutputFormat, isStructured, printDocument } from '../_output';
+import { ApplyPlan, ApplyStep, DEFAULT_FIELD_MANAGER, Manifest, PlannedObject, planApply, stepTitle } from '../_plan';
+import { APPLY_PATCH, ApiResource, Discovery, RestClient, RetryNotice, resourcePath } from '../_rest';
+import { OutputStream, humanDuration, parseDuration, processIo } from '../status';
+import { Readiness, ReadinessState, failed, readinessOf } from './readiness';
+import { AppliedObject, ApplyOutcome, ApplyReport, PrunedObject } from './report';
 
-// ---------------------------------------------------------------------------------------------
-// Readiness
-
-/** Where an object is on its way to ready. */
-export enum ReadinessState {
-  READY = 'ready',
-  /** Not yet: the message says what is missing. */
-  WAITING = 'waiting',
-  /** It will not become ready without a change (a failed Job, a rejected CRD name). */
-  FAILED = 'failed',
-}
-
-/** Whether an object is ready, and why (not). */
-export interface Readiness {
-  readonly state: ReadinessState;
-  /** What was seen: `Established`, `0 of 1 updated replicas available (...)`. */
-  readonly message: string;
-}
-
-interface Condition { readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }
-
-const conditionOf = (object: any, type: string): Condition | undefined =>
-  ((object?.status?.conditions ?? []) as Condition[]).find(c => c.type === type);
-
-/** `Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.` */
-function describeCondition(condition: Condition | undefined): string {
-  if (!condition) return '';
-  const why = [condition.reason, condition.message].filter(Boolean).join(': ');
-  return `${condition.type}=${condition.status}${why ? ` ${why}` : ''}`;
-}
-
-const ready = (message: string): Readiness => ({ state: ReadinessState.READY, message });
-const waiting = (message: string): Readiness => ({ state: ReadinessState.WAITING, message });
-const failed = (message: string): Readiness => ({ state: ReadinessState.FAILED, message });
-
-/** Whether the controller has seen the current spec: `observedGeneration` reached `generation`. */
-function unobserved(object: any, controller: string): Readiness | undefined {
-  const generation = object?.metadata?.generation;
-  const observed = object?.status?.observedGeneration;
-  if (generation === undefined || (observed !== undefined && observed >= generation)) return undefined;
-  return waiting(observed === undefined
-    ? `the ${controller} controller has not processed it yet`
-    : `the ${controller} controller has processed generation ${observed} of ${generation}`);
-}
-
-function crdReadiness(crd: any): Readiness {
-  const names = conditionOf(crd, 'NamesAccepted');
-  const established = conditionOf(crd, 'Established');
-  if (names?.status === 'False') {
-    return failed(`its names are not accepted (${describeCondition(names)}): choose names no other CRD of the group uses`);
-  }
-  if (established?.status === 'True' && names?.status === 'True') return ready('Established');
-  const seen = [names, established].filter(Boolean).map(describeCondition).join('; ');
-  return waiting(`not Established yet${seen ? ` (${seen})` : ''}`);
-}
-
-function namespaceReadiness(namespace: any): Readiness {
-  const phase = namespace?.status?.phase;
-  if (phase === 'Active') return ready('Active');
-  if (phase === 'Terminating') return failed('is being deleted (Terminating): wait until it is gone, then apply again');
-  return waiting(phase ? `phase ${phase}` : 'no phase yet');
-}
-
-/** As `kubectl rollout status` judges a Deployment. */
-function deploymentReadiness(deployment: any): Readiness {
-  const progressing = conditionOf(deployment, 'Progressing');
-  if (progressing?.reason === 'ProgressDeadlineExceeded') {
-    return failed(`its rollout exceeded the progress deadline (${describeCondition(progressing)})`);
-  }
-  const notSeen = unobserved(deployment, 'Deployment');
-  if (notSeen) return notSeen;
-  const status = deployment?.status ?? {};
-  const want: number = deployment?.spec?.replicas ?? 1;
-  const updated: number = status.updatedReplicas ?? 0;
-  const available: number = status.availableReplicas ?? 0;
-  const availableCondition = conditionOf(deployment, 'Available');
-  const why = availableCondition?.status === 'False' ? ` (${describeCondition(availableCondition)})` : '';
-  if (updated < want) return waiting(`${updated} of ${want} replicas updated${why}`);
-  if ((status.replicas ?? 0) > updated) return waiting(`${status.replicas - updated} old replicas are pending termination`);
-  if (available < updated) return waiting(`${available} of ${updated} updated replicas available${why}`);
-  return ready(`${available} of ${want} replicas available`);
-}
-
-/** As `kubectl rollout status` judges a StatefulSet. */
-function statefulSetReadiness(statefulSet: any): Readiness {
-  const strategy = statefulSet?.spec?.updateStrategy;
-  if (strategy?.type === 'OnDelete') return ready('updateStrategy OnDelete: its rollout is not waited for');
-  const notSeen = unobserved(statefulSet, 'StatefulSet');
-  if (notSeen) return notSeen;
-  const status = statefulSet?.status ?? {};
-  const want: number = statefulSet?.spec?.replicas ?? 1;
-  const readyReplicas: number = status.readyReplicas ?? 0;
-  if (readyReplicas < want) return waiting(`${readyReplicas} of ${want} replicas ready`);
-  const partition: number = strategy?.rollingUpdate?.partition ?? 0;
-  const updated: number = status.updatedReplicas ?? 0;
-  if (partition > 0) {
-    if (updated < want - partition) return waiting(`${updated} of ${want - partition} replicas updated (partition ${partition})`);
-    return ready(`${readyReplicas} of ${want} replicas ready, ${updated} updated (partition ${partition})`);
-  }
-  if (status.updateRevision !== status.currentRevision) {
-    return waiting(`rolling update: ${updated} of ${want} replicas at revision ${status.updateRevision}`);
-  }
-  return ready(`${readyReplicas} of ${want} replicas ready`);
-}
-
-/** As `kubectl rollout status` judges a DaemonSet. */
-function daemonSetReadiness(daemonSet: any): Readiness {
-  if (daemonSet?.spec?.updateStrategy?.type === 'OnDelete') return ready('updateStrategy OnDelete: its rollout is not waited for');
-  const notSeen = unobserved(daemonSet, 'DaemonSet');
-  if (notSeen) return notSeen;
-  const status = daemonSet?.status ?? {};
-  const desired: number = status.desiredNumberScheduled ?? 0;
-  const updated: number = status.updatedNumberScheduled ?? 0;
-  const available: number = status.numberAvailable ?? 0;
-  if (updated < desired) return waiting(`${updated} of ${desired} Pods updated`);
-  if (available < desired) return waiting(`${available} of ${desired} updated Pods available`);
-  return ready(`${available} of ${desired} Pods available`);
-}
-
-function jobReadiness(job: any): Readiness {
-  const complete = conditionOf(job, 'Complete');
-  if (complete?.status === 'True') return ready('Complete');
-  const jobFailed = conditionOf(job, 'Failed');
-  if (jobFailed?.status === 'True') {
-    return failed(`${describeCondition(jobFailed)}; see its Pods' logs: kubectl logs -n ${job?.metadata?.namespace} job/${job?.metadata?.name}`);
-  }
-  const status = job?.status ?? {};
-  const counts = `${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded, ${status.failed ?? 0} failed`;
-  if (conditionOf(job, 'Suspended')?.status === 'True') return waiting(`suspended (${counts}): set spec.suspend to false`);
-  return waiting(`not complete yet (${counts})`);
-}
-
-/** Webhooks that call a Service need its CA bundle, which the stack's webhook (or cert-manager) writes. */
-function webhookConfigurationReadiness(configuration: any): Readiness | undefined {
-  const viaService = ((configuration?.webhooks ?? []) as { name?: string; clientConfig?: { service?: unknown; caBundle?: string } }[])
-    .filter(w => w.clientConfig?.service);
-  if (!viaService.length) return undefined;
-  const missing = viaService.filter(w => !w.clientConfig?.caBundle).map(w => w.name);
-  if (missing.length) {
-    return waiting(`no caBundle yet on ${missing.length === 1 ? 'webhook' : 'webhooks'} ${missing.join(', ')} `
-      + '(the webhook server writes it at start-up, or cert-manager\'s CA injector)');
-  }
-  return ready(`caBundle set on ${viaService.length === 1 ? 'its webhook' : `all ${viaService.length} webhooks`}`);
-}
-
-/**
- * Whether an object as the API server returns it is ready, for the kinds apply waits for:
- * CustomResourceDefinitions (Established and NamesAccepted), Namespaces (Active), Deployments,
- * StatefulSets and DaemonSets (rolled out, as `kubectl rollout status` judges), Jobs (Complete;
- * Failed is a failure), and Mutating/ValidatingWebhookConfigurations whose webhooks call a Service
- * (a caBundle on each).
- *
- * @returns undefined for every other kind: it is ready once applied. PersistentVolumeClaims are
- * not waited for (with WaitForFirstConsumer they bind only once a Pod uses them), nor are custom
- * resources (their controllers define ready; for Functions, see `kyma-serverless status --watch`)
- */
-export function readinessOf(object: any): Readiness | undefined {
-  const { group } = parseApiVersion(String(object?.apiVersion ?? ''));
-  switch (`${group}/${object?.kind}`) {
-    case 'apiextensions.k8s.io/CustomResourceDefinition': return crdReadiness(object);
-    case '/Namespace': return namespaceReadiness(object);
-    case 'apps/Deployment': return deploymentReadiness(object);
-    case 'apps/StatefulSet': return statefulSetReadiness(object);
-    case 'apps/DaemonSet': return daemonSetReadiness(object);
-    case 'batch/Job': return jobReadiness(object);
-    case 'admissionregistration.k8s.io/MutatingWebhookConfiguration':
-    case 'admissionregistration.k8s.io/ValidatingWebhookConfiguration':
-      return webhookConfigurationReadiness(object);
-    default: return undefined;
-  }
-}
+export { Readiness, ReadinessState, readinessOf } from './readiness';
+export { AppliedObject, ApplyOutcome, ApplyReport, PrunedObject } from './report';
 
 // ---------------------------------------------------------------------------------------------
 // Applying
-
-/** What happened to an object. */
-export enum ApplyOutcome {
-  /** It did not exist (with `--dry-run`: it would be created). */
-  CREATED = 'created',
-  /** It existed and the apply changed it. */
-  CONFIGURED = 'configured',
-  /** It existed as applied. */
-  UNCHANGED = 'unchanged',
-  /** It was applied; whether it changed is not known (it could not be read before). */
-  APPLIED = 'applied',
-  /** A dry run could not check it: its Namespace or CRD is created by the apply itself. */
-  SKIPPED = 'skipped',
-  /**
-   * The API server refused to change a field that cannot change, and the object opted in to
-   * replacement (see `allowReplacement`): it was deleted and created again (with `--dry-run`: it would be).
-   */
-  REPLACED = 'replaced',
-  /** The API server refused it. */
-  FAILED = 'failed',
-  /** An earlier step failed or timed out. */
-  NOT_APPLIED = 'not-applied',
-}
-
-/** One object in the report. */
-export interface AppliedObject {
-  /** The file, relative to the folder. */
-  readonly file: string;
-  readonly apiVersion: string;
-  readonly kind: string;
-  /** For namespaced objects: the manifest's namespace, else the one of `-n` or the context. */
-  readonly namespace?: string;
-  readonly name: string;
-  readonly wave: number;
-  readonly phase: ApplyPhase;
-  readonly outcome: ApplyOutcome;
-  /** Why it failed or was skipped. */
-  readonly message?: string;
-  /** For a kind apply waits for: what was last seen of it. */
-  readonly readiness?: Readiness;
-}
-
-/** What `--prune` did with one object of the set that the folder no longer holds. */
-export interface PrunedObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespace?: string;
-  readonly name: string;
-  /** `pruned` (deleted; with `--dry-run`: would be), `kept` (left, with the reason), or `failed`. */
-  readonly outcome: 'pruned' | 'kept' | 'failed';
-  /** Why it was kept, or why deleting it failed. */
-  readonly message?: string;
-}
-
-/** What {@link runApply} did. */
-export interface ApplyReport {
-  /** True when every object was applied and (with `wait`) every one waited for is ready. */
-  readonly ok: boolean;
-  readonly dir: string;
-  readonly dryRun: boolean;
-  readonly wait: boolean;
-  readonly fieldManager: string;
-  /** How long it took, in seconds. */
-  readonly seconds: number;
-  /** How many objects had each outcome. */
-  readonly counts: { readonly [outcome: string]: number };
-  /** Every object, in apply order. */
-  readonly objects: readonly AppliedObject[];
-  /** The ApplySet the objects were labelled into: its parent (`secrets/<name> -n <namespace>`) and id. */
-  readonly applySet: { readonly parent: string; readonly id: string };
-  /** With `prune`: the members of the set the folder no longer holds, in the order they were deleted. */
-  readonly pruned?: readonly PrunedObject[];
-  /** What went wrong, when `ok` is false. */
-  readonly error?: string;
-  /** True when Ctrl-C (or the caller's interrupt signal) ended the run: the command exits 130. */
-  readonly interrupted?: boolean;
-}
 
 /** Options of {@link runApply}: the cluster options and the command's own. */
 export interface ApplyOptions extends ClusterOptions {
