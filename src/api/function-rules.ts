@@ -12,7 +12,6 @@
  * A rule that holds in one release only says so in `FUNCTION_RULES` (`releases`);
  * `functionWarnings()` names what a release still accepts but will stop running (retired runtimes).
  */
-import { isDeepStrictEqual } from 'node:util';
 import { RuleReport, text } from './_rules';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, functionCelRules } from './function-schema';
 import { FUNCTION_SHAPE_LIMITS, functionShapeProblem } from './function-shape';
@@ -629,44 +628,6 @@ function lastAppliedBytes(object: { [key: string]: unknown }): number | undefine
     return undefined;
   }
   return others + utf8Bytes(LAST_APPLIED_ANNOTATION) + utf8Bytes(json);
-}
-
-/** What {@link validateFunction} reads of a Function: the object with `metadata` cut to its name and namespace. */
-function judgedPart(object: { [key: string]: unknown }, metadata: { [key: string]: unknown }): unknown {
-  const { name, generateName, namespace } = metadata;
-  return { ...object, metadata: { name, generateName, namespace } };
-}
-
-/**
- * Functions that passed {@link validateFunction} while their constructs were validated, by `namespace/name`.
- * No longer written or read: KymaFunction and GitOpsApp keep this per app (src/function/_valid-at-synth.ts).
- * Left in place only because deleting it renames identifiers of the minified webhook program in dist/.
- */
-const validAtSynth = new Map<string, unknown>();
-
-/**
- * Remembers a Function that passed {@link validateFunction} with the default options while its
- * construct was validated, so that a GitOpsApp's check of its output does not repeat the work.
- * The object must not change afterwards.
- *
- * @deprecated unused: see `rememberValidFunction` of src/function/_valid-at-synth.ts, which keeps them per app
- * @internal
- */
-export function _rememberValidFunction(object: { readonly metadata: { readonly name: string; readonly namespace?: string } }): void {
-  validAtSynth.set(`${object.metadata.namespace}/${object.metadata.name}`, judgedPart(object, object.metadata));
-}
-
-/**
- * Whether a Function, as it stands, passed {@link validateFunction} at synth already: what the
- * rules read of it equals what they read of the Function its construct validated.
- *
- * @deprecated unused: see `wasValidAtSynth` of src/function/_valid-at-synth.ts, which keeps them per app
- * @internal
- */
-export function _wasValidAtSynth(object: unknown): boolean {
-  if (!validAtSynth.size || !isObject(object) || !isObject(object.metadata)) return false;
-  const validated = validAtSynth.get(`${String(object.metadata.namespace)}/${String(object.metadata.name)}`);
-  return validated !== undefined && isDeepStrictEqual(validated, judgedPart(object, object.metadata));
 }
 
 /** A Service of a folder of manifests that has the name of a Function in its namespace. */
