@@ -24,13 +24,17 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 const NODE_SOURCES = ['exports.main = () => "a";\n', 'exports.main = () => "b";\n'];
 const PYTHON_SOURCES = ['def main(event, context):\n    return "a"\n', 'def main(event, context):\n    return "b"\n'];
 
-/** Twelve Functions: six Node.js and six Python, three of each on each of two sources; four of them autoscaled. */
-function functions(team: Chart): KymaFunction[] {
+/**
+ * Twelve Functions: six Node.js and six Python, three of each on each of two sources; four of them autoscaled.
+ * The Node.js runtime is the release's newest, which has support left: no runtime notice among the findings.
+ */
+function functions(team: Chart, release: ServerlessRelease = ServerlessRelease.V1_11_1): KymaFunction[] {
+  const nodejs = release === ServerlessRelease.V1_13_0 ? FunctionRuntime.NODEJS_24 : FunctionRuntime.NODEJS_22;
   return Array.from({ length: 12 }, (_, i) => {
     const python = i % 2 === 1;
     const sources = python ? PYTHON_SOURCES : NODE_SOURCES;
     return new KymaFunction(team, `fn-${i}`, {
-      runtime: python ? FunctionRuntime.PYTHON_312 : FunctionRuntime.NODEJS_22,
+      runtime: python ? FunctionRuntime.PYTHON_312 : nodejs,
       source: FunctionSource.fromInline(sources[Math.floor(i / 2) % 2]),
       ...(i % 3 === 0 ? { scale: { minReplicas: 1, maxReplicas: 3 } } : {}),
     });
@@ -41,7 +45,7 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
   test('parses each distinct handler once, the Python ones in one round trip, and renders and validates each Function once', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless', { release });
-    functions(new FunctionNamespace(app, 'team-a', { stack }));
+    functions(new FunctionNamespace(app, 'team-a', { stack }), release);
     _resetWork();
     app.synth();
     expect(_work).toEqual({
@@ -58,7 +62,7 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
   test('validate of the output parses each distinct handler once, the Python ones in one round trip, and validates each Function once', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless', { release });
-    functions(new FunctionNamespace(app, 'team-a', { stack }));
+    functions(new FunctionNamespace(app, 'team-a', { stack }), release);
     app.synth();
     _resetWork();
     const report = validateManifests(dir);
