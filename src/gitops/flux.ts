@@ -5,27 +5,22 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import type * as kustomize from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import type * as source from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, ServerlessRelease } from '../api';
 import { addModel } from './_model';
+import { FluxHealthCheck, fluxHealthChecks } from './health';
 
 /** The namespace Flux runs in by default. */
 export const FLUX_NAMESPACE = 'flux-system';
 
-/** The condition types of a Function that must all be True for it to run. */
-const FUNCTION_CONDITIONS = "['ConfigurationReady','BuildReady','Running']";
-
 /**
- * Flux's health check for Functions (a `healthCheckExprs` entry, Flux 2.5 and later): current
- * when `ConfigurationReady`, `BuildReady` and `Running` are all True, failed when any condition
- * is False. Without it Flux would count a Function healthy as soon as it exists, since it has
- * no `Ready` condition.
+ * Flux's health check for Functions under release 1.11.1 (the default), as
+ * `fluxHealthChecks(ServerlessRelease.V1_11_1)` gives it with the other kinds.
+ *
+ * @deprecated Use {@link fluxHealthChecks} with the stack's release (under 1.13.0 a Function never
+ * has `BuildReady`), or let {@link FluxKustomization} set them from its `release`.
  */
-export const FLUX_FUNCTION_HEALTH_CHECK = {
-  apiVersion: FUNCTION_API_VERSION,
-  kind: FUNCTION_KIND,
-  current: `has(status.conditions) && status.conditions.filter(c, c.type in ${FUNCTION_CONDITIONS} && c.status == 'True').size() == 3`,
-  failed: 'has(status.conditions) && status.conditions.exists(c, c.status == \'False\')',
-} as const;
+export const FLUX_FUNCTION_HEALTH_CHECK: FluxHealthCheck = fluxHealthChecks(ServerlessRelease.V1_11_1)
+  .find(check => check.apiVersion === FUNCTION_API_VERSION && check.kind === FUNCTION_KIND)!;
 
 /** The Flux models, loaded on first use: apps that emit no Flux object do not pay for them at synth. */
 function fluxModels(): typeof kustomize & typeof source {
@@ -127,6 +122,13 @@ export interface FluxKustomizationProps {
    * @default Duration.minutes(15)
    */
   readonly timeout?: Duration;
+  /**
+   * The release of the stack the output holds: it sets the health checks of Functions (see
+   * {@link fluxHealthChecks}). Give the `release` of your `ServerlessStack`.
+   *
+   * @default ServerlessRelease.V1_11_1, the stack's default
+   */
+  readonly release?: ServerlessRelease;
 }
 
 /**
@@ -153,7 +155,7 @@ export class FluxKustomization extends Construct {
         prune: true,
         wait: true,
         // The model predates healthCheckExprs (Flux 2.5); the API has it.
-        ...({ healthCheckExprs: [{ ...FLUX_FUNCTION_HEALTH_CHECK }] } as object),
+        ...({ healthCheckExprs: fluxHealthChecks(props.release ?? DEFAULT_RELEASE).map(check => ({ ...check })) } as object),
       },
     });
     this.apiObject = addModel(this, model);
