@@ -63,7 +63,10 @@ export {
   ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, RUNTIME_IGNORE_DIFFERENCES, ArgoCdHealthChecks, ArgoCdHealthChecksProps, ARGO_CD_CONFIG_MAP,
 } from './gitops/argo-cd';
 export { FluxHealthCheck, fluxHealthChecks, argoCdHealthLua, argoCdHealthKey } from './gitops/health';
-export { FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FLUX_FUNCTION_HEALTH_CHECK } from './gitops/flux';
+export {
+  FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FluxKustomizationStages, FluxKustomizationStagesProps, FluxSyncOptions, FLUX_FUNCTION_HEALTH_CHECK,
+} from './gitops/flux';
+export { FluxStage, FLUX_STAGES_FOLDER } from './gitops/flux-stages';
 
 // Policies the output keeps, and the opt-ins a user writes on their own objects.
 export { PolicyRuleId, PolicyException, policyExceptions } from './policy/policy';

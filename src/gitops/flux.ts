@@ -7,6 +7,7 @@ import type * as kustomize from '@kubernetes-models/flux-cd/kustomize.toolkit.fl
 import type * as source from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
 import { DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, ServerlessRelease } from '../api';
 import { addModel } from './_model';
+import { FLUX_STAGES_FOLDER, FluxStage } from './flux-stages';
 import { FluxHealthCheck, fluxHealthChecks } from './health';
 
 /** The namespace Flux runs in by default. */
@@ -93,8 +94,8 @@ export class FluxGitRepository extends Construct {
   }
 }
 
-/** Props of {@link FluxKustomization}. */
-export interface FluxKustomizationProps {
+/** How a Flux Kustomization syncs the output: of {@link FluxKustomization} and {@link FluxKustomizationStages}. */
+export interface FluxSyncOptions {
   /**
    * Name of the Kustomization.
    *
@@ -131,6 +132,16 @@ export interface FluxKustomizationProps {
   readonly release?: ServerlessRelease;
 }
 
+/** Props of {@link FluxKustomization}. */
+export interface FluxKustomizationProps extends FluxSyncOptions {
+  /**
+   * Kustomizations that must be ready (applied, and healthy: they wait) before this one applies.
+   *
+   * @default - none
+   */
+  readonly dependsOn?: FluxKustomization[];
+}
+
 /**
  * A Flux Kustomization that applies the synthesized output of one environment, prunes what
  * Git no longer has, and waits until every object is healthy, Functions by their conditions.
@@ -142,12 +153,20 @@ export interface FluxKustomizationProps {
 export class FluxKustomization extends Construct {
   /** The Kustomization object. */
   public readonly apiObject: ApiObject;
+  /** Name of the Kustomization. */
+  public readonly name: string;
+  /** Namespace of the Kustomization. */
+  public readonly namespace: string;
 
   constructor(scope: Construct, id: string, props: FluxKustomizationProps) {
     super(scope, id);
+    this.name = props.name ?? 'kyma-serverless';
+    this.namespace = Chart.of(this).namespace ?? FLUX_NAMESPACE;
+    const dependsOn = (props.dependsOn ?? []).map(k => ({ name: k.name, ...(k.namespace === this.namespace ? {} : { namespace: k.namespace }) }));
     const model = new (fluxModels().Kustomization)({
-      metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
+      metadata: { name: this.name, namespace: this.namespace },
       spec: {
+        ...(dependsOn.length ? { dependsOn } : {}),
         sourceRef: { kind: 'GitRepository', name: props.source.name },
         path: props.path ?? './dist',
         interval: fluxDuration(props.interval ?? Duration.minutes(10)),
@@ -159,5 +178,42 @@ export class FluxKustomization extends Construct {
       },
     });
     this.apiObject = addModel(this, model);
+  }
+}
+
+/** Props of {@link FluxKustomizationStages}: `name` prefixes the three Kustomizations, `path` is the output folder. */
+export interface FluxKustomizationStagesProps extends FluxSyncOptions {}
+
+/**
+ * Three Flux Kustomizations that sync an output folder in the order it needs, each waiting for the
+ * one before to be ready and healthy (`dependsOn`, `wait`): `<name>-stack` (`<path>/flux/stack`:
+ * the CRD, the controller and the admission webhook, ready once the webhook serves),
+ * `<name>-functions` (`<path>/flux/functions`: Function namespaces and Functions, which therefore pass
+ * the webhook's defaulting and validation), and `<name>-reach` (`<path>/flux/reach`: APIRules,
+ * VirtualServices, HTTPRoutes, Subscriptions and KEDA ScaledObjects, whose CRDs come from modules a
+ * cluster may lack: a missing one stops this stage only). `GitOpsApp` writes the stage folders.
+ *
+ * @example
+ * const source = new FluxGitRepository(bootstrap, 'Repo', { url: 'https://github.com/acme/platform.git' });
+ * new FluxKustomizationStages(bootstrap, 'Serverless', { source, path: './dist/prod', release: ServerlessRelease.V1_13_0 });
+ */
+export class FluxKustomizationStages extends Construct {
+  /** The stack's Kustomization. */
+  public readonly stack: FluxKustomization;
+  /** The Functions' Kustomization, after the stack's. */
+  public readonly functions: FluxKustomization;
+  /** The Kustomization of what reaches Functions, after the Functions'. */
+  public readonly reach: FluxKustomization;
+
+  constructor(scope: Construct, id: string, props: FluxKustomizationStagesProps) {
+    super(scope, id);
+    const name = props.name ?? 'kyma-serverless';
+    const folder = (props.path ?? './dist').replace(/\/+$/, '');
+    const stage = (stageId: string, stageName: FluxStage, dependsOn: FluxKustomization[]) => new FluxKustomization(this, stageId, {
+      ...props, name: `${name}-${stageName}`, path: `${folder}/${FLUX_STAGES_FOLDER}/${stageName}`, dependsOn,
+    });
+    this.stack = stage('Stack', FluxStage.STACK, []);
+    this.functions = stage('Functions', FluxStage.FUNCTIONS, [this.stack]);
+    this.reach = stage('Reach', FluxStage.REACH, [this.functions]);
   }
 }

@@ -1,7 +1,9 @@
 import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import { GitRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
 import { App, Chart, Duration, Testing } from 'cdk8s';
-import { FLUX_FUNCTION_HEALTH_CHECK, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, fluxHealthChecks } from '../../src';
+import {
+  FLUX_FUNCTION_HEALTH_CHECK, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FluxKustomizationStages, fluxHealthChecks,
+} from '../../src';
 import { FUNCTION_API_VERSION, FUNCTION_KIND, ServerlessRelease } from '../../src/api';
 import { fluxHealth } from '../util/gitops-engines';
 
@@ -151,6 +153,35 @@ describe('FluxKustomization', () => {
     const source = new FluxGitRepository(chart, 'Repo', { url: REPO_URL, secretName: 'github-token' });
     new FluxKustomization(chart, 'Serverless', { source, path: './dist/prod' });
     expect(Testing.synth(chart)).toMatchSnapshot();
+  });
+});
+
+describe('FluxKustomizationStages', () => {
+  test('syncs the stack, then the Functions, then what reaches them, each waiting for the one before', () => {
+    const chart = bootstrap();
+    const source = new FluxGitRepository(chart, 'Repo', { url: REPO_URL });
+    const stages = new FluxKustomizationStages(chart, 'Serverless', { source, path: './dist/prod/', release: ServerlessRelease.V1_13_0 });
+    const objects = Testing.synth(chart).filter(o => o.kind === 'Kustomization');
+    expect(objects.map(o => [o.metadata.name, o.spec.path, o.spec.dependsOn, o.spec.wait])).toEqual([
+      ['kyma-serverless-stack', './dist/prod/flux/stack', undefined, true],
+      ['kyma-serverless-functions', './dist/prod/flux/functions', [{ name: 'kyma-serverless-stack' }], true],
+      ['kyma-serverless-reach', './dist/prod/flux/reach', [{ name: 'kyma-serverless-functions' }], true],
+    ]);
+    for (const o of objects) {
+      expect(o.spec.healthCheckExprs).toEqual(fluxHealthChecks(ServerlessRelease.V1_13_0));
+      expect(() => new Kustomization(o).validate()).not.toThrow();
+    }
+    expect([stages.stack.name, stages.functions.name, stages.reach.name]).toEqual(objects.map(o => o.metadata.name));
+  });
+
+  test('names a dependency in another namespace with its namespace', () => {
+    const app = Testing.app();
+    const other = new Chart(app, 'other', { namespace: 'platform' });
+    const chart = new Chart(app, 'flux', { namespace: 'flux-system' });
+    const source = new FluxGitRepository(chart, 'Repo', { url: REPO_URL });
+    const base = new FluxKustomization(other, 'Base', { source, name: 'base' });
+    new FluxKustomization(chart, 'App', { source, name: 'app', dependsOn: [base] });
+    expect(Testing.synth(chart).find(o => o.kind === 'Kustomization').spec.dependsOn).toEqual([{ name: 'base', namespace: 'platform' }]);
   });
 });
 
