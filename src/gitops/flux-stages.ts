@@ -23,7 +23,7 @@ export enum FluxStage {
   FUNCTIONS = 'functions',
   /**
    * What reaches or scales Functions (APIRules, VirtualServices, HTTPRoutes, Subscriptions, KEDA
-   * ScaledObjects), once the Functions run: their CRDs come from modules a cluster may lack.
+   * ScaledObjects, HorizontalPodAutoscalers), once the Functions run: most of their CRDs come from modules a cluster may lack.
    */
   REACH = 'reach',
 }

@@ -190,7 +190,7 @@ export interface FluxKustomizationStagesProps extends FluxSyncOptions {}
  * the CRD, the controller and the admission webhook, ready once the webhook serves),
  * `<name>-functions` (`<path>/flux/functions`: Function namespaces and Functions, which therefore pass
  * the webhook's defaulting and validation), and `<name>-reach` (`<path>/flux/reach`: APIRules,
- * VirtualServices, HTTPRoutes, Subscriptions and KEDA ScaledObjects, whose CRDs come from modules a
+ * VirtualServices, HTTPRoutes, Subscriptions, KEDA ScaledObjects and HorizontalPodAutoscalers; the CRDs of most come from modules a
  * cluster may lack: a missing one stops this stage only). `GitOpsApp` writes the stage folders.
  *
  * @example

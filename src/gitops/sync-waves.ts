@@ -28,7 +28,10 @@ export enum SyncWave {
    * retry until, the Function's Service.
    */
   FUNCTIONS = '0',
-  /** What scales Functions (KEDA ScaledObjects), once they run. Routes are in {@link SyncWave.FUNCTIONS}. */
+  /**
+   * What scales Functions (KEDA ScaledObjects, and the HorizontalPodAutoscalers synth writes under
+   * 1.13.0), once they run. Routes are in {@link SyncWave.FUNCTIONS}.
+   */
   ROUTES = '1',
 }
 
@@ -52,8 +55,11 @@ const ROUTE_KINDS = new Set([
  * the previous one is healthy). A Function that switches from `scale` to `keda` drops its
  * `scaleConfig` in the wave before, which gives the controller time to delete its own
  * HorizontalPodAutoscaler, since KEDA's webhook refuses a ScaledObject for a target another HPA scales.
+ * The HorizontalPodAutoscalers synth writes under 1.13.0 (whose controller makes none) come after the
+ * Functions too: before a Function exists and has its `status.podSelector`, Argo CD counts the HPA
+ * that targets it Degraded (FailedGetScale, InvalidSelector), and the sync would stop at its wave.
  */
-const SCALER_KINDS = new Set(['keda.sh/ScaledObject']);
+const SCALER_KINDS = new Set(['keda.sh/ScaledObject', 'autoscaling/HorizontalPodAutoscaler']);
 
 /** An object's type, as a manifest or an ApiObject gives it. */
 type Typed = { readonly apiVersion: string; readonly kind: string };
@@ -74,8 +80,8 @@ export function syncWaveOf(object: Typed): SyncWave {
 
 /**
  * Whether an object reaches or scales Functions (an APIRule, VirtualService, HTTPRoute,
- * Subscription or KEDA ScaledObject): it needs the Functions, and its CRD comes from a module the
- * cluster may lack.
+ * Subscription, KEDA ScaledObject or HorizontalPodAutoscaler): it needs the Functions, and the CRDs
+ * of most come from a module the cluster may lack.
  */
 export function reachesFunctions(object: Typed): boolean {
   return ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object));
