@@ -978,7 +978,10 @@ async function loopCheck(run: Run): Promise<void> {
   await run.deleteFunctions('4 loop check', [fn]);
 }
 
-main().catch(e => {
-  process.stderr.write(`real-controller run: ${(e as Error).message}\n`);
-  process.exitCode = 2;
-});
+// Run when started (npm run e2e:controller), not when another run imports its pieces (npm run e2e:gitops).
+if (require.main === module) {
+  main().catch(e => {
+    process.stderr.write(`real-controller run: ${(e as Error).message}\n`);
+    process.exitCode = 2;
+  });
+}
