@@ -62,9 +62,13 @@ export { GitOpsEnvironment, environmentOutdir } from './gitops/environment';
 export { SyncWave } from './gitops/sync-waves';
 export {
   ArgoCdApplication, ArgoCdApplicationProps, ArgoCdApplicationSet, ArgoCdApplicationSetProps, ArgoCdCluster, ArgoCdSyncOptions, ArgoCdSyncPolicyOptions, GitRevisionOptions, GitSourceOptions,
-  ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, RUNTIME_IGNORE_DIFFERENCES,
+  ARGO_CD_FUNCTION_HEALTH_KEY, ARGO_CD_FUNCTION_HEALTH_LUA, RUNTIME_IGNORE_DIFFERENCES, ArgoCdHealthChecks, ArgoCdHealthChecksProps, ARGO_CD_CONFIG_MAP,
 } from './gitops/argo-cd';
-export { FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FLUX_FUNCTION_HEALTH_CHECK } from './gitops/flux';
+export { FluxHealthCheck, fluxHealthChecks, argoCdHealthLua, argoCdHealthKey } from './gitops/health';
+export {
+  FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FluxKustomizationStages, FluxKustomizationStagesProps, FluxSyncOptions, FLUX_FUNCTION_HEALTH_CHECK,
+} from './gitops/flux';
+export { FluxStage, FLUX_STAGES_FOLDER } from './gitops/flux-stages';
 
 // Policies the output keeps, and the opt-ins a user writes on their own objects.
 export { PolicyRuleId, PolicyException, policyExceptions } from './policy/policy';

@@ -27,7 +27,10 @@ describe('the default app', () => {
   const rootObjects = manifests.filter(f => !f.includes(path.sep)).flatMap(f => loadYamlDocuments(path.join(dist, f)));
 
   test('writes each environment\'s files, one per chart, the stack first, with a kustomization', () => {
-    const files = ['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml', 'kustomization.yaml'];
+    const files = [
+      '0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml',
+      'flux/functions/kustomization.yaml', 'flux/reach/kustomization.yaml', 'flux/stack/kustomization.yaml', 'kustomization.yaml',
+    ];
     expect(Object.keys(first)).toEqual(ENVIRONMENT_FOLDERS.flatMap(env => files.map(f => path.join(env, f))).sort());
     const [namespace, crd] = loadYamlDocuments(path.join(dist, '0000-serverless.k8s.yaml'));
     expect([namespace.kind, crd.kind]).toEqual(['Namespace', 'CustomResourceDefinition']);
@@ -45,6 +48,22 @@ describe('the default app', () => {
     const synthesized = fs.readdirSync(folder).filter(f => f.endsWith('.k8s.yaml')).flatMap(f => loadYamlDocuments(path.join(folder, f))).map(identity).sort();
     expect(new Set(rendered).size).toBe(rendered.length);
     expect(rendered).toEqual(synthesized);
+  });
+
+  test.each(ENVIRONMENT_FOLDERS)('the Flux stages of %p render every object once: the stack, the Functions, then what reaches them', env => {
+    const folder = path.join(dist, env);
+    const render = (stage: string) => {
+      // Flux builds with kustomize's LoadRestrictionsNone, which lets a stage take the files of its output folder.
+      const result = spawnSync('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', path.join(folder, 'flux', stage)], { encoding: 'utf8' });
+      expect(result.stderr).toBe('');
+      return parseAllDocuments(result.stdout).map(d => d.toJS()).filter(Boolean);
+    };
+    const [stack, functions, reach] = ['stack', 'functions', 'reach'].map(render);
+    const synthesized = fs.readdirSync(folder).filter(f => f.endsWith('.k8s.yaml')).flatMap(f => loadYamlDocuments(path.join(folder, f))).map(identity).sort();
+    expect([...stack, ...functions, ...reach].map(identity).sort()).toEqual(synthesized);
+    expect(stack.map(identity).sort()).toEqual(loadYamlDocuments(path.join(folder, '0000-serverless.k8s.yaml')).map(identity).sort());
+    expect([...new Set(functions.map(o => o.kind))].sort()).toEqual(['Function', 'LimitRange', 'Namespace', ...(env === 'prod' ? ['ResourceQuota'] : [])]);
+    expect([...new Set(reach.map(o => o.kind))].sort()).toEqual(env === 'prod' ? ['Subscription', 'VirtualService'] : ['APIRule', 'Subscription']);
   });
 
   test('no Secret is in the output, and nothing in it names a path of this machine', () => {

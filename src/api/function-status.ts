@@ -3,6 +3,7 @@
  * and the labels it puts on the objects it creates for a Function. `kyma-serverless status`
  * reads Functions by them; health checks for GitOps tools name the same conditions.
  */
+import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from './release';
 
 /** The condition types of a Function's status (1.11.1 `function_types.go`). */
 export enum FunctionConditionType {
@@ -12,6 +13,35 @@ export enum FunctionConditionType {
   BUILD_READY = 'BuildReady',
   /** The Deployment, Service (and HPA) exist and the Deployment is ready. */
   RUNNING = 'Running',
+}
+
+/** What a release's controller writes into a Function's status once the Function runs. */
+export interface FunctionReadiness {
+  /** The condition types that are all True then, in the order the controller sets them. */
+  readonly conditions: readonly FunctionConditionType[];
+  /**
+   * Whether the controller records the generation it has processed in `status.observedGeneration`
+   * (1.13.0 does, before it judges the Deployment; 1.11.1 never does, so a generation it has not
+   * processed yet cannot be told from its status).
+   */
+  readonly observedGeneration: boolean;
+}
+
+/**
+ * The conditions a release's controller sets True once a Function runs: `ConfigurationReady`,
+ * `BuildReady` and `Running` where it builds images (1.11.1); `ConfigurationReady` and `Running`
+ * where it does not (1.13.0, which also writes `status.observedGeneration`).
+ *
+ * @param release the release of the controller
+ */
+export function functionReadiness(release: ServerlessRelease = DEFAULT_RELEASE): FunctionReadiness {
+  const builds = releaseFacts(release).buildsImages;
+  return {
+    conditions: builds
+      ? [FunctionConditionType.CONFIGURATION_READY, FunctionConditionType.BUILD_READY, FunctionConditionType.RUNNING]
+      : [FunctionConditionType.CONFIGURATION_READY, FunctionConditionType.RUNNING],
+    observedGeneration: !builds,
+  };
 }
 
 /** The values of a condition's `status`. */

@@ -5,8 +5,10 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import type * as argo from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
-import { FUNCTION_GROUP, FUNCTION_KIND } from '../api';
+import { k8s } from 'cdk8s-plus-27';
+import { DEFAULT_RELEASE, FUNCTION_GROUP, FUNCTION_KIND, ServerlessRelease } from '../api';
 import { addModel } from './_model';
+import { argoCdHealthLua } from './health';
 
 /** The namespace Argo CD runs in by default. */
 export const ARGO_CD_NAMESPACE = 'argocd';
@@ -36,38 +38,61 @@ export const RUNTIME_IGNORE_DIFFERENCES: readonly IgnoreDifference[] = [
   { group: FUNCTION_GROUP, kind: FUNCTION_KIND, jsonPointers: ['/spec/replicas'] },
 ];
 
-/**
- * Argo CD's health check for Functions, in Lua, for the `argocd-cm` ConfigMap key
- * {@link ARGO_CD_FUNCTION_HEALTH_KEY}: Healthy when `ConfigurationReady`, `BuildReady` and
- * `Running` are all True, Degraded when any condition is False, Progressing otherwise.
- */
-export const ARGO_CD_FUNCTION_HEALTH_LUA = `local hs = { status = "Progressing", message = "Waiting for the Function Controller" }
-if obj.status == nil or obj.status.conditions == nil then
-  return hs
-end
-local wanted = { ConfigurationReady = true, BuildReady = true, Running = true }
-local ready = 0
-for _, condition in ipairs(obj.status.conditions) do
-  if condition.status == "False" then
-    hs.status = "Degraded"
-    hs.message = condition.type .. ": " .. (condition.message or condition.reason or "False")
-    return hs
-  end
-  if condition.status == "True" and wanted[condition.type] then
-    ready = ready + 1
-  elseif condition.status ~= "True" then
-    hs.message = condition.type .. ": " .. (condition.message or condition.reason or "in progress")
-  end
-end
-if ready == 3 then
-  hs.status = "Healthy"
-  hs.message = "Function is running"
-end
-return hs
-`;
-
 /** The `argocd-cm` key that holds the Function health check. */
 export const ARGO_CD_FUNCTION_HEALTH_KEY = `resource.customizations.health.${FUNCTION_GROUP}_${FUNCTION_KIND}`;
+
+/**
+ * Argo CD's health check for Functions under release 1.11.1 (the default), in Lua, for the
+ * `argocd-cm` key {@link ARGO_CD_FUNCTION_HEALTH_KEY}: Healthy when `ConfigurationReady`,
+ * `BuildReady` and `Running` are all True, Degraded when one of them is False, Progressing otherwise.
+ *
+ * @deprecated Apply {@link ArgoCdHealthChecks} for the stack's release (under 1.13.0 a Function
+ * never has `BuildReady`), which also judges APIRules and Subscriptions; or read
+ * {@link argoCdHealthLua}.
+ */
+export const ARGO_CD_FUNCTION_HEALTH_LUA: string = argoCdHealthLua(ServerlessRelease.V1_11_1)[ARGO_CD_FUNCTION_HEALTH_KEY];
+
+/** The ConfigMap Argo CD reads its settings from. */
+export const ARGO_CD_CONFIG_MAP = 'argocd-cm';
+
+/** Props of {@link ArgoCdHealthChecks}. */
+export interface ArgoCdHealthChecksProps {
+  /**
+   * The release of the stack the Applications sync: it sets the health check of Functions.
+   * Give the `release` of your `ServerlessStack`.
+   *
+   * @default ServerlessRelease.V1_11_1, the stack's default
+   */
+  readonly release?: ServerlessRelease;
+}
+
+/**
+ * Teaches Argo CD when a Function, an APIRule and a Subscription are healthy: the `argocd-cm`
+ * ConfigMap with only the health entries of {@link argoCdHealthLua} for the stack's release. Argo CD
+ * reads `argocd-cm` from its own namespace (the chart's, else `argocd`). Apply it server-side
+ * (`kubectl apply --server-side --field-manager=kyma-serverless -f`), which adds these keys and
+ * keeps the others; or list the file under `patches:` of the kustomization that installs Argo CD.
+ *
+ * @example
+ * new ArgoCdHealthChecks(bootstrap, 'Health', { release: ServerlessRelease.V1_13_0 });
+ */
+export class ArgoCdHealthChecks extends Construct {
+  /** The ConfigMap object. */
+  public readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: ArgoCdHealthChecksProps = {}) {
+    super(scope, id);
+    this.apiObject = new k8s.KubeConfigMap(this, 'Resource', {
+      metadata: {
+        name: ARGO_CD_CONFIG_MAP,
+        namespace: Chart.of(this).namespace ?? ARGO_CD_NAMESPACE,
+        // The labels of Argo CD's own install manifests.
+        labels: { 'app.kubernetes.io/name': ARGO_CD_CONFIG_MAP, 'app.kubernetes.io/part-of': 'argocd' },
+      },
+      data: argoCdHealthLua(props.release ?? DEFAULT_RELEASE),
+    });
+  }
+}
 
 /** The Git repository and revision that hold the output. */
 export interface GitRevisionOptions {

@@ -5,27 +5,23 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import type * as kustomize from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import type * as source from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, ServerlessRelease } from '../api';
 import { addModel } from './_model';
+import { FLUX_STAGES_FOLDER, FluxStage } from './flux-stages';
+import { FluxHealthCheck, fluxHealthChecks } from './health';
 
 /** The namespace Flux runs in by default. */
 export const FLUX_NAMESPACE = 'flux-system';
 
-/** The condition types of a Function that must all be True for it to run. */
-const FUNCTION_CONDITIONS = "['ConfigurationReady','BuildReady','Running']";
-
 /**
- * Flux's health check for Functions (a `healthCheckExprs` entry, Flux 2.5 and later): current
- * when `ConfigurationReady`, `BuildReady` and `Running` are all True, failed when any condition
- * is False. Without it Flux would count a Function healthy as soon as it exists, since it has
- * no `Ready` condition.
+ * Flux's health check for Functions under release 1.11.1 (the default), as
+ * `fluxHealthChecks(ServerlessRelease.V1_11_1)` gives it with the other kinds.
+ *
+ * @deprecated Use {@link fluxHealthChecks} with the stack's release (under 1.13.0 a Function never
+ * has `BuildReady`), or let {@link FluxKustomization} set them from its `release`.
  */
-export const FLUX_FUNCTION_HEALTH_CHECK = {
-  apiVersion: FUNCTION_API_VERSION,
-  kind: FUNCTION_KIND,
-  current: `has(status.conditions) && status.conditions.filter(c, c.type in ${FUNCTION_CONDITIONS} && c.status == 'True').size() == 3`,
-  failed: 'has(status.conditions) && status.conditions.exists(c, c.status == \'False\')',
-} as const;
+export const FLUX_FUNCTION_HEALTH_CHECK: FluxHealthCheck = fluxHealthChecks(ServerlessRelease.V1_11_1)
+  .find(check => check.apiVersion === FUNCTION_API_VERSION && check.kind === FUNCTION_KIND)!;
 
 /** The Flux models, loaded on first use: apps that emit no Flux object do not pay for them at synth. */
 function fluxModels(): typeof kustomize & typeof source {
@@ -98,8 +94,8 @@ export class FluxGitRepository extends Construct {
   }
 }
 
-/** Props of {@link FluxKustomization}. */
-export interface FluxKustomizationProps {
+/** How a Flux Kustomization syncs the output: of {@link FluxKustomization} and {@link FluxKustomizationStages}. */
+export interface FluxSyncOptions {
   /**
    * Name of the Kustomization.
    *
@@ -127,6 +123,23 @@ export interface FluxKustomizationProps {
    * @default Duration.minutes(15)
    */
   readonly timeout?: Duration;
+  /**
+   * The release of the stack the output holds: it sets the health checks of Functions (see
+   * {@link fluxHealthChecks}). Give the `release` of your `ServerlessStack`.
+   *
+   * @default ServerlessRelease.V1_11_1, the stack's default
+   */
+  readonly release?: ServerlessRelease;
+}
+
+/** Props of {@link FluxKustomization}. */
+export interface FluxKustomizationProps extends FluxSyncOptions {
+  /**
+   * Kustomizations that must be ready (applied, and healthy: they wait) before this one applies.
+   *
+   * @default - none
+   */
+  readonly dependsOn?: FluxKustomization[];
 }
 
 /**
@@ -140,12 +153,20 @@ export interface FluxKustomizationProps {
 export class FluxKustomization extends Construct {
   /** The Kustomization object. */
   public readonly apiObject: ApiObject;
+  /** Name of the Kustomization. */
+  public readonly name: string;
+  /** Namespace of the Kustomization. */
+  public readonly namespace: string;
 
   constructor(scope: Construct, id: string, props: FluxKustomizationProps) {
     super(scope, id);
+    this.name = props.name ?? 'kyma-serverless';
+    this.namespace = Chart.of(this).namespace ?? FLUX_NAMESPACE;
+    const dependsOn = (props.dependsOn ?? []).map(k => ({ name: k.name, ...(k.namespace === this.namespace ? {} : { namespace: k.namespace }) }));
     const model = new (fluxModels().Kustomization)({
-      metadata: { name: props.name ?? 'kyma-serverless', namespace: Chart.of(this).namespace ?? FLUX_NAMESPACE },
+      metadata: { name: this.name, namespace: this.namespace },
       spec: {
+        ...(dependsOn.length ? { dependsOn } : {}),
         sourceRef: { kind: 'GitRepository', name: props.source.name },
         path: props.path ?? './dist',
         interval: fluxDuration(props.interval ?? Duration.minutes(10)),
@@ -153,9 +174,46 @@ export class FluxKustomization extends Construct {
         prune: true,
         wait: true,
         // The model predates healthCheckExprs (Flux 2.5); the API has it.
-        ...({ healthCheckExprs: [{ ...FLUX_FUNCTION_HEALTH_CHECK }] } as object),
+        ...({ healthCheckExprs: fluxHealthChecks(props.release ?? DEFAULT_RELEASE).map(check => ({ ...check })) } as object),
       },
     });
     this.apiObject = addModel(this, model);
+  }
+}
+
+/** Props of {@link FluxKustomizationStages}: `name` prefixes the three Kustomizations, `path` is the output folder. */
+export interface FluxKustomizationStagesProps extends FluxSyncOptions {}
+
+/**
+ * Three Flux Kustomizations that sync an output folder in the order it needs, each waiting for the
+ * one before to be ready and healthy (`dependsOn`, `wait`): `<name>-stack` (`<path>/flux/stack`:
+ * the CRD, the controller and the admission webhook, ready once the webhook serves),
+ * `<name>-functions` (`<path>/flux/functions`: Function namespaces and Functions, which therefore pass
+ * the webhook's defaulting and validation), and `<name>-reach` (`<path>/flux/reach`: APIRules,
+ * VirtualServices, HTTPRoutes, Subscriptions, KEDA ScaledObjects and HorizontalPodAutoscalers; the CRDs of most come from modules a
+ * cluster may lack: a missing one stops this stage only). `GitOpsApp` writes the stage folders.
+ *
+ * @example
+ * const source = new FluxGitRepository(bootstrap, 'Repo', { url: 'https://github.com/acme/platform.git' });
+ * new FluxKustomizationStages(bootstrap, 'Serverless', { source, path: './dist/prod', release: ServerlessRelease.V1_13_0 });
+ */
+export class FluxKustomizationStages extends Construct {
+  /** The stack's Kustomization. */
+  public readonly stack: FluxKustomization;
+  /** The Functions' Kustomization, after the stack's. */
+  public readonly functions: FluxKustomization;
+  /** The Kustomization of what reaches Functions, after the Functions'. */
+  public readonly reach: FluxKustomization;
+
+  constructor(scope: Construct, id: string, props: FluxKustomizationStagesProps) {
+    super(scope, id);
+    const name = props.name ?? 'kyma-serverless';
+    const folder = (props.path ?? './dist').replace(/\/+$/, '');
+    const stage = (stageId: string, stageName: FluxStage, dependsOn: FluxKustomization[]) => new FluxKustomization(this, stageId, {
+      ...props, name: `${name}-${stageName}`, path: `${folder}/${FLUX_STAGES_FOLDER}/${stageName}`, dependsOn,
+    });
+    this.stack = stage('Stack', FluxStage.STACK, []);
+    this.functions = stage('Functions', FluxStage.FUNCTIONS, [this.stack]);
+    this.reach = stage('Reach', FluxStage.REACH, [this.functions]);
   }
 }

@@ -10,7 +10,9 @@ import { wasValidAtSynth } from '../function/_valid-at-synth';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
+import { ServerlessStack } from '../stack/serverless-stack';
 import { stringifyYamlDocuments } from './_yaml';
+import { FLUX_STAGES_FOLDER, fluxStageKustomizations } from './flux-stages';
 import { addSyncAnnotations } from './sync-waves';
 
 /** The name of the generated kustomization. */
@@ -150,7 +152,32 @@ export class GitOpsApp extends App {
     this.nameFilesInApplyOrder();
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
     fs.writeFileSync(path.join(this.outdir, KUSTOMIZATION_FILE), kustomization(files));
+    this.writeFluxStages(files, written);
     this.validateOutput(files, written);
+  }
+
+  /**
+   * Writes the Flux stage folders (`flux/stack/`, `flux/functions/`, `flux/reach/`), each a
+   * `kustomization.yaml` over the files just written (see `FluxKustomizationStages`).
+   */
+  private writeFluxStages(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
+    const staged = [...written].map(([chart, objects]) => ({
+      file: this.fileOf(chart, files),
+      objects: objects as Array<{ apiVersion: string; kind: string }>,
+      // Not instanceof: cdk8s makes every Chart an instance of every chart class.
+      stack: ServerlessStack.prototype.isPrototypeOf(chart),
+    }));
+    for (const [stage, text] of fluxStageKustomizations(staged)) {
+      const folder = path.join(this.outdir, FLUX_STAGES_FOLDER, stage);
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, KUSTOMIZATION_FILE), text);
+    }
+  }
+
+  /** The file of a chart: named after the chart, or numbered in apply order (`0001-<chart>`). */
+  private fileOf(chart: Chart, files: readonly string[]): string {
+    const name = `${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
+    return files.find(f => f === name || (/^\d{4}-/.test(f) && f.slice(5) === name)) ?? name;
   }
 
   /**
@@ -162,11 +189,7 @@ export class GitOpsApp extends App {
    * FunctionNamespace's, or the app's stacks').
    */
   private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
-    const fileOf = (chart: Chart) => {
-      const name = `${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
-      // The file is named after the chart, or numbered in apply order (`0001-<chart>`).
-      return files.find(f => f === name || (/^\d{4}-/.test(f) && f.slice(5) === name)) ?? name;
-    };
+    const fileOf = (chart: Chart) => this.fileOf(chart, files);
     const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const chartOfFile = new Map([...written.keys()].map(chart => [fileOf(chart), chart]));

@@ -15,13 +15,22 @@ export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 export enum SyncWave {
   /** CustomResourceDefinitions, Namespaces and PriorityClasses: what other objects need to exist. */
   FOUNDATION = '-2',
-  /** The stack and the namespaces' policies: RBAC, controller, registry, LimitRanges. */
+  /**
+   * The stack and the namespaces' policies: RBAC, controller, registry, LimitRanges, and the Istio
+   * policies that guard Functions' endpoints (in place before any route leads to a Function).
+   */
   SYSTEM = '-1',
-  /** Functions, once their CRD and the controller are there, and the Istio policies that guard their endpoints. */
+  /**
+   * Functions, once their CRD and the controller are there, and what routes requests and events to
+   * them (APIRules, VirtualServices, HTTPRoutes, Subscriptions). They share a wave because Argo CD
+   * starts a wave only once every object of the one before is healthy: in a later wave, the routes
+   * of healthy Functions would wait for a Function that fails. Their controllers wait for, or
+   * retry until, the Function's Service.
+   */
   FUNCTIONS = '0',
   /**
-   * What routes requests and events to Functions (APIRules, VirtualServices, HTTPRoutes,
-   * Subscriptions), and what scales them (KEDA ScaledObjects), once they run.
+   * What scales Functions (KEDA ScaledObjects, and the HorizontalPodAutoscalers synth writes under
+   * 1.13.0), once they run. Routes are in {@link SyncWave.FUNCTIONS}.
    */
   ROUTES = '1',
 }
@@ -46,11 +55,11 @@ const ROUTE_KINDS = new Set([
  * the previous one is healthy). A Function that switches from `scale` to `keda` drops its
  * `scaleConfig` in the wave before, which gives the controller time to delete its own
  * HorizontalPodAutoscaler, since KEDA's webhook refuses a ScaledObject for a target another HPA scales.
+ * The HorizontalPodAutoscalers synth writes under 1.13.0 (whose controller makes none) come after the
+ * Functions too: before a Function exists and has its `status.podSelector`, Argo CD counts the HPA
+ * that targets it Degraded (FailedGetScale, InvalidSelector), and the sync would stop at its wave.
  */
-const SCALER_KINDS = new Set(['keda.sh/ScaledObject']);
-
-/** Policies that guard Functions' endpoints: in place before any route leads to the Functions. */
-const GUARD_KINDS = new Set(['security.istio.io/AuthorizationPolicy', 'security.istio.io/RequestAuthentication']);
+const SCALER_KINDS = new Set(['keda.sh/ScaledObject', 'autoscaling/HorizontalPodAutoscaler']);
 
 /** An object's type, as a manifest or an ApiObject gives it. */
 type Typed = { readonly apiVersion: string; readonly kind: string };
@@ -64,9 +73,18 @@ function isFunction(object: Typed): boolean {
 /** The sync wave of an object (an ApiObject, or a manifest read back: `kyma-serverless apply --prune` deletes in reverse wave order). */
 export function syncWaveOf(object: Typed): SyncWave {
   if (FOUNDATION_KINDS.has(object.kind)) return SyncWave.FOUNDATION;
-  if (isFunction(object) || GUARD_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
-  if (ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
+  if (isFunction(object) || ROUTE_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
+  if (SCALER_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
   return SyncWave.SYSTEM;
+}
+
+/**
+ * Whether an object reaches or scales Functions (an APIRule, VirtualService, HTTPRoute,
+ * Subscription, KEDA ScaledObject or HorizontalPodAutoscaler): it needs the Functions, and the CRDs
+ * of most come from a module the cluster may lack.
+ */
+export function reachesFunctions(object: Typed): boolean {
+  return ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object));
 }
 
 /** The Argo CD sync options an object needs, if any. */

@@ -157,11 +157,11 @@ describe('planApply', () => {
     ]);
   });
 
-  test('the stack of dist/ is four steps: foundation, system, Functions, then their APIRule and Subscription', () => {
+  test('the stack of dist/ is three steps: foundation, system, then Functions with their APIRule and Subscription', () => {
     const plan = planApply(DIST);
     expect(plan.files).toEqual(['0000-serverless.k8s.yaml', '0001-default-functions.k8s.yaml']);
     expect(plan.steps.map(s => [s.wave, s.phase, s.objects.length])).toEqual([
-      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 41], [0, ApplyPhase.CUSTOM_RESOURCES, 2], [1, ApplyPhase.CUSTOM_RESOURCES, 2],
+      [-2, ApplyPhase.PREREQUISITES, 4], [-1, ApplyPhase.BUILT_IN, 41], [0, ApplyPhase.CUSTOM_RESOURCES, 4],
     ]);
   });
 

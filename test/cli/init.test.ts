@@ -105,7 +105,7 @@ describe('kyma-serverless init', () => {
     const functions = new FunctionNamespace(app, 'functions', { stack });
     for (const folder of FunctionFolder.discover(path.join(dir, 'my-app', 'functions'))) folder.addTo(functions);
     app.synth();
-    expect(fs.readdirSync(path.join(dir, 'dist')).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-functions.k8s.yaml', 'kustomization.yaml']);
+    expect(fs.readdirSync(path.join(dir, 'dist')).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-functions.k8s.yaml', 'flux', 'kustomization.yaml']);
     const objects = fs.readFileSync(path.join(dir, 'dist', '0001-functions.k8s.yaml'), 'utf8').split(/^---$/m).map(d => parse(d));
     expect(objects.filter(o => o.kind === 'Function').map(o => `${o.metadata.namespace}/${o.metadata.name} ${o.spec.runtime}`))
       .toEqual(['functions/hello-node nodejs22', 'functions/hello-python python312']);

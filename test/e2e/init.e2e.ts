@@ -53,7 +53,7 @@ describe('kyma-serverless init, from the packed package', () => {
     check(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], app));
     const synth = run('npm', ['run', '--silent', 'synth'], app);
     expect(`${synth.status}\n${withoutNpmWarnings(synth.stderr)}`).toBe('0\n');
-    expect(synth.stdout).toBe('dist/: 0000-serverless.k8s.yaml, 0001-functions.k8s.yaml, kustomization.yaml\n');
+    expect(synth.stdout).toBe('dist/: 0000-serverless.k8s.yaml, 0001-functions.k8s.yaml, flux/functions/kustomization.yaml, flux/reach/kustomization.yaml, flux/stack/kustomization.yaml, kustomization.yaml\n');
     // Nothing imported: no cdk8s import, no generated imports/ folder.
     expect(fs.existsSync(path.join(app, 'imports'))).toBe(false);
     const stack = read('dist/0000-serverless.k8s.yaml');

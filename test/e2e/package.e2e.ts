@@ -171,7 +171,7 @@ app.synth();
     app.write('main.ts', good.replace('MIN', '1'));
     const first = run('npm', ['run', '--silent', 'synth'], app.dir);
     expect(`${first.status}\n${withoutNpmWarnings(first.stderr)}`).toBe('0\n');
-    expect(first.stdout).toMatch(/^dist\/: 0000-serverless\.k8s\.yaml, 0001-team-a\.k8s\.yaml, kustomization\.yaml$/m);
+    expect(first.stdout).toMatch(/^dist\/: 0000-serverless\.k8s\.yaml, 0001-team-a\.k8s\.yaml, flux\/functions\/kustomization\.yaml, flux\/reach\/kustomization\.yaml, flux\/stack\/kustomization\.yaml, kustomization\.yaml$/m);
     const before = fs.readFileSync(path.join(app.dir, 'dist', '0001-team-a.k8s.yaml'), 'utf8');
 
     app.write('main.ts', good.replace('MIN', '5'));

@@ -6,15 +6,7 @@ import {
 } from '../../src';
 import { FUNCTION_GROUP, FUNCTION_KIND } from '../../src/api';
 import { IN_CLUSTER_SERVER } from '../../src/gitops/argo-cd';
-
-// fengari (a Lua 5.3 VM in JavaScript) ships no types: this is the little of it the tests use.
-interface Fengari {
-  lua: any;
-  lauxlib: any;
-  lualib: any;
-  to_luastring(s: string): Uint8Array;
-}
-const { lua, lauxlib, lualib, to_luastring }: Fengari = require('fengari');
+import { runHealthLua } from '../util/gitops-engines';
 
 const REPO_URL = 'https://github.com/acme/platform.git';
 
@@ -192,55 +184,7 @@ describe('ArgoCdApplicationSet', () => {
   });
 });
 
-/** Pushes a JSON value onto the Lua stack: objects as tables, arrays as tables indexed from 1. */
-function pushLua(L: unknown, value: unknown): void {
-  if (value === null || value === undefined) {
-    lua.lua_pushnil(L);
-  } else if (typeof value === 'boolean') {
-    lua.lua_pushboolean(L, value);
-  } else if (typeof value === 'number') {
-    if (Number.isInteger(value)) lua.lua_pushinteger(L, value);
-    else lua.lua_pushnumber(L, value);
-  } else if (typeof value === 'string') {
-    lua.lua_pushstring(L, to_luastring(value));
-  } else if (Array.isArray(value)) {
-    lua.lua_createtable(L, value.length, 0);
-    value.forEach((item, i) => {
-      pushLua(L, item);
-      lua.lua_rawseti(L, -2, i + 1);
-    });
-  } else if (typeof value === 'object') {
-    const entries = Object.entries(value);
-    lua.lua_createtable(L, 0, entries.length);
-    for (const [key, item] of entries) {
-      pushLua(L, item);
-      lua.lua_setfield(L, -2, to_luastring(key));
-    }
-  } else {
-    throw new Error(`cannot convert ${typeof value} to Lua`);
-  }
-}
-
-/** The `status` and `message` field of the table on top of the Lua stack. */
-function readField(L: unknown, field: string): string | undefined {
-  lua.lua_getfield(L, -1, to_luastring(field));
-  const value = lua.lua_isnil(L, -1) ? undefined : lua.lua_tojsstring(L, -1);
-  lua.lua_pop(L, 1);
-  return value;
-}
-
-/** Runs a health check script as Argo CD does: `obj` is the live object, the result a table. */
-function runHealthCheck(script: string, obj: object): { status?: string; message?: string } {
-  const L = lauxlib.luaL_newstate();
-  lualib.luaL_openlibs(L);
-  pushLua(L, obj);
-  lua.lua_setglobal(L, to_luastring('obj'));
-  if (lauxlib.luaL_loadstring(L, to_luastring(script)) !== lua.LUA_OK || lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
-    throw new Error(`Lua error: ${lua.lua_tojsstring(L, -1)}`);
-  }
-  if (lua.lua_type(L, -1) !== lua.LUA_TTABLE) throw new Error(`the script returned a ${lua.lua_typename(L, lua.lua_type(L, -1))}`);
-  return { status: readField(L, 'status'), message: readField(L, 'message') };
-}
+const runHealthCheck = runHealthLua;
 
 function functionWith(status?: object): object {
   return {

@@ -1,9 +1,11 @@
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1';
 import { GitRepository } from '@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1';
 import { App, Chart, Duration, Testing } from 'cdk8s';
-import { FLUX_FUNCTION_HEALTH_CHECK, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps } from '../../src';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../../src/api';
+import {
+  FLUX_FUNCTION_HEALTH_CHECK, FluxGitRepository, FluxGitRepositoryProps, FluxKustomization, FluxKustomizationProps, FluxKustomizationStages, fluxHealthChecks,
+} from '../../src';
+import { FUNCTION_API_VERSION, FUNCTION_KIND, ServerlessRelease } from '../../src/api';
+import { fluxHealth } from '../util/gitops-engines';
 
 const REPO_URL = 'https://github.com/acme/platform.git';
 
@@ -79,19 +81,21 @@ describe('FluxKustomization', () => {
       timeout: '15m',
       prune: true,
       wait: true,
-      healthCheckExprs: [FLUX_FUNCTION_HEALTH_CHECK],
+      healthCheckExprs: fluxHealthChecks(ServerlessRelease.V1_11_1),
     });
   });
 
-  test('checks the health of Functions by their conditions', () => {
+  test('checks the health of Functions, APIRules and Subscriptions, Functions by the conditions of the release', () => {
     const { kustomization } = synthFlux();
-    expect(kustomization.spec.healthCheckExprs).toEqual([{
-      apiVersion: FUNCTION_API_VERSION,
-      kind: FUNCTION_KIND,
-      current: FLUX_FUNCTION_HEALTH_CHECK.current,
-      failed: FLUX_FUNCTION_HEALTH_CHECK.failed,
-    }]);
-    expect(FUNCTION_API_VERSION).toBe('serverless.kyma-project.io/v1alpha2');
+    expect(kustomization.spec.healthCheckExprs.map((c: any) => `${c.apiVersion} ${c.kind}`)).toEqual([
+      'serverless.kyma-project.io/v1alpha2 Function', 'gateway.kyma-project.io/v2 APIRule', 'eventing.kyma-project.io/v1alpha2 Subscription',
+    ]);
+    expect(kustomization.spec.healthCheckExprs[0]).toEqual(FLUX_FUNCTION_HEALTH_CHECK);
+    expect(kustomization.spec.healthCheckExprs[0].current).toContain('\'BuildReady\'');
+    const buildless = synthFlux({}, { release: ServerlessRelease.V1_13_0 }).kustomization.spec.healthCheckExprs;
+    expect(buildless).toEqual(fluxHealthChecks(ServerlessRelease.V1_13_0));
+    expect(buildless[0].current).not.toContain('BuildReady');
+    expect(buildless[0].current).toContain('status.observedGeneration == metadata.generation');
   });
 
   test('takes the source name from the GitRepository', () => {
@@ -152,32 +156,48 @@ describe('FluxKustomization', () => {
   });
 });
 
-/** A JSON value as CEL sees it: objects become maps, as `toCel` in src/api/validator.ts does. */
-function toCel(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toCel);
-  if (value !== null && typeof value === 'object') return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
-  return value;
-}
+describe('FluxKustomizationStages', () => {
+  test('syncs the stack, then the Functions, then what reaches them, each waiting for the one before', () => {
+    const chart = bootstrap();
+    const source = new FluxGitRepository(chart, 'Repo', { url: REPO_URL });
+    const stages = new FluxKustomizationStages(chart, 'Serverless', { source, path: './dist/prod/', release: ServerlessRelease.V1_13_0 });
+    const objects = Testing.synth(chart).filter(o => o.kind === 'Kustomization');
+    expect(objects.map(o => [o.metadata.name, o.spec.path, o.spec.dependsOn, o.spec.wait])).toEqual([
+      ['kyma-serverless-stack', './dist/prod/flux/stack', undefined, true],
+      ['kyma-serverless-functions', './dist/prod/flux/functions', [{ name: 'kyma-serverless-stack' }], true],
+      ['kyma-serverless-reach', './dist/prod/flux/reach', [{ name: 'kyma-serverless-functions' }], true],
+    ]);
+    for (const o of objects) {
+      expect(o.spec.healthCheckExprs).toEqual(fluxHealthChecks(ServerlessRelease.V1_13_0));
+      expect(() => new Kustomization(o).validate()).not.toThrow();
+    }
+    expect([stages.stack.name, stages.functions.name, stages.reach.name]).toEqual(objects.map(o => o.metadata.name));
+  });
 
-type Bindings = Record<string, unknown>;
-const env = celEnv();
+  test('names a dependency in another namespace with its namespace', () => {
+    const app = Testing.app();
+    const other = new Chart(app, 'other', { namespace: 'platform' });
+    const chart = new Chart(app, 'flux', { namespace: 'flux-system' });
+    const source = new FluxGitRepository(chart, 'Repo', { url: REPO_URL });
+    const base = new FluxKustomization(other, 'Base', { source, name: 'base' });
+    new FluxKustomization(chart, 'App', { source, name: 'app', dependsOn: [base] });
+    expect(Testing.synth(chart).find(o => o.kind === 'Kustomization').spec.dependsOn).toEqual([{ name: 'base', namespace: 'platform' }]);
+  });
+});
 
-/**
- * Evaluates a health check expression as Flux does, with the object's top-level fields (here
- * `status`) as variables; throws on an evaluation error.
- */
-function evaluate(expression: string, bindings: Bindings): unknown {
-  const program = plan(env, parse(expression)) as unknown as (b: Bindings) => unknown;
-  const result = program(Object.fromEntries(Object.entries(bindings).map(([k, v]) => [k, toCel(v)])));
-  if (isCelError(result)) throw new Error(`${expression}: ${result.message}`);
-  return result;
-}
-
-function health(status: object): { current: unknown; failed: unknown } {
+/** A Function with a status, as Flux reads it: its controller has written the status subresource. */
+function functionWith(status: object): object {
   return {
-    current: evaluate(FLUX_FUNCTION_HEALTH_CHECK.current, { status }),
-    failed: evaluate(FLUX_FUNCTION_HEALTH_CHECK.failed, { status }),
+    apiVersion: FUNCTION_API_VERSION,
+    kind: FUNCTION_KIND,
+    metadata: { name: 'hello', namespace: 'team-a', generation: 1, managedFields: [{ manager: 'manager', operation: 'Update', subresource: 'status' }] },
+    spec: { runtime: 'nodejs22' },
+    status,
   };
+}
+
+function health(status: object): string {
+  return fluxHealth([FLUX_FUNCTION_HEALTH_CHECK], functionWith(status));
 }
 
 function condition(type: string, status: string, message?: string): object {
@@ -192,38 +212,38 @@ describe('FLUX_FUNCTION_HEALTH_CHECK', () => {
 
   test('is current when ConfigurationReady, BuildReady and Running are all True', () => {
     const status = { conditions: [condition('ConfigurationReady', 'True'), condition('BuildReady', 'True'), condition('Running', 'True')] };
-    expect(health(status)).toEqual({ current: true, failed: false });
+    expect(health(status)).toBe('Current');
   });
 
   test('is current whatever the order of the conditions', () => {
     const status = { conditions: [condition('Running', 'True'), condition('ConfigurationReady', 'True'), condition('BuildReady', 'True')] };
-    expect(health(status)).toEqual({ current: true, failed: false });
+    expect(health(status)).toBe('Current');
   });
 
   test('is failed when a condition is False', () => {
     const status = {
       conditions: [condition('ConfigurationReady', 'True'), condition('BuildReady', 'False', 'Job failed'), condition('Running', 'True')],
     };
-    expect(health(status)).toEqual({ current: false, failed: true });
+    expect(health(status)).toBe('Failed');
   });
 
   test('is neither current nor failed when a condition is Unknown', () => {
     const status = { conditions: [condition('ConfigurationReady', 'True'), condition('BuildReady', 'True'), condition('Running', 'Unknown')] };
-    expect(health(status)).toEqual({ current: false, failed: false });
+    expect(health(status)).toBe('InProgress');
   });
 
   test('is neither current nor failed while a condition is missing', () => {
     const status = { conditions: [condition('ConfigurationReady', 'True'), condition('BuildReady', 'True')] };
-    expect(health(status)).toEqual({ current: false, failed: false });
+    expect(health(status)).toBe('InProgress');
   });
 
   test('does not count other True conditions', () => {
     const status = { conditions: [condition('ConfigurationReady', 'True'), condition('BuildReady', 'True'), condition('Ready', 'True')] };
-    expect(health(status)).toEqual({ current: false, failed: false });
+    expect(health(status)).toBe('InProgress');
   });
 
   test('is neither current nor failed, without an error, when the status has no conditions', () => {
-    expect(health({})).toEqual({ current: false, failed: false });
-    expect(health({ observedGeneration: 1 })).toEqual({ current: false, failed: false });
+    expect(health({})).toBe('InProgress');
+    expect(health({ observedGeneration: 1 })).toBe('InProgress');
   });
 });

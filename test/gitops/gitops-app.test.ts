@@ -9,6 +9,7 @@ import {
 } from '../../src';
 import { _resetWork, _work } from '../../src/api/_work';
 import { wasValidAtSynth } from '../../src/function/_valid-at-synth';
+import { FLUX_STAGES_FOLDER } from '../../src/gitops/flux-stages';
 import { KUSTOMIZATION_FILE, kustomization } from '../../src/gitops/gitops-app';
 import { SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION } from '../../src/gitops/sync-waves';
 import { loadYamlDocuments } from '../util/fixtures';
@@ -46,7 +47,7 @@ describe('GitOpsApp', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   test('writes one file per chart in apply order, and a kustomization listing them', () => {
-    expect(fs.readdirSync(dir).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-team-a.k8s.yaml', KUSTOMIZATION_FILE]);
+    expect(fs.readdirSync(dir).sort()).toEqual(['0000-serverless.k8s.yaml', '0001-team-a.k8s.yaml', FLUX_STAGES_FOLDER, KUSTOMIZATION_FILE]);
     expect(parse(fs.readFileSync(path.join(dir, KUSTOMIZATION_FILE), 'utf8'))).toEqual({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
@@ -75,7 +76,7 @@ describe('GitOpsApp', () => {
 });
 
 describe('GitOpsApp with Functions people can reach', () => {
-  test('puts the JWT policies in wave 0 with the Functions, and routes and Subscriptions in wave 1', () => {
+  test('puts the JWT policies in the system\'s wave, and routes and Subscriptions in wave 0 with the Functions', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitops-'));
     try {
       const app = new GitOpsApp({ outdir: dir });
@@ -93,11 +94,11 @@ describe('GitOpsApp with Functions people can reach', () => {
       expect(waves).toMatchObject({
         'Gateway/functions': [SyncWave.SYSTEM, skip],
         'Function/hello': [SyncWave.FUNCTIONS, skip],
-        'RequestAuthentication/hello-jwt': [SyncWave.FUNCTIONS, skip],
-        'AuthorizationPolicy/hello-jwt': [SyncWave.FUNCTIONS, skip],
-        'AuthorizationPolicy/hello-eventing': [SyncWave.FUNCTIONS, skip],
-        'VirtualService/hello': [SyncWave.ROUTES, skip],
-        'Subscription/hello': [SyncWave.ROUTES, skip],
+        'RequestAuthentication/hello-jwt': [SyncWave.SYSTEM, skip],
+        'AuthorizationPolicy/hello-jwt': [SyncWave.SYSTEM, skip],
+        'AuthorizationPolicy/hello-eventing': [SyncWave.SYSTEM, skip],
+        'VirtualService/hello': [SyncWave.FUNCTIONS, skip],
+        'Subscription/hello': [SyncWave.FUNCTIONS, skip],
       });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
