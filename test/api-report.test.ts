@@ -32,6 +32,7 @@ describe('the API report', () => {
     for (const name of ['validateFunction', 'functionSchema', 'SchemaValidator', 'parseQuantity', 'FUNCTION_RULES']) {
       expect(`${name}: ${main.has(name)} ${api.has(name)}`).toBe(`${name}: false true`);
     }
-    expect(main.size).toBeLessThan(150);
+    // The GitOps health checks and Flux stages (issue 34) brought the entry to 151: room for a few more, not for the Function API.
+    expect(main.size).toBeLessThan(160);
   });
 });
