@@ -529,7 +529,7 @@ describe('runApply', () => {
     }
     expect(first.out).toContain('wave -1, built-in kinds: 41 objects\n');
     expect(first.out).toContain('  ready       MutatingWebhookConfiguration defaulting.webhook.serverless.kyma-project.io: caBundle set on its webhook\n');
-    expect(first.out).toMatch(/\nFunctions are built in the cluster now; apply does not wait for them\. Follow them with: kyma-serverless status -n default-functions --watch\n$/);
+    expect(first.out).toMatch(/\nThe Function Controller rolls the Functions out now \(under 1\.11\.1 it builds them first\); apply does not wait for them\. Follow them with: kyma-serverless status -n default-functions --watch\n$/);
     expect(api.get('/apis/serverless.kyma-project.io/v1alpha2/namespaces/default-functions/functions/hello-python')).toMatchObject({ spec: { runtime: 'python312' } });
 
     // Again: nothing changes, nothing is written, and the webhook's caBundle stays.

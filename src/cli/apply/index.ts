@@ -815,7 +815,7 @@ class ApplyRun {
     if (!functions.length) return;
     const namespaces = [...new Set(functions.map(s => s.namespace))];
     const where = namespaces.length === 1 ? `-n ${namespaces[0]}` : '-A';
-    this.log(`Functions are built in the cluster now; apply does not wait for them. Follow them with: kyma-serverless status ${where} --watch`);
+    this.log(`The Function Controller rolls the Functions out now (under 1.11.1 it builds them first); apply does not wait for them. Follow them with: kyma-serverless status ${where} --watch`);
   }
 }
 
