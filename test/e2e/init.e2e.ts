@@ -111,7 +111,9 @@ describe('kyma-serverless init, from the packed package', () => {
     const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
     try {
       await new Promise<void>((resolve, reject) => {
-        const check = () => (/answers at http/.test(output) ? resolve() : undefined);
+        // The runtime's log line goes to stderr and the command's closing line to stdout: two pipes, no order between
+        // them, so wait for both.
+        const check = () => (/\) answers at http/.test(output) && /Ctrl-C stops it/.test(output) ? resolve() : undefined);
         child.stdout.on('data', check);
         child.stderr.on('data', check);
         void exited.then(code => reject(new Error(`run exited ${code}:\n${output}`)));
