@@ -10,9 +10,8 @@ import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networki
 import type { IVirtualService } from '@kubernetes-models/istio/networking.istio.io/v1beta1/VirtualService';
 import type { IAuthorizationPolicy } from '@kubernetes-models/istio/security.istio.io/v1/AuthorizationPolicy';
 import type { IRequestAuthentication } from '@kubernetes-models/istio/security.istio.io/v1/RequestAuthentication';
-import {
-  APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_POD_LABEL, HttpMethod, URL_ANNOTATION, Violation, gatewayReferenceProblems, validateApiRule,
-} from '../api';
+import { APIRULE_API_VERSION, APIRULE_KIND, FUNCTION_POD_LABEL, HttpMethod, URL_ANNOTATION, Violation, validateApiRule } from '../api';
+import { gatewayReferenceProblems } from '../api/apirule-rules';
 import type { EndpointAuthConfig, EndpointCors } from './endpoint-auth';
 
 /** The port of every Function's Service (80, to the container's 8080). */

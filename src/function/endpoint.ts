@@ -4,7 +4,8 @@
  */
 import { Duration } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { HttpMethod, endpointPathProblems, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, uriProblems } from '../api';
+import { HttpMethod } from '../api';
+import { endpointPathProblems, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, uriProblems } from '../api/apirule-rules';
 import { EndpointAuth, EndpointCors, JwtAuthOptions } from '../exposure/endpoint-auth';
 import { EndpointTarget, Exposure, IRenderedObject } from '../exposure/exposure';
 import { exposureDefaultsOf } from '../exposure/exposure-defaults';

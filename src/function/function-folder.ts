@@ -10,11 +10,14 @@ import { Construct } from 'constructs';
 import type { ErrorObject } from 'ajv';
 import type * as Yaml from 'yaml';
 import {
-  BUILD_PROFILES, BuildProfile, FUNCTION_PROFILES, FunctionProfile, HandlerWarning, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching, folderFileProblems, parseQuantity,
+  BuildProfile, FunctionProfile, HandlerWarning, HttpMethod, KNOWN_RUNTIMES, QUANTITY_PATTERN, RUNTIME_FILES, RuntimeFamily, TypeMatching,
+  parseQuantity,
 } from '../api';
 import { showJson } from '../api/_json';
-import { functionNameProblem } from '../api/function-rules';
 import { closestMatch, editDistance } from '../api/_suggest';
+import { functionNameProblem } from '../api/function-rules';
+import { folderFileProblems } from '../api/handler-code';
+import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
 import type { SchemaCheck } from '../api/validator';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { displayPath } from './_paths';

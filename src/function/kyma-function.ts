@@ -20,10 +20,13 @@ import {
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
-  ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, _parsePythonHandlers, _preparePythonParser, cpuMillis,
-  HandlerWarning, RuntimeFamily, describeHandlerProblem, handlerCodeProblems, isAccepted, parseQuantity, releaseFacts, runtimeFamily, sizeBytes, validateFunction, withValueFromDefaults,
+  ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, HandlerWarning,
+  RuntimeFamily, parseQuantity, releaseFacts, runtimeFamily, validateFunction,
 } from '../api';
 import { _work } from '../api/_work';
+import { withValueFromDefaults } from '../api/controller-fixed-point';
+import { _parsePythonHandlers, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted } from '../api/handler-code';
+import { cpuMillis, sizeBytes } from '../api/quantity';
 import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
 import { PolicyRuleId, checkPolicies } from '../policy/policy';

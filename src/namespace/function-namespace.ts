@@ -6,9 +6,10 @@ import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, ResourcePreset,
-  ServerlessRelease, cpuMillis, isDns1123Label, maxCpu, maxSize, releaseFacts, sizeBytes,
-  PACKAGE_REGISTRY_CONFIG_SECRET,
+  ServerlessRelease, isDns1123Label, releaseFacts,
 } from '../api';
+import { cpuMillis, maxCpu, maxSize, sizeBytes } from '../api/quantity';
+import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
 import { _markExposureDefaults } from '../exposure/exposure-defaults';
 import type { IAppliedAfter } from './applied-after';
 import { _markRelease } from '../stack/release-scope';

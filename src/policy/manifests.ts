@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import {
   APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
   SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  _parsePythonHandlers, _preparePythonParser, functionWarnings, handlerCodeViolations, runtimeNotice, runtimeSupportNow, validateApiRule,
-  validateFunction, validateSubscription,
+  functionWarnings, handlerCodeViolations, runtimeNotice, runtimeSupportNow, validateApiRule, validateFunction, validateSubscription,
 } from '../api';
 import { _work } from '../api/_work';
+import { _parsePythonHandlers, _preparePythonParser } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { packageRoot } from '../_package-root';
 import { PolicyViolation, checkPolicies } from './policy';

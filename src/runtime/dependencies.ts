@@ -17,9 +17,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  DEFAULT_RELEASE, DependencyInstallTime, RuntimeFamily, ServerlessRelease, nodeImagePackagesImported, pythonImageRequirementsImported, runtimeContract,
-} from '../api';
+import { DEFAULT_RELEASE, RuntimeFamily, ServerlessRelease } from '../api';
+import { nodeImagePackagesImported, pythonImageRequirementsImported } from '../api/handler-code';
+import { DependencyInstallTime, runtimeContract } from '../api/runtime-contract';
 import { FunctionRuntime } from '../function/runtime';
 
 /** The web framework of the python312 image, which handlers may import without declaring it. */

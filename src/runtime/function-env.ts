@@ -8,10 +8,9 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  ContainerEnvVar, DEFAULT_BODY_SIZE_LIMIT_MB, DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, DEFAULT_FUNCTION_TIMEOUT_SECONDS, FUNCTION_CONTROLLER,
-  FunctionChildLabel, FunctionProfile, cpuMillis, parseQuantity, sizeBytes,
-} from '../api';
+import { DEFAULT_FUNCTION_DEFAULTS, DEFAULT_FUNCTION_PRESETS, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, parseQuantity } from '../api';
+import { cpuMillis, sizeBytes } from '../api/quantity';
+import { ContainerEnvVar, DEFAULT_BODY_SIZE_LIMIT_MB, DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../api/runtime-contract';
 import { CONTROLLER_NAMES } from '../stack/controller';
 
 /** An entry of a Function's `spec.env`, as JSON. */

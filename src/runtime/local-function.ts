@@ -14,11 +14,11 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { App, Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
+import { DEFAULT_RELEASE, RELEASES, RUNTIME_FILES, RuntimeFamily, ServerlessRelease, isServerlessRelease, releaseFacts } from '../api';
 import {
-  ContainerEnvVar, DEFAULT_RELEASE, DependencyInstallTime, FUNCTION_PORT, MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, RELEASES, RUNTIME_FILES,
-  RuntimeFamily, STARTUP_PROBE_SECONDS, ServerlessRelease, containerEnv, controllerEnv, inlineSourceFiles, isServerlessRelease, oversizedEnv,
-  releaseFacts, runtimeContract, unreadVariableNote,
-} from '../api';
+  ContainerEnvVar, DependencyInstallTime, FUNCTION_PORT, MAX_ENV_VAR_BYTES, PACKAGE_REGISTRY_CONFIG_SECRET, STARTUP_PROBE_SECONDS, containerEnv,
+  controllerEnv, inlineSourceFiles, oversizedEnv, runtimeContract, unreadVariableNote,
+} from '../api/runtime-contract';
 import { FunctionFolder } from '../function/function-folder';
 import { KymaFunction } from '../function/kyma-function';
 import { FunctionRuntime } from '../function/runtime';

@@ -6,10 +6,9 @@ import { createHash } from 'node:crypto';
 import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import {
-  DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, FunctionProfile, ResourcePreset, ServerlessRelease,
-  releaseFacts,
-} from '../api';
+import { FUNCTION_GROUP, FunctionProfile, ResourcePreset, ServerlessRelease, releaseFacts } from '../api';
+import { FUNCTION_MIN_REQUEST } from '../api/profiles';
+import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
 import { LogLevel } from '../log-level';
 import { httpProbe } from './_util';
 import {

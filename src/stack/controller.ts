@@ -5,9 +5,10 @@
 import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
-import {
-  BUILD_MIN_REQUEST, BuildProfile, DEFAULT_PUBLISHER_PROXY_ADDRESS, FUNCTION_GROUP, FUNCTION_MIN_REQUEST, PACKAGE_REGISTRY_CONFIG_SECRET, FunctionProfile, ResourcePreset, isDns1123Label,
-} from '../api';
+import { BuildProfile, FUNCTION_GROUP, FunctionProfile, ResourcePreset, isDns1123Label } from '../api';
+import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from '../api/profiles';
+import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
+import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';
 import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ContainerResources } from './container-resources';

@@ -6,7 +6,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { ICertificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
 import type { IGateway } from '@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway';
-import { hostProblems } from '../api';
+import { hostProblems } from '../api/apirule-rules';
 import { Exposure } from '../exposure/exposure';
 import { CertManagerIssuer, CertManagerIssuerKind } from './webhook';
 

@@ -5,9 +5,11 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
-  BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_MIN_REQUEST,
-  FUNCTION_PROFILES, FunctionProfile, RELEASE_ANNOTATION, ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, presetProblems, releaseFacts,
+  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FunctionProfile, RELEASE_ANNOTATION,
+  ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, releaseFacts,
 } from '../api';
+import { presetProblems } from '../api/presets';
+import { BUILD_MIN_REQUEST, BUILD_PROFILES, FUNCTION_MIN_REQUEST, FUNCTION_PROFILES } from '../api/profiles';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 import { BuildlessFunctionController } from './buildless-controller';

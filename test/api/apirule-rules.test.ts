@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as fc from 'fast-check';
+import { APIRULE_RULES, validateApiRule } from '../../src/api';
 import {
-  APIRULE_PATH_PATTERN, APIRULE_RULES, ApiRuleRules, HostForm, apiRuleTimeoutProblems, audiencesProblems, endpointPathProblems,
-  gatewayReferenceProblems, hostForm, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, requiredScopesProblems, uriProblems, validateApiRule,
-} from '../../src/api';
+  HostForm, apiRuleTimeoutProblems, audiencesProblems, endpointPathProblems, gatewayReferenceProblems, hostForm, hostProblems, jwtIssuerProblems,
+  jwtIssuerSchemeProblems, pathConflicts, requiredScopesProblems, uriProblems,
+} from '../../src/api/apirule-rules';
+import { APIRULE_PATH_PATTERN, ApiRuleRules } from '../../src/api/apirule-schema';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 
 const CATALOG = new Map(APIRULE_RULES.map(r => [r.id, r]));

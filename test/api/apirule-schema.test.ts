@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import {
-  APIRULE_API_VERSION, APIRULE_GROUP, APIRULE_KIND, APIRULE_VERSION, ApiRule, ApiRuleRules, HTTP_METHODS, HttpMethod, JsonSchemaProps,
-  apiRuleSchema, apiRuleSchemaValidator,
+  APIRULE_API_VERSION, APIRULE_GROUP, APIRULE_KIND, APIRULE_VERSION, ApiRule, HTTP_METHODS, HttpMethod, JsonSchemaProps, apiRuleSchema,
+  apiRuleSchemaValidator,
 } from '../../src/api';
+import { ApiRuleRules } from '../../src/api/apirule-schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 import { flattenSchema } from '../util/schema-facts';

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import {
   FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR, serverDefaultedFields, withServerDefaults, withValueFromDefaults,
-} from '../../src/api';
+} from '../../src/api/controller-fixed-point';
 
 const fieldRef = (extra: object = {}) => ({ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name', ...extra } } });
 const resourceRef = (extra: object = {}) => ({ name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', ...extra } } });

@@ -1,4 +1,5 @@
-import { FunctionChangeKind, ServerlessRelease, functionChangeOf, functionChangeTitle, functionReleaseMoveOf } from '../../src/api';
+import { FunctionChangeKind, ServerlessRelease, functionChangeOf, functionReleaseMoveOf } from '../../src/api';
+import { functionChangeTitle } from '../../src/api/function-changes';
 
 /** A Function as the cluster holds it: defaulted, with a status and server-written metadata. */
 const fn = (spec: object = {}, labels?: object) => ({

@@ -1,8 +1,11 @@
 import {
-  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, ENV_STRING_MAX_BYTES, FUNCTION_RULES, FUNCTION_WARNINGS, FunctionRuleOptions, INLINE_DEPENDENCIES_ENV_MAX_BYTES,
-  INLINE_SOURCE_ENV_MAX_BYTES, INLINE_SOURCE_MAX_BYTES, RELEASES, ServerlessRelease, Violation, functionCelRules, functionRulesOf, functionWarnings,
+  DEFAULT_RELEASE, FUNCTION_RULES, FUNCTION_WARNINGS, FunctionRuleOptions, RELEASES, ServerlessRelease, Violation, functionRulesOf, functionWarnings,
   validateFunction,
 } from '../../src/api';
+import {
+  ANNOTATIONS_MAX_BYTES, ENV_STRING_MAX_BYTES, INLINE_DEPENDENCIES_ENV_MAX_BYTES, INLINE_SOURCE_ENV_MAX_BYTES, INLINE_SOURCE_MAX_BYTES,
+} from '../../src/api/function-rules';
+import { functionCelRules } from '../../src/api/function-schema';
 import {
   EXAMPLE_KEY, NAME_63, RULE_CASES, VALID_FUNCTIONS, VALID_FUNCTIONS_1_13_0, changed, validFunction,
 } from '../util/function-rule-cases';

@@ -1,9 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  FIELD_REF_API_VERSION, FUNCTION_CATEGORY, FUNCTION_CRD_NAME, RELEASES, RESOURCE_FIELD_REF_DIVISOR, FunctionRules, FunctionRulesV1_13_0, ServerlessRelease,
-  functionCelRules, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps, releaseFacts,
+  FUNCTION_CRD_NAME, RELEASES, ServerlessRelease, functionCrdSpec, functionSchema, functionSchemaValidator, JsonSchemaProps, releaseFacts,
 } from '../../src/api';
+import { FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR } from '../../src/api/controller-fixed-point';
+import { FUNCTION_CATEGORY } from '../../src/api/crd';
+import { FunctionRules, FunctionRulesV1_13_0, functionCelRules } from '../../src/api/function-schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import {
   HAS_UPSTREAM_REFERENCE_1_13_0, UPSTREAM_REFERENCE_1_13_0, upstreamFunctionCrdFacts, upstreamFunctionValidator,

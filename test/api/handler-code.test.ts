@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as YAML from 'yaml';
+import { ACCEPT_WARNINGS_ANNOTATION, HandlerWarning, RuntimeFamily, ServerlessRelease, handlerCodeViolations } from '../../src/api';
 import {
-  ACCEPT_WARNINGS_ANNOTATION, HandlerWarning, RuntimeFamily, ServerlessRelease, describeHandlerProblem, folderFileProblems, handlerCodeProblems,
-  handlerCodeViolations, nodeImagePackagesImported, pythonImageRequirementsImported, requirementNames,
-} from '../../src/api';
+  describeHandlerProblem, folderFileProblems, handlerCodeProblems, nodeImagePackagesImported, pythonImageRequirementsImported, requirementNames,
+} from '../../src/api/handler-code';
 import { fixture } from '../util/fixtures';
 
 // The Python parser runs in a worker thread; a busy machine may take a few seconds to start one.

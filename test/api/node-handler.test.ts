@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { nodeHandlerProblem } from '../../src/api';
+import { nodeHandlerProblem } from '../../src/api/node-handler';
 
 describe('nodeHandlerProblem', () => {
   test.each([

@@ -1,7 +1,8 @@
 import { Size } from 'cdk8s';
 import { Cpu } from 'cdk8s-plus-27';
 import * as fc from 'fast-check';
-import { cpuMillis, maxCpu, maxSize, parseQuantity, sizeBytes } from '../../src/api';
+import { parseQuantity } from '../../src/api';
+import { cpuMillis, maxCpu, maxSize, sizeBytes } from '../../src/api/quantity';
 
 describe('quantities', () => {
   test.each([

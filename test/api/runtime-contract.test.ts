@@ -1,7 +1,8 @@
+import { RELEASES, ServerlessRelease, releaseFacts } from '../../src/api';
 import {
-  DEFAULT_TRACE_COLLECTOR_ENDPOINT, DependencyInstallTime, MAX_ENV_VAR_BYTES, RELEASES, ServerlessRelease, containerEnv, controllerEnv, functionContainerEnv,
-  inlineSourceFiles, oversizedEnv, releaseFacts, runtimeContract,
-} from '../../src/api';
+  DEFAULT_TRACE_COLLECTOR_ENDPOINT, DependencyInstallTime, MAX_ENV_VAR_BYTES, containerEnv, controllerEnv, functionContainerEnv, inlineSourceFiles,
+  oversizedEnv, runtimeContract,
+} from '../../src/api/runtime-contract';
 
 describe('functionContainerEnv', () => {
   const identity = { name: 'orders', namespace: 'team-a', publisherProxyAddress: 'http://eventing-publisher-proxy.kyma-system/publish' };

@@ -1,4 +1,5 @@
-import { RESERVED_ENV_NAMES, RUNTIMES, ServerlessRelease, releaseFacts, runtimeFamily, RuntimeFamily } from '../../src/api';
+import { RUNTIMES, ServerlessRelease, releaseFacts, runtimeFamily, RuntimeFamily } from '../../src/api';
+import { RESERVED_ENV_NAMES } from '../../src/api/runtimes';
 
 describe('the runtime constants', () => {
   test('are 1.11.1\'s facts, not a second spelling of them', () => {

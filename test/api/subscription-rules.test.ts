@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as fc from 'fast-check';
+import { SUBSCRIPTION_RULES, TypeMatching, validateSubscription } from '../../src/api';
 import {
-  SUBSCRIPTION_RULES, TypeMatching, eventSourceProblems, eventTypeProblems, eventTypesProblems, maxInFlightMessagesProblems, serviceSinkUrl, sinkProblems,
-  typeMatchingProblems, validateSubscription,
-} from '../../src/api';
+  eventSourceProblems, eventTypeProblems, eventTypesProblems, maxInFlightMessagesProblems, sinkProblems, typeMatchingProblems,
+} from '../../src/api/subscription-rules';
+import { serviceSinkUrl } from '../../src/api/subscription-schema';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 
 const CATALOG = new Map(SUBSCRIPTION_RULES.map(r => [r.id, r]));

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import {
-  CLUSTER_LOCAL_SUFFIX, JsonSchemaProps, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_DEFAULT_CONFIG, SUBSCRIPTION_GROUP, SUBSCRIPTION_KIND, SUBSCRIPTION_VERSION,
-  Subscription, TypeMatching, serviceSinkUrl, subscriptionSchema, subscriptionSchemaValidator,
+  JsonSchemaProps, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_GROUP, SUBSCRIPTION_KIND, SUBSCRIPTION_VERSION, Subscription, TypeMatching,
+  subscriptionSchema, subscriptionSchemaValidator,
 } from '../../src/api';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
+import { CLUSTER_LOCAL_SUFFIX, SUBSCRIPTION_DEFAULT_CONFIG, serviceSinkUrl } from '../../src/api/subscription-schema';
 import { HAS_UPSTREAM_REFERENCE, UPSTREAM_REFERENCE, loadYamlDocuments } from '../util/fixtures';
 import { flattenSchema } from '../util/schema-facts';
 

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { SERVICE_NAME_MAX_LENGTH, taggedServiceName, trafficRouteProblems } from '../../src/api';
+import { SERVICE_NAME_MAX_LENGTH, taggedServiceName, trafficRouteProblems } from '../../src/api/traffic';
 
 describe('traffic routes', () => {
   test.each([

@@ -1,4 +1,4 @@
-import { array, integer, mapOf, object, string } from '../../src/api';
+import { array, integer, mapOf, object, string } from '../../src/api/schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 
 describe('bounds and item counts', () => {

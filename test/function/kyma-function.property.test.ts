@@ -13,9 +13,10 @@ import {
   BuildProfile, BuildResources, FunctionProfile, FunctionResources, FunctionRuntime, FunctionScale, FunctionSource, GitAuthType, KymaFunction,
   KymaFunctionProps, SecretMount,
 } from '../../src';
-import {
-  INLINE_SOURCE_MAX_BYTES, RESERVED_ENV_NAMES, RuntimeFamily, defaultFunction, functionSchemaValidator, serverDefaultedFields, validateFunction,
-} from '../../src/api';
+import { RuntimeFamily, defaultFunction, functionSchemaValidator, validateFunction } from '../../src/api';
+import { serverDefaultedFields } from '../../src/api/controller-fixed-point';
+import { INLINE_SOURCE_MAX_BYTES } from '../../src/api/function-rules';
+import { RESERVED_ENV_NAMES } from '../../src/api/runtimes';
 import { upstreamFunctionValidator } from '../util/upstream-crds';
 
 const upstreamValidator = upstreamFunctionValidator();

@@ -20,9 +20,10 @@ import * as fc from 'fast-check';
 import { Operation, applyPatch } from 'fast-json-patch';
 import { parseDocument, stringify as toYaml } from 'yaml';
 import {
-  BUILD_PROFILES, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_API_VERSION, FUNCTION_GROUP, FUNCTION_PROFILES, FUNCTION_VERSION,
-  INLINE_SOURCE_MAX_BYTES, RUNTIMES, defaultFunction, validateFunction,
+  DEFAULT_FUNCTION_DEFAULTS, FUNCTION_API_VERSION, FUNCTION_GROUP, FUNCTION_VERSION, RUNTIMES, defaultFunction, validateFunction,
 } from '../../src/api';
+import { INLINE_SOURCE_MAX_BYTES } from '../../src/api/function-rules';
+import { BUILD_PROFILES, FUNCTION_PROFILES } from '../../src/api/profiles';
 import { displayPath } from '../../src/function/_paths';
 import { FUNCTION_FILE, FunctionFolder } from '../../src/function/function-folder';
 import {

@@ -6,9 +6,10 @@
  * test/api/function-rules.test.ts checks both halves against validateFunction; the webhook's tests
  * use the failing halves (brokenFunction, ruleFailureCases) to see the webhook deny each rule.
  */
-import {
-  ANNOTATIONS_MAX_BYTES, DEFAULT_RELEASE, FUNCTION_RULES, FUNCTION_SHAPE_LIMITS, FunctionRules, FunctionRulesV1_13_0, INLINE_SOURCE_MAX_BYTES, ServerlessRelease, functionRulesOf,
-} from '../../src/api';
+import { DEFAULT_RELEASE, FUNCTION_RULES, ServerlessRelease, functionRulesOf } from '../../src/api';
+import { ANNOTATIONS_MAX_BYTES, INLINE_SOURCE_MAX_BYTES } from '../../src/api/function-rules';
+import { FunctionRules, FunctionRulesV1_13_0 } from '../../src/api/function-schema';
+import { FUNCTION_SHAPE_LIMITS } from '../../src/api/function-shape';
 import { fixture, loadYamlDocuments } from './fixtures';
 
 /** Our own valid Functions: greeter (inline Node.js, every field), weather, orders, private-repo, autoscaled, externally-scaled. */

@@ -1,8 +1,9 @@
 import { applyPatch, Operation } from 'fast-json-patch';
 import {
   BuildProfile, DEFAULT_FUNCTION_DEFAULTS, FUNCTION_GROUP, FunctionDefaults, FunctionProfile, ServerlessRelease, defaultFunction, describeViolation,
-  serverDefaultedFields, validateFunction,
+  validateFunction,
 } from '../../src/api';
+import { serverDefaultedFields } from '../../src/api/controller-fixed-point';
 import {
   ADMISSION_API_VERSION, AdmissionRequest, REVIEW_LIMITS, clip, AdmissionRequestError, admissionReview, decodeAdmissionReview, reviewDefaulting, reviewValidation,
 } from '../../src/webhook/admission';

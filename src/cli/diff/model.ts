@@ -3,8 +3,9 @@
  * meaning is the Function API's rule ({@link functionChangeOf}); workloads say whether their Pods
  * restart, Services, webhooks and RBAC what changes in access; orphans what their deletion takes.
  */
-import { FUNCTION_GROUP, FUNCTION_KIND, FunctionChangeKind, functionChangeOf, functionChangeTitle } from '../../api';
+import { FUNCTION_GROUP, FUNCTION_KIND, FunctionChangeKind, functionChangeOf } from '../../api';
 import { changedPaths, isObject } from '../../api/_json';
+import { functionChangeTitle } from '../../api/function-changes';
 import { RefusedChange } from '../../policy/replacement';
 import { APPLYSET_PART_OF_LABEL } from '../_applyset';
 import { parseApiVersion } from '../_rest';

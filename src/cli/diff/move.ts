@@ -6,9 +6,10 @@
  * 1.13.0 stack runs, or the sync's prune (the 1.11.1 stack's own objects, no longer in the folder).
  */
 import {
-  DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_GROUP, FUNCTION_VERSION, FunctionConditionType, PACKAGE_REGISTRY_SECRET, ServerlessRelease,
-  functionReleaseMoveOf, isServerlessRelease, releaseFacts,
+  DEFAULT_RELEASE, FUNCTION_CRD_NAME, FUNCTION_GROUP, FUNCTION_VERSION, FunctionConditionType, ServerlessRelease, functionReleaseMoveOf,
+  isServerlessRelease, releaseFacts,
 } from '../../api';
+import { PACKAGE_REGISTRY_SECRET } from '../../api/function-changes';
 import { LeftoverAction, LeftoverRule, buildModeRules, BUILD_MODE_STACK_OBJECTS } from '../../stack/build-mode-cleanup';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import { RELEASE_ANNOTATION } from '../../api/crd-release';

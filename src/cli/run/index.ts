@@ -9,9 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, FUNCTION_PORT, ServerlessRelease, isServerlessRelease, parseRelease,
-  RELEASE_ANNOTATION,
+  DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_CRD_NAME, FUNCTION_KIND, ServerlessRelease, isServerlessRelease, parseRelease, RELEASE_ANNOTATION,
 } from '../../api';
+import { FUNCTION_PORT } from '../../api/runtime-contract';
 import { FunctionFolder } from '../../function/function-folder';
 import { manifestFiles, parseManifests } from '../../policy/_manifest-files';
 import { FunctionObject, FunctionObjectSource, LocalFunction, LocalFunctionOptions, LogLine, LogSource } from '../../runtime/local-function';
