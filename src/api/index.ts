@@ -9,7 +9,8 @@
 
 // Checking a Function: every rule of a release, the warnings, the handler code, Services that take its name.
 export {
-  validateFunction, validateFunctionBounded, BoundedViolations, FunctionRuleOptions, functionWarnings, FUNCTION_WARNINGS, functionServiceClashes, FunctionServiceClash,
+  validateFunction, validateFunctionBounded, BoundedViolations, FunctionRuleOptions, functionWarnings, FUNCTION_WARNINGS, functionServiceClashes,
+  FunctionServiceClash,
 } from './function-rules';
 export { handlerCodeViolations, ACCEPT_WARNINGS_ANNOTATION, HandlerWarning } from './handler-code';
 export { Violation, describeViolation, formatViolations } from './validator';
@@ -18,12 +19,14 @@ export { MinimumRequest } from './profiles';
 // Checking APIRules and Subscriptions, and their shapes.
 export { validateApiRule, apiRuleSchemaValidator, APIRULE_RULES } from './apirule-rules';
 export {
-  apiRuleSchema, ApiRule, ApiRuleSpec, ApiRuleRule, ApiRuleService, ApiRuleJwt, ApiRuleJwtAuthentication, ApiRuleJwtAuthorization, ApiRuleJwtHeader, ApiRuleCorsPolicy,
-  ApiRuleStringMatch, ApiRuleExtAuth, ApiRuleRequest, ApiRuleState, HttpMethod, HTTP_METHODS, APIRULE_API_VERSION, APIRULE_GROUP, APIRULE_KIND, APIRULE_VERSION,
+  apiRuleSchema, ApiRule, ApiRuleSpec, ApiRuleRule, ApiRuleService, ApiRuleJwt, ApiRuleJwtAuthentication, ApiRuleJwtAuthorization, ApiRuleJwtHeader,
+  ApiRuleCorsPolicy, ApiRuleStringMatch, ApiRuleExtAuth, ApiRuleRequest, ApiRuleState, HttpMethod, HTTP_METHODS, APIRULE_API_VERSION, APIRULE_GROUP,
+  APIRULE_KIND, APIRULE_VERSION,
 } from './apirule-schema';
 export { validateSubscription, subscriptionSchemaValidator, SubscriptionRuleOptions, SUBSCRIPTION_RULES } from './subscription-rules';
 export {
-  subscriptionSchema, Subscription, SubscriptionSpec, SubscriptionConfig, TypeMatching, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_GROUP, SUBSCRIPTION_KIND, SUBSCRIPTION_VERSION,
+  subscriptionSchema, Subscription, SubscriptionSpec, SubscriptionConfig, TypeMatching, SUBSCRIPTION_API_VERSION, SUBSCRIPTION_GROUP,
+  SUBSCRIPTION_KIND, SUBSCRIPTION_VERSION,
 } from './subscription-schema';
 
 // Defaults: what the webhook fills in.
@@ -42,13 +45,15 @@ export { FUNCTION_RULES, FunctionRuleInfo, functionRulesOf } from './function-ru
 export { RuleInfo, UpstreamEnforcement } from './rule-info';
 
 // Releases and their runtimes.
-export { ServerlessRelease, RELEASES, DEFAULT_RELEASE, releaseFacts, ReleaseFacts, parseRelease, isServerlessRelease, KNOWN_RUNTIMES, KnownRuntimeName } from './release';
+export {
+  ServerlessRelease, RELEASES, DEFAULT_RELEASE, releaseFacts, ReleaseFacts, parseRelease, isServerlessRelease, KNOWN_RUNTIMES, KnownRuntimeName,
+} from './release';
 export { RUNTIMES, RuntimeName, RuntimeFamily, runtimeFamily, RUNTIME_FILES, RuntimeFiles } from './runtimes';
 
 // Upstream's runtime deprecation schedule, and the notice for a Function near or past its runtime's end.
 export {
-  RUNTIME_SUPPORT, RUNTIME_SUPPORT_SOURCE, RUNTIME_NOTICE_DAYS, RUNTIME_SUPPORT_DATE_ENV, RuntimeSupport, RuntimeNotice, RuntimeMove, runtimeNotice, runtimeSupport,
-  runtimeSupportNow, supportEndsAt,
+  RUNTIME_SUPPORT, RUNTIME_SUPPORT_SOURCE, RUNTIME_NOTICE_DAYS, RUNTIME_SUPPORT_DATE_ENV, RuntimeSupport, RuntimeNotice, RuntimeMove, runtimeNotice,
+  runtimeSupport, runtimeSupportNow, supportEndsAt,
 } from './runtime-support';
 
 // What a change to a running Function does (see docs/changing-a-running-system.md).

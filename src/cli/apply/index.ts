@@ -47,7 +47,7 @@ export { AppliedObject, ApplyOutcome, ApplyReport, PrunedObject } from './report
 class ApplyRun {
   private readonly context: RunContext;
   private readonly waves: Waves;
-  private readonly applySet: ApplySetPrune;
+  private readonly applySetPrune: ApplySetPrune;
 
   constructor(plan: ApplyPlan, cluster: Cluster, client: RestClient, discovery: Discovery, options: ApplyOptions, io: ApplyIo) {
     const states = objectStates(plan);
@@ -59,7 +59,7 @@ class ApplyRun {
     const applySet = new ApplySet(client, applySetParentOf(plan, options.applyset, cluster.namespace));
     this.context = { plan, settings: runSettings(options), states, cluster, client, discovery, resolver, applySet, io, clock, progress };
     this.waves = new Waves(this.context);
-    this.applySet = new ApplySetPrune(this.context, this.waves);
+    this.applySetPrune = new ApplySetPrune(this.context, this.waves);
   }
 
   public async run(): Promise<ApplyReport> {
@@ -72,18 +72,18 @@ class ApplyRun {
         + `to ${cluster.server} (server-side apply, field manager ${settings.fieldManager}`
         + `${settings.dryRun ? ', dry run: nothing is stored' : settings.wait ? '' : ', not waiting'})`);
       await this.resolveAll();
-      await this.applySet.readSet();
+      await this.applySetPrune.readSet();
       let done = 0;
       for (const step of plan.steps) {
-        await this.applySet.writeParent();
+        await this.applySetPrune.writeParent();
         const ofStep = states.slice(done, done + step.objects.length);
         done += step.objects.length;
         progress.log(`${stepTitle(step)}: ${ofStep.length} object${ofStep.length === 1 ? '' : 's'}`);
         await this.waves.applyStep(step, ofStep);
         if (settings.wait) await this.waves.waitFor(ofStep, done < states.length);
       }
-      await this.applySet.writeParent();
-      if (settings.prune) await this.applySet.prune();
+      await this.applySetPrune.writeParent();
+      if (settings.prune) await this.applySetPrune.prune();
     } catch (e) {
       if (e instanceof Interrupted || clock.interrupted()) return this.report(interruptedMessage(states, this.pruneProgress()), true);
       if (e instanceof Stop) error = e.message;
@@ -110,13 +110,13 @@ class ApplyRun {
   }
 
   private pruneProgress(): PruneProgress {
-    return { asked: this.context.settings.prune, started: this.applySet.started, pruned: this.applySet.pruned };
+    return { asked: this.context.settings.prune, started: this.applySetPrune.started, pruned: this.applySetPrune.pruned };
   }
 
   private report(error: string | undefined, interrupted = false): ApplyReport {
     const { plan, settings, states, applySet, clock, io, progress } = this.context;
-    return applyReport({ dir: plan.dir, settings, states, pruned: this.applySet.pruned, applySet: applySet.parent, startedAt: clock.startedAt, io },
-      progress, error, interrupted);
+    const record = { dir: plan.dir, settings, states, pruned: this.applySetPrune.pruned, applySet: applySet.parent, startedAt: clock.startedAt, io };
+    return applyReport(record, progress, error, interrupted);
   }
 }
 

@@ -147,7 +147,9 @@ export function interruptedMessage(states: readonly ObjectState[], prune: PruneP
  * @param unserved the kind a custom resource was waiting to be served, if one was
  * @param failing how the API server was failing when the run timed out, if it was
  */
-export function timedOutMessage(timeoutMs: number, states: readonly ObjectState[], unserved: string | undefined, failing: string | undefined): string {
+export function timedOutMessage(
+  timeoutMs: number, states: readonly ObjectState[], unserved: string | undefined, failing: string | undefined,
+): string {
   const notReady = states.filter(s => s.readiness && s.readiness.state !== ReadinessState.READY);
   const parts: string[] = [];
   if (notReady.length) parts.push(`not ready:\n${notReady.map(s => `  ${targetLabel(s)}: ${s.readiness!.message}`).join('\n')}`);
