@@ -209,7 +209,8 @@ describe('withReach', () => {
 describe('the kinds a Function needs that the cluster does not serve', () => {
   const needing = (kinds: string | undefined) => {
     const { fn, children } = recorded('03-build-job-running');
-    return { fn: { ...fn, metadata: { ...fn.metadata, annotations: kinds === undefined ? {} : { [OBJECT_KINDS_ANNOTATION]: kinds } } }, children };
+    const annotations: { [key: string]: string } = kinds === undefined ? {} : { [OBJECT_KINDS_ANNOTATION]: kinds };
+    return { fn: { ...fn, metadata: { ...fn.metadata, annotations } }, children };
   };
   const API_RULE_MISSING = {
     kind: 'APIRule', crd: 'apirules.gateway.kyma-project.io', provider: 'Kyma\'s api-gateway module',
