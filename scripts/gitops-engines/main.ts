@@ -39,6 +39,7 @@ import {
   argoCdHealthLua, fluxHealthChecks, ARGO_CD_FUNCTION_HEALTH_KEY,
 } from '../../src';
 import { RELEASES, ServerlessRelease, parseRelease } from '../../src/api';
+import { objectKindsOf } from '../../src/api/labels';
 import { ENVIRONMENTS } from '../../src/environments';
 import { Run, findings, isFunction, keyOf, log, notes, objectsOf, sleep } from '../real-controller/run';
 import { controllerRelease } from '../real-controller/releases';
@@ -305,6 +306,32 @@ function statusLines(output: string): Map<string, string> {
   return map;
 }
 
+/**
+ * `kyma-serverless status -A` while the Functions are synced and the reach stage failed for want of
+ * the modules' CRDs: every Function whose annotation names an APIRule or a Subscription fails at
+ * reach, its line naming the CRD and the module, and each kind is said once after the table with
+ * the module's fix; no other Function is named.
+ */
+function statusWithoutModules(run: Run, dist: string, release: ServerlessRelease): void {
+  const status = run.cli(['status', '-A']);
+  printed.push({ engine: 'flux', release, step: 'kyma-serverless status -A, the reach stage failed without the APIRule and Subscription CRDs', text: status.output });
+  const lines = status.output.split('\n');
+  const needs = (fn: any, kind: string) => objectKindsOf(fn.metadata.annotations).some(k => k.startsWith(`${kind}.`));
+  const wrong: string[] = [];
+  for (const [kind, crd, module] of [['APIRule', 'apirules.gateway.kyma-project.io', 'Kyma\'s api-gateway module'],
+    ['Subscription', 'subscriptions.eventing.kyma-project.io', 'Kyma\'s eventing module']]) {
+    const needing = functionsOf(dist).filter(fn => needs(fn, kind)).map(keyOf).sort();
+    const summary = lines.find(l => l.startsWith(`The cluster does not serve ${crd}, so the ${kind}s of `)) ?? '';
+    const named = /\(([^)]*)\)/.exec(summary)?.[1].split(', ').sort() ?? [];
+    if (JSON.stringify(named) !== JSON.stringify(needing) || !summary.includes(module)) wrong.push(`${kind}: needed by ${needing.join(', ')}, named ${summary || 'nowhere'}`);
+  }
+  const failedAtReach = functionsOf(dist).filter(fn => needs(fn, 'APIRule') || needs(fn, 'Subscription'))
+    .filter(fn => !lines.some(l => new RegExp(`^${fn.metadata.namespace}\\s+${fn.metadata.name}\\s.*\\breach\\s+failed\\b.*cannot exist: the cluster does not serve`).test(l)));
+  for (const fn of failedAtReach) wrong.push(`${keyOf(fn)}: no line says its objects cannot exist`);
+  record('flux', release, 'status names the missing modules', status.status === 1 && !wrong.length,
+    wrong.length ? wrong.join('; ') : `exit ${status.status}: ${lines.filter(l => l.startsWith('The cluster does not serve')).join(' | ')}`);
+}
+
 async function fluxScenario(run: Run, release: ServerlessRelease, moveTo?: ServerlessRelease): Promise<void> {
   const cluster = new Cluster(run);
   const dist = path.join(run.work, 'repo', 'dist');
@@ -325,6 +352,7 @@ async function fluxScenario(run: Run, release: ServerlessRelease, moveTo?: Serve
       const named = /no matches for kind "(APIRule|Subscription)"/.test(without.output) && without.status !== 0;
       record('flux', release, 'missing CRDs stop only the reach stage', named && results.every(r => r.engine !== 'flux' || r.release !== release || r.ok),
         `exit ${without.status}: ${without.output.split('\n').find(l => /FAILED|no matches|not found/i.test(l))?.trim() ?? without.output.trim().split('\n').slice(-1)[0]}`);
+      statusWithoutModules(run, dist, release);
       run.kubectl.apply(moduleCrds(), 'gitops-run');
       for (const crd of moduleCrds()) run.kubectl.run(['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`]);
       log('installed upstream\'s APIRule and Subscription CRDs (the API Gateway and Eventing modules)');
@@ -340,6 +368,13 @@ async function fluxScenario(run: Run, release: ServerlessRelease, moveTo?: Serve
     if (stage === 'stack') {
       await run.webhookReady();
       await run.controllerReady();
+    }
+    if (stage === 'reach') {
+      // With the modules installed and the reach stage synced, status has nothing to say of them.
+      const status = run.cli(['status', '-A']);
+      printed.push({ engine: 'flux', release, step: 'kyma-serverless status -A, the reach stage synced', text: status.output });
+      record('flux', release, 'status names no module once they are installed', status.status === 0 && !/does not serve/.test(status.output),
+        `exit ${status.status}: ${status.output.split('\n').filter(l => /^\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+\/\d+/.test(l)).map(l => l.split(/\s+/).slice(0, 6).join(' ')).join(' | ')}`);
     }
   }
   record('flux', release, 'first sync', results.filter(r => r.engine === 'flux' && r.release === release && r.step.startsWith('first sync')).every(r => r.ok),

@@ -63,7 +63,7 @@ export { functionChangeOf, FunctionChange, FunctionChangeKind, functionReleaseMo
 export {
   FunctionConditionType, FunctionConditionReason, ConditionStatus, functionReadiness, FunctionReadiness, FunctionChildLabel, FUNCTION_CONTROLLER,
 } from './function-status';
-export { FUNCTION_LABEL, FUNCTION_POD_LABEL, TRAFFIC_LABEL, URL_ANNOTATION } from './labels';
+export { FUNCTION_LABEL, FUNCTION_POD_LABEL, OBJECT_KINDS_ANNOTATION, TRAFFIC_LABEL, URL_ANNOTATION } from './labels';
 
 // Resource profiles and presets.
 export { BuildProfile, FunctionProfile } from './profiles';

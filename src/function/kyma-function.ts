@@ -21,10 +21,11 @@ import {
 } from '../../imports/serverless.kyma-project.io';
 import {
   ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, HandlerWarning,
-  RuntimeFamily, parseQuantity, releaseFacts, runtimeFamily, validateFunction,
+  OBJECT_KINDS_ANNOTATION, RuntimeFamily, parseQuantity, releaseFacts, runtimeFamily, validateFunction,
 } from '../api';
 import { _work } from '../api/_work';
 import { withValueFromDefaults } from '../api/controller-fixed-point';
+import { groupKindOf, objectKindsValue } from '../api/labels';
 import { _parsePythonHandlers, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted } from '../api/handler-code';
 import { cpuMillis, sizeBytes } from '../api/quantity';
 import { EndpointTarget } from '../exposure/exposure';
@@ -343,14 +344,23 @@ const AUTOSCALER_ID = 'Autoscaler';
  * contexts; they are added to its JSON here (in key order, as every other field).
  */
 class FunctionObject extends FunctionResource {
-  constructor(scope: Construct, id: string, props: FunctionProps, private readonly extraSpec: () => Json) {
+  constructor(scope: Construct, id: string, props: FunctionProps, private readonly extraSpec: () => Json,
+    private readonly objectKinds: () => string | undefined) {
     super(scope, id, props);
   }
 
   public override toJson(): any {
     const json = super.toJson();
-    return { ...json, spec: withExtraSpec(json.spec, this.extraSpec()) };
+    return { ...json, metadata: withObjectKinds(json.metadata, this.objectKinds()), spec: withExtraSpec(json.spec, this.extraSpec()) };
   }
+}
+
+/** A Function's metadata with {@link OBJECT_KINDS_ANNOTATION}, when it has such objects, among its annotations in key order. */
+function withObjectKinds(metadata: any, kinds: string | undefined): any {
+  if (kinds === undefined) return metadata;
+  const annotations = Object.fromEntries(Object.entries({ ...metadata.annotations, [OBJECT_KINDS_ANNOTATION]: kinds })
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries({ ...metadata, annotations }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A Function's spec as JSON with fields the generated class does not know, keys sorted as cdk8s sorts them. */
@@ -462,7 +472,7 @@ export class KymaFunction extends Construct implements IExposable {
         } : {}),
       },
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
-    }, () => this.extraSpecJson(releaseOf(this)));
+    }, () => this.extraSpecJson(releaseOf(this)), () => this.objectKinds());
     if (props.keda) {
       this.scaledObject = new FunctionScaledObject(this, 'ScaledObject', {
         ...props.keda,
@@ -627,6 +637,16 @@ export class KymaFunction extends Construct implements IExposable {
       this.rendered = { revision: this.revision, release, spec: this.renderSpec(release) };
     }
     return this.rendered.spec;
+  }
+
+  /**
+   * The kinds of the objects written beside the Function and labelled with its name (its endpoints,
+   * Subscriptions, policies, autoscaler, ScaledObject), for {@link OBJECT_KINDS_ANNOTATION}.
+   */
+  private objectKinds(): string | undefined {
+    return objectKindsValue(this.node.findAll()
+      .filter((c): c is ApiObject => c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name)
+      .map(o => groupKindOf(o.apiVersion, o.kind)));
   }
 
   /** The fields of the spec the generated class does not know: the security contexts, in the releases that have them. */

@@ -5,7 +5,7 @@ import {
   BuildProfile, BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType, KedaTrigger,
   KymaFunction, KymaFunctionProps, ServerlessRelease, ServerlessStack,
 } from '../../src';
-import { FUNCTION_LABEL, validateFunction } from '../../src/api';
+import { FUNCTION_LABEL, OBJECT_KINDS_ANNOTATION, validateFunction } from '../../src/api';
 import { SOURCE_SHA256_ANNOTATION } from '../../src/function/kyma-function';
 import { expectValidKubernetesObjects } from '../util/kubernetes-schema';
 import * as rules from '../../src/api/function-rules';
@@ -298,6 +298,8 @@ describe('KymaFunction keda', () => {
     expect(function_.spec.scaleConfig).toBeUndefined();
     expect(function_.spec.replicas).toBeUndefined();
     expect(validateFunction(function_)).toEqual([]);
+    // Names the kind a cluster without KEDA lacks for it, for `kyma-serverless status`.
+    expect(function_.metadata.annotations[OBJECT_KINDS_ANNOTATION]).toBe('ScaledObject.keda.sh');
     expect(scaledObject.kind).toBe('ScaledObject');
     expect(scaledObject.metadata).toEqual({ name: 'hello', namespace: 'team-a', labels: { [FUNCTION_LABEL]: 'hello' } });
     expect(scaledObject.spec.scaleTargetRef).toEqual({ apiVersion: function_.apiVersion, kind: function_.kind, name: function_.metadata.name });
@@ -308,7 +310,9 @@ describe('KymaFunction keda', () => {
   test('a Function without keda has no ScaledObject', () => {
     const scope = chart();
     expect(new KymaFunction(scope, 'hello', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(HELLO) }).scaledObject).toBeUndefined();
-    expect(Testing.synth(scope).map(o => o.kind)).toEqual(['Function']);
+    const objects = Testing.synth(scope);
+    expect(objects.map(o => o.kind)).toEqual(['Function']);
+    expect(objects[0].metadata.annotations).toBeUndefined();
   });
 
   test('starts with the minimum of KEDA', () => {
@@ -425,6 +429,7 @@ describe('KymaFunction under release 1.13.0', () => {
     const spec = objects.find(o => o.kind === 'Function').spec;
     expect(spec.scaleConfig).toBeUndefined();
     expect(spec.replicas).toBeUndefined();
+    expect(objects.find(o => o.kind === 'Function').metadata.annotations).toEqual({ [OBJECT_KINDS_ANNOTATION]: 'HorizontalPodAutoscaler.autoscaling' });
     expect(fn.replicas).toBe(2);
     const hpas = objects.filter(o => o.kind === 'HorizontalPodAutoscaler');
     expect(hpas).toHaveLength(1);

@@ -14,6 +14,8 @@ import { RequestAuthentication } from '@kubernetes-models/istio/security.istio.i
 import {
   EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionSource, FunctionTraffic, GitOpsApp, KymaFunction, ServerlessStack,
 } from '../../src';
+import { FUNCTION_LABEL, OBJECT_KINDS_ANNOTATION } from '../../src/api';
+import { groupKindOf, objectKindsOf } from '../../src/api/labels';
 import { Severity, validateManifests } from '../../src/policy/manifests';
 import { loadYamlDocuments } from '../util/fixtures';
 import { upstreamCrdValidator } from '../util/upstream-crds';
@@ -82,6 +84,20 @@ describe('an app whose Functions people can reach', () => {
       expect(ofKind(kind).length).toBeGreaterThan(0);
       for (const object of ofKind(kind)) expect(() => new Model(object).validate()).not.toThrow();
     }
+  });
+
+  test('names on each Function the kinds of the objects labelled with its name, which status reads when a cluster lacks one', () => {
+    const functions = ofKind('Function');
+    const kindsOf = (fn: any) => objects.filter(o => o !== fn && o.metadata.namespace === fn.metadata.namespace
+      && o.metadata.labels?.[FUNCTION_LABEL] === fn.metadata.name).map(o => groupKindOf(o.apiVersion, o.kind));
+    expect(Object.fromEntries(functions.map(fn => [fn.metadata.name, fn.metadata.annotations?.[OBJECT_KINDS_ANNOTATION]]))).toEqual({
+      'orders': 'APIRule.gateway.kyma-project.io',
+      'invoices': 'Subscription.eventing.kyma-project.io',
+      // The split's objects are labelled with the split, not with the Functions behind it.
+      'catalog-v1': undefined,
+      'catalog-v2': undefined,
+    });
+    for (const fn of functions) expect(objectKindsOf(fn.metadata.annotations)).toEqual([...new Set(kindsOf(fn))].sort());
   });
 
   test('splits 90/10, in the mesh and at the gateways', () => {

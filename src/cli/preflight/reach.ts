@@ -13,8 +13,9 @@ import type { V1CustomResourceDefinition, V1Deployment } from '@kubernetes/clien
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../../api/subscription-schema';
 import { CONTROLLER_NAMES } from '../../stack/controller';
 import {
-  API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CLUSTER_ISSUER, CustomKind, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO_GATEWAY, POD_MONITOR,
-  PROMETHEUS_RULE, REQUEST_AUTHENTICATION, SCALED_OBJECT, SERVICE_MONITOR, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
+  API_RULE, AUTHORIZATION_POLICY, CERTIFICATE, CERT_MANAGER, CLUSTER_ISSUER, CustomKind, GATEWAY_API, GATEWAY_API_GATEWAY, HTTP_ROUTE, ISSUER, ISTIO,
+  ISTIO_GATEWAY, KEDA, KYMA_API_GATEWAY_MODULE, KYMA_EVENTING_MODULE, KindProvider, POD_MONITOR, PROMETHEUS_OPERATOR, PROMETHEUS_RULE,
+  REQUEST_AUTHENTICATION, SCALED_OBJECT, SERVICE_MONITOR, SUBSCRIPTION, VIRTUAL_SERVICE, crdNameOf,
 } from '../_reach-kinds';
 import { parseApiVersion } from '../_rest';
 import { CheckId, CheckResult, fail, pass, skip } from './report';
@@ -33,55 +34,21 @@ const KYMA_GATEWAY = 'kyma-system/kyma-gateway';
 /** The gateway name that binds a VirtualService to every sidecar, not to a Gateway. */
 const MESH = 'mesh';
 
-/** Who installs the CRDs of some kinds, and how. */
-interface Provider {
-  readonly id: CheckId;
-  /** For messages: `Kyma's api-gateway module`. */
-  readonly name: string;
-  /** How to install it, as a fix. */
-  readonly fix: string;
-}
-
-const KYMA_API_GATEWAY: Provider = {
-  id: CheckId.APIRULE_CRD, name: 'Kyma\'s api-gateway module', fix: 'add Kyma\'s api-gateway module (kyma alpha add module api-gateway)',
-};
-const ISTIO: Provider = {
-  id: CheckId.ISTIO_CRD, name: 'Istio', fix: 'install Istio (istioctl install) or add Kyma\'s istio module (kyma alpha add module istio)',
-};
-const GATEWAY_API: Provider = {
-  id: CheckId.GATEWAY_API_CRD,
-  name: 'the Gateway API CRDs',
-  fix: 'install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml)',
-};
-const KYMA_EVENTING: Provider = {
-  id: CheckId.EVENTING_CRD,
-  name: 'Kyma\'s eventing module',
-  fix: 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats)',
-};
-const CERT_MANAGER: Provider = {
-  id: CheckId.CERT_MANAGER_CRD,
-  name: 'cert-manager',
-  fix: 'install cert-manager (helm install cert-manager jetstack/cert-manager -n cert-manager --create-namespace --set crds.enabled=true)',
-};
-
-const KEDA: Provider = {
-  id: CheckId.KEDA_CRD,
-  name: 'KEDA',
-  fix: 'install KEDA (helm repo add kedacore https://kedacore.github.io/charts && helm install keda kedacore/keda -n keda --create-namespace)',
-};
-
-const PROMETHEUS_OPERATOR: Provider = {
-  id: CheckId.PROMETHEUS_OPERATOR_CRD,
-  name: 'the Prometheus Operator',
-  fix: 'install the Prometheus Operator with kube-prometheus-stack, which also runs the kube-state-metrics the alerts read '
-    + '(helm install prometheus prometheus-community/kube-prometheus-stack -n monitoring --create-namespace), '
-    + 'or set the ServerlessStack\'s monitoring.enabled to false',
-};
+/** The check of a kind's CRD, by who installs it. */
+const CHECK_IDS = new Map<KindProvider, CheckId>([
+  [KYMA_API_GATEWAY_MODULE, CheckId.APIRULE_CRD],
+  [ISTIO, CheckId.ISTIO_CRD],
+  [GATEWAY_API, CheckId.GATEWAY_API_CRD],
+  [KYMA_EVENTING_MODULE, CheckId.EVENTING_CRD],
+  [CERT_MANAGER, CheckId.CERT_MANAGER_CRD],
+  [KEDA, CheckId.KEDA_CRD],
+  [PROMETHEUS_OPERATOR, CheckId.PROMETHEUS_OPERATOR_CRD],
+]);
 
 /** A kind whose CRD another project installs. */
 interface RequiredKind {
+  /** The kind, with who installs its CRD (see `_reach-kinds.ts`). */
   readonly kind: CustomKind;
-  readonly provider: Provider;
   /** The check's title: `crd APIRule`. */
   readonly title: string;
   /** The releases of the provider that serve the version synth writes, for the fix. */
@@ -90,21 +57,21 @@ interface RequiredKind {
 
 /** The kinds the manifests may hold whose CRDs come from other projects, in the order of their checks. */
 const REQUIRED_KINDS: readonly RequiredKind[] = [
-  { kind: API_RULE, provider: KYMA_API_GATEWAY, title: 'crd APIRule', servedSince: 'release 3.0 and later serve v2' },
-  { kind: VIRTUAL_SERVICE, provider: ISTIO, title: 'crd VirtualService' },
-  { kind: ISTIO_GATEWAY, provider: ISTIO, title: 'crd Gateway (Istio)' },
-  { kind: REQUEST_AUTHENTICATION, provider: ISTIO, title: 'crd RequestAuthentication', servedSince: 'Istio 1.22 and later serve v1' },
-  { kind: AUTHORIZATION_POLICY, provider: ISTIO, title: 'crd AuthorizationPolicy', servedSince: 'Istio 1.22 and later serve v1' },
-  { kind: HTTP_ROUTE, provider: GATEWAY_API, title: 'crd HTTPRoute', servedSince: 'release 1.0 and later serve v1' },
-  { kind: GATEWAY_API_GATEWAY, provider: GATEWAY_API, title: 'crd Gateway (Gateway API)', servedSince: 'release 1.0 and later serve v1' },
-  { kind: SUBSCRIPTION, provider: KYMA_EVENTING, title: 'crd Subscription' },
-  { kind: CERTIFICATE, provider: CERT_MANAGER, title: 'crd Certificate' },
-  { kind: ISSUER, provider: CERT_MANAGER, title: 'crd Issuer' },
-  { kind: CLUSTER_ISSUER, provider: CERT_MANAGER, title: 'crd ClusterIssuer' },
-  { kind: SCALED_OBJECT, provider: KEDA, title: 'crd ScaledObject', servedSince: 'KEDA 2.0 and later serve v1alpha1' },
-  { kind: SERVICE_MONITOR, provider: PROMETHEUS_OPERATOR, title: 'crd ServiceMonitor' },
-  { kind: POD_MONITOR, provider: PROMETHEUS_OPERATOR, title: 'crd PodMonitor' },
-  { kind: PROMETHEUS_RULE, provider: PROMETHEUS_OPERATOR, title: 'crd PrometheusRule' },
+  { kind: API_RULE, title: 'crd APIRule', servedSince: 'release 3.0 and later serve v2' },
+  { kind: VIRTUAL_SERVICE, title: 'crd VirtualService' },
+  { kind: ISTIO_GATEWAY, title: 'crd Gateway (Istio)' },
+  { kind: REQUEST_AUTHENTICATION, title: 'crd RequestAuthentication', servedSince: 'Istio 1.22 and later serve v1' },
+  { kind: AUTHORIZATION_POLICY, title: 'crd AuthorizationPolicy', servedSince: 'Istio 1.22 and later serve v1' },
+  { kind: HTTP_ROUTE, title: 'crd HTTPRoute', servedSince: 'release 1.0 and later serve v1' },
+  { kind: GATEWAY_API_GATEWAY, title: 'crd Gateway (Gateway API)', servedSince: 'release 1.0 and later serve v1' },
+  { kind: SUBSCRIPTION, title: 'crd Subscription' },
+  { kind: CERTIFICATE, title: 'crd Certificate' },
+  { kind: ISSUER, title: 'crd Issuer' },
+  { kind: CLUSTER_ISSUER, title: 'crd ClusterIssuer' },
+  { kind: SCALED_OBJECT, title: 'crd ScaledObject', servedSince: 'KEDA 2.0 and later serve v1alpha1' },
+  { kind: SERVICE_MONITOR, title: 'crd ServiceMonitor' },
+  { kind: POD_MONITOR, title: 'crd PodMonitor' },
+  { kind: PROMETHEUS_RULE, title: 'crd PrometheusRule' },
 ];
 
 /** Labels of an object. */
@@ -353,12 +320,14 @@ const they = (items: readonly string[], singular: string, plural: string) => `${
 /** The CRD of a kind the manifests hold serves the versions they hold it in. */
 export function checkRequiredKind(declared: DeclaredKind, crd: V1CustomResourceDefinition | undefined, installed?: ManifestObject): CheckResult {
   const required = REQUIRED_KINDS.find(r => crdNameOf(r.kind) === declared.crd)!;
-  const { provider, title } = required;
+  const { title } = required;
+  const provider = required.kind.provider;
+  const id = CHECK_IDS.get(provider)!;
   const name = declared.crd;
   const wanted = declared.versions;
   const needs = `${they(declared.objects, 'needs', 'need')} ${wanted.map(v => `${required.kind.group}/${v}`).join(', ')}`;
   const versions: readonly { name: string; served: boolean; storage: boolean }[] = (installed ? installed.object.spec?.versions : crd?.spec?.versions) ?? [];
-  if (!installed && !crd) return fail(provider.id, title, `${name} is not installed; ${needs}`, provider.fix);
+  if (!installed && !crd) return fail(id, title, `${name} is not installed; ${needs}`, provider.fix);
   const served = versions.filter(v => v.served).map(v => v.name);
   const missing = wanted.filter(v => !served.includes(v));
   const by = installed ? ` (in the manifests, ${installed.file})` : '';
@@ -367,10 +336,10 @@ export function checkRequiredKind(declared: DeclaredKind, crd: V1CustomResourceD
     const upgrade = installed
       ? `serve ${missing.join(', ')} in the CRD ${name} of ${installed.file}`
       : `upgrade ${provider.name} to a release that serves ${required.kind.group}/${missing[0]}${required.servedSince ? ` (${required.servedSince})` : ''}`;
-    return fail(provider.id, title, `${name}${by} does not serve ${missing.join(', ')} (versions: ${listed}); ${needs}`, upgrade);
+    return fail(id, title, `${name}${by} does not serve ${missing.join(', ')} (versions: ${listed}); ${needs}`, upgrade);
   }
   const count = `${declared.objects.length} ${declared.kind}${declared.objects.length === 1 ? '' : 's'}`;
-  return pass(provider.id, title, `${name}${by} serves ${wanted.join(', ')} (${count} in the manifests)`);
+  return pass(id, title, `${name}${by} serves ${wanted.join(', ')} (${count} in the manifests)`);
 }
 
 /** An Istio Gateway that APIRules or VirtualServices name exists, or the manifests create it. */
@@ -390,7 +359,7 @@ export function checkIstioGateway(use: GatewayUse, gateways: readonly GatewayObj
   const names = gateways.map(g => `${g.metadata?.namespace}/${g.metadata?.name}`).sort();
   const others = names.length ? `Istio Gateways: ${names.join(', ')}` : 'the cluster has no Istio Gateway';
   const fix = ref === KYMA_GATEWAY
-    ? `${KYMA_API_GATEWAY.fix}, with its Kyma Gateway enabled (the APIGateway CR's spec.enableKymaGateway: true, the default)`
+    ? `${KYMA_API_GATEWAY_MODULE.fix}, with its Kyma Gateway enabled (the APIGateway CR's spec.enableKymaGateway: true, the default)`
     : `create Istio Gateway ${ref} with a server for the endpoints' hosts, or expose them through an existing Gateway (gateway: '${names[0] ?? KYMA_GATEWAY}')`;
   return fail(CheckId.ISTIO_GATEWAY, title, `Istio Gateway ${ref} does not exist (${others}); ${they(from, 'names', 'name')} it`, fix);
 }
@@ -480,7 +449,7 @@ export function checkPublisherProxy(facts: PublisherProxyFacts, subscriptions: r
   if (facts.service.exists) return pass(CheckId.PUBLISHER_PROXY, title, `Service ${service} exists: Functions publish events to ${from}`);
   return fail(CheckId.PUBLISHER_PROXY, title,
     `Service ${service} does not exist: Functions cannot publish events to ${from}, and ${they(subscriptions, 'needs', 'need')} Kyma's eventing`,
-    `${KYMA_EVENTING.fix}: it runs the publisher proxy; or set the ServerlessStack's controller.publisherProxyAddress to yours`);
+    `${KYMA_EVENTING_MODULE.fix}: it runs the publisher proxy; or set the ServerlessStack's controller.publisherProxyAddress to yours`);
 }
 
 /**

@@ -17,10 +17,11 @@ export interface Kind {
   /** For messages: `Functions`, `build Jobs`. */
   readonly noun: string;
   /**
-   * Whether it reaches or scales Functions: its CRD comes from another project and may not be
-   * installed, so a 404 leaves it out without a word; a 403 leaves it out with a warning.
+   * The kind, when it reaches or scales Functions: its CRD comes from another project and may not
+   * be installed. A 404 leaves it out, and only the Functions whose annotation
+   * `cdk8s-kyma-serverless/object-kinds` names it say so; a 403 leaves it out with a warning.
    */
-  readonly reach?: boolean;
+  readonly reach?: CustomKind;
   /**
    * What the status lacks when the kind cannot be listed, for the warning.
    *
@@ -81,16 +82,19 @@ export async function kindsOf(kubeConfig: KubeConfig): Promise<Kind[]> {
   const apps = kubeConfig.makeApiClient(k8s.AppsV1Api);
   const autoscaling = kubeConfig.makeApiClient(k8s.AutoscalingV2Api);
   const fn = { group: FUNCTION_GROUP, version: FUNCTION_VERSION, plural: FUNCTION_PLURAL };
-  const reach = (key: Kind['key'], noun: string, { group, version, plural }: CustomKind, missing?: string): Kind => ({
+  const reach = (key: Kind['key'], noun: string, kind: CustomKind, missing?: string): Kind => ({
     key,
     noun,
-    reach: true,
+    reach: kind,
     ...(missing ? { missing } : {}),
     selectors: reachSelectors,
-    path: ns => collectionPath(group, version, plural, ns),
-    list: (namespace, query) => (namespace === undefined
-      ? custom.listClusterCustomObject({ group, version, plural, ...query })
-      : custom.listNamespacedCustomObject({ group, version, plural, namespace, ...query })),
+    path: ns => collectionPath(kind.group, kind.version, kind.plural, ns),
+    list: (namespace, query) => {
+      const { group, version, plural } = kind;
+      return namespace === undefined
+        ? custom.listClusterCustomObject({ group, version, plural, ...query })
+        : custom.listNamespacedCustomObject({ group, version, plural, namespace, ...query });
+    },
   });
   return [
     {

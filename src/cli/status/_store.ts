@@ -24,12 +24,14 @@ const objectKey = (object: any) => `${object?.metadata?.namespace ?? ''}/${objec
  * The Functions and their objects, listed once and (for `--watch`) kept up to date from watches.
  * Kinds other than Functions that the user may not list (403) or the cluster does not serve (404)
  * are left out, with a warning: their progress then comes from the conditions. A kind that reaches
- * Functions (APIRules, ...) whose CRD is not installed (404) is left out without one: most
- * clusters serve only some of them.
+ * Functions (APIRules, ...) whose CRD is not installed (404) is left out without one (most clusters
+ * serve only some of them) and kept in {@link unserved}: the Functions that need it say so.
  */
 export class FunctionStore {
   /** Listed kinds, by key; a child kind is missing when it could not be listed. */
   public readonly listed = new Map<Kind['key'], Listed>();
+  /** The kinds that reach or scale Functions that the cluster does not serve (it answered 404). */
+  public readonly unserved = new Set<Kind['key']>();
   /**
    * How lists are timed out and tried again while the API server fails in a way that passes (it
    * restarts, drops connections, answers 429 or 503): see `RestClient`.
@@ -82,7 +84,7 @@ export class FunctionStore {
    * Lists one kind, replacing what was known of it.
    *
    * @throws CliError for API errors, but 403 and 404 of the kinds other than Functions, which only
-   * warn (or, for a 404 of a kind that reaches Functions, leave it out quietly)
+   * warn (or, for a 404 of a kind that reaches Functions, leave it out and keep it in {@link unserved})
    */
   public async list(kind: Kind): Promise<void> {
     try {
@@ -105,11 +107,15 @@ export class FunctionStore {
       // client-node turns timestamps of typed lists into Dates: back to the API's JSON.
       const items = JSON.parse(JSON.stringify(list.items ?? [])) as any[];
       this.listed.set(kind.key, { objects: new Map(items.map(i => [objectKey(i), i])), resourceVersion: list.metadata?.resourceVersion });
+      this.unserved.delete(kind.key);
     } catch (e) {
       const code = statusOf(e);
       if (kind.key !== 'functions' && (code === 403 || code === 404)) {
         this.listed.delete(kind.key);
-        if (kind.reach && code === 404) return;
+        if (kind.reach && code === 404) {
+          this.unserved.add(kind.key);
+          return;
+        }
         if (!this.warned.has(kind.key)) {
           this.warned.add(kind.key);
           const where = this.namespace === undefined ? 'in any namespace' : `in namespace ${this.namespace}`;
@@ -166,6 +172,7 @@ export class FunctionStore {
   /** Every Function's report. */
   public reports(): FunctionStatusReport[] {
     const children = this.children();
-    return this.functions().map(fn => statusReport(fn, children, this.release));
+    const unserved = this.kinds.filter(k => this.unserved.has(k.key)).flatMap(k => (k.reach ? [k.reach] : []));
+    return this.functions().map(fn => statusReport(fn, children, this.release, unserved));
   }
 }

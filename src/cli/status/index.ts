@@ -12,7 +12,7 @@
  */
 import { Duration } from 'cdk8s';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FUNCTION_LABEL } from '../../api/labels';
+import { FUNCTION_LABEL, OBJECT_KINDS_ANNOTATION } from '../../api/labels';
 import { runtimeSupportNow } from '../../api/runtime-support';
 import { Cluster, ClusterOptions, connect, describeApiError } from '../_kube';
 import { CliError } from '../errors';
@@ -21,14 +21,15 @@ import { Kind, kindsOf } from './_kinds';
 import { FunctionStore } from './_store';
 import { StoreWatch } from './_watch';
 import { ProgressState } from './model';
+import { missingKindLines } from './reach';
 import { changeLine, explanation, humanDuration, isoSeconds, renderFrame, renderTable } from './render';
 import { runtimeSupportLines } from './runtime-support';
 import { FunctionStatusReport } from './report';
 
 export type { FunctionProgress, PipelineStep } from './model';
 export { DEPLOYMENT_UPDATE_LOOP, PipelineStage, ProgressState, StepState, autoscales, functionProgress, functionRelease, scaledObjectOf } from './model';
-export type { EndpointStatus, FunctionReach, SubscriptionStatus } from './reach';
-export { EndpointKind, ReachState, functionReach, withReach } from './reach';
+export type { EndpointStatus, FunctionReach, MissingKind, SubscriptionStatus } from './reach';
+export { EndpointKind, ReachState, functionReach, missingKindLines, missingKindMessage, missingKindsOf, withReach } from './reach';
 export type { FrameOptions, RenderOptions } from './render';
 export { changeLine, explanation, humanDuration, reachCount, renderFrame, renderSteps, renderTable, urlSummary } from './render';
 export type { FunctionStatusReport } from './report';
@@ -170,9 +171,10 @@ export async function runStatus(options: StatusOptions, io: StatusIo = processIo
   }
   if (!options.watch) {
     out(structured ? formatDocument(reports, options.output!) : renderTable(reports, { now: io.now(), allNamespaces: options.allNamespaces }));
-    // Runtimes past or near their end of support: after the table, or on stderr beside a document.
-    const runtimeEnd = runtimeSupportLines(reports, io.date?.() ?? runtimeSupportNow());
-    if (runtimeEnd.length) (structured ? io.stderr : io.stdout).write(`${structured ? '' : '\n'}${runtimeEnd.join('\n')}\n`);
+    // Kinds the cluster lacks for some Functions, then runtimes past or near their end of support: after the table, or on stderr beside a document.
+    for (const lines of [missingKindLines(reports), runtimeSupportLines(reports, io.date?.() ?? runtimeSupportNow())]) {
+      if (lines.length) (structured ? io.stderr : io.stdout).write(`${structured ? '' : '\n'}${lines.join('\n')}\n`);
+    }
     const failed = reports.filter(r => r.state === ProgressState.FAILED);
     if (failed.length) {
       throw new CliError(`${failed.length} of ${reports.length} Function${reports.length === 1 ? '' : 's'} failed: ${failed.map(label).join(', ')}`);
@@ -300,7 +302,10 @@ deployment, service, hpa (only with scaleConfig minReplicas != maxReplicas), rea
 for Functions with endpoints or Subscriptions). They come from the Function's conditions, from the
 objects the controller labels serverless.kyma-project.io/function-name=<name>, and from the
 APIRules, HTTPRoutes, VirtualServices and Subscriptions synth labels
-${FUNCTION_LABEL}=<name> (kinds whose CRD is not installed are left out).
+${FUNCTION_LABEL}=<name>. A kind whose CRD is not installed is left out, but
+for the Functions whose annotation ${OBJECT_KINDS_ANNOTATION} names it: they fail at
+reach, since their objects of that kind cannot exist, and a line after the table names the CRD,
+the Functions and the Kyma module (or project) that installs it.
 REACH counts those that are ready; URL is the endpoint's URL.
 
 A Function with keda whose ScaledObject (labelled the same) scaled it to zero is idle: built and

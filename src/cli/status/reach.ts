@@ -4,7 +4,8 @@
  * is ready from its status, and how they change the Function's progress. Pure: no I/O.
  */
 import { ConditionStatus } from '../../api/function-status';
-import { URL_ANNOTATION } from '../../api/labels';
+import { URL_ANNOTATION, objectKindsOf } from '../../api/labels';
+import { CustomKind, crdNameOf } from '../_reach-kinds';
 import { FunctionProgress, PipelineStage, ProgressState, StepState } from './model';
 import { FunctionChildren, FunctionResource, ParentReference, ReachResource, ResourceCondition, ownReach, time } from './resources';
 
@@ -56,12 +57,48 @@ export interface SubscriptionStatus {
   readonly message?: string;
 }
 
-/** A Function's endpoints and Subscriptions. */
+/**
+ * A kind of the objects synth wrote beside a Function (its annotation
+ * `cdk8s-kyma-serverless/object-kinds`) that the cluster does not serve: none of them can exist.
+ */
+export interface MissingKind {
+  /** `APIRule`. */
+  readonly kind: string;
+  /** The CRD the cluster lacks: `apirules.gateway.kyma-project.io`. */
+  readonly crd: string;
+  /** Who installs it: `Kyma's api-gateway module`. */
+  readonly provider: string;
+  /** How to install it: `add Kyma's api-gateway module (kyma alpha add module api-gateway)`. */
+  readonly fix: string;
+}
+
+/** A Function's endpoints and Subscriptions, and the kinds of them the cluster lacks. */
 export interface FunctionReach {
   /** Sorted by kind, then name. */
   readonly endpoints: readonly EndpointStatus[];
   /** Sorted by name. */
   readonly subscriptions: readonly SubscriptionStatus[];
+  /** The kinds its annotation names that the cluster does not serve, in the order status lists kinds; left out when none. */
+  readonly missingKinds?: readonly MissingKind[];
+}
+
+/** What `status` says of a Function whose objects of a kind cannot exist: `its APIRule cannot exist: the cluster does not serve ...; add ...`. */
+export function missingKindMessage(missing: MissingKind): string {
+  return `its ${missing.kind} cannot exist: the cluster does not serve ${missing.crd}; ${missing.fix}`;
+}
+
+/**
+ * The kinds that a Function needs (its annotation `cdk8s-kyma-serverless/object-kinds`, which synth
+ * writes) and the cluster does not serve. A Function without the annotation needs none: a kind the
+ * cluster lacks is then none of its business, and `status` says nothing of it.
+ *
+ * @param fn the Function
+ * @param unserved the kinds the cluster answered 404 for, in the order status lists kinds
+ */
+export function missingKindsOf(fn: FunctionResource, unserved: readonly CustomKind[]): MissingKind[] {
+  const needed = new Set(objectKindsOf(fn.metadata?.annotations));
+  return unserved.filter(k => needed.has(`${k.kind}.${k.group}`))
+    .map(k => ({ kind: k.kind, crd: crdNameOf(k), provider: k.provider.name, fix: k.provider.fix }));
 }
 
 /** What an object's status says, before the Function's own readiness is weighed. */
@@ -220,8 +257,9 @@ const VERDICTS: ReadonlyArray<{ kind: EndpointKind; items: (c: FunctionChildren)
  * @param children the objects listed, of every kind; a kind left out shows nothing
  * @param readySince when the Function became ready (its Running condition's `lastTransitionTime`,
  * `''` when not known); undefined while it is not ready
+ * @param unserved the kinds the cluster does not serve (see {@link missingKindsOf})
  */
-export function functionReach(fn: FunctionResource, children: FunctionChildren, readySince?: string): FunctionReach {
+export function functionReach(fn: FunctionResource, children: FunctionChildren, readySince?: string, unserved: readonly CustomKind[] = []): FunctionReach {
   const endpoints = VERDICTS.flatMap(({ kind, items, verdict }) => (ownReach(fn, items(children)) ?? []).map((o): EndpointStatus => {
     const { state, message } = settle(verdict(o), readySince);
     const url = o.metadata?.annotations?.[URL_ANNOTATION];
@@ -238,23 +276,26 @@ export function functionReach(fn: FunctionResource, children: FunctionChildren, 
       ...(message ? { message } : {}),
     };
   });
-  return { endpoints, subscriptions };
+  const missingKinds = missingKindsOf(fn, unserved);
+  return { endpoints, subscriptions, ...(missingKinds.length ? { missingKinds } : {}) };
 }
 
 /**
  * The Function's progress with its endpoints and Subscriptions weighed in: a last step, `reach`,
  * done when they are all ready. A Function whose pipeline is ready is ready only once they are
  * (until then it is progressing at stage `reach`, with the first one not ready as its message); one
- * that failed makes the Function failed at stage `reach`. A Function without endpoints or
- * Subscriptions keeps its progress as it is.
+ * that failed makes the Function failed at stage `reach`, and so does a kind of them the cluster
+ * does not serve (whatever the pipeline's progress, unless it failed: none of them can ever exist).
+ * A Function without endpoints, Subscriptions or missing kinds keeps its progress as it is.
  *
  * @param progress the Function's progress through the controller's pipeline
  * @param reach its endpoints and Subscriptions
  */
 export function withReach(progress: FunctionProgress, reach: FunctionReach): FunctionProgress {
   const items = [
-    ...reach.endpoints.map(e => ({ what: `${e.kind} ${e.name}`, state: e.state, message: e.message })),
-    ...reach.subscriptions.map(s => ({ what: `Subscription ${s.name}`, state: s.state, message: s.message })),
+    ...(reach.missingKinds ?? []).map(m => ({ state: ReachState.FAILED, says: missingKindMessage(m) })),
+    ...reach.endpoints.map(e => ({ state: e.state, says: `${e.kind} ${e.name}: ${e.message ?? 'not ready'}` })),
+    ...reach.subscriptions.map(s => ({ state: s.state, says: `Subscription ${s.name}: ${s.message ?? 'not ready'}` })),
   ];
   if (!items.length) return progress;
   const failed = items.find(i => i.state === ReachState.FAILED);
@@ -263,9 +304,30 @@ export function withReach(progress: FunctionProgress, reach: FunctionReach): Fun
   const pipelineReady = progress.state === ProgressState.READY || progress.state === ProgressState.IDLE;
   const step = failed ? StepState.FAILED : !waiting ? StepState.DONE : pipelineReady ? StepState.IN_PROGRESS : StepState.PENDING;
   const steps = [...progress.steps, { stage: PipelineStage.REACH, state: step }];
-  const about = (item: typeof items[number]) => `${item.what}: ${item.message ?? 'not ready'}`;
   if (progress.state === ProgressState.FAILED) return { ...progress, steps };
-  if (failed) return { stage: PipelineStage.REACH, state: ProgressState.FAILED, message: about(failed), steps };
+  if (failed) return { stage: PipelineStage.REACH, state: ProgressState.FAILED, message: failed.says, steps };
   if (!pipelineReady || !waiting) return { ...progress, steps };
-  return { stage: PipelineStage.REACH, state: ProgressState.PROGRESSING, message: about(waiting), steps };
+  return { stage: PipelineStage.REACH, state: ProgressState.PROGRESSING, message: waiting.says, steps };
+}
+
+/**
+ * The lines `status` prints after its table for the kinds that some Functions need and the cluster
+ * does not serve: one per kind, naming its CRD, the Functions and how to install it.
+ *
+ * @param reports the Functions' reports (their `missingKinds`)
+ * @returns no lines when no Function misses a kind
+ */
+export function missingKindLines(reports: readonly { readonly namespace: string; readonly name: string; readonly missingKinds?: readonly MissingKind[] }[]): string[] {
+  const byCrd = new Map<string, { missing: MissingKind; functions: string[] }>();
+  for (const r of reports) {
+    for (const missing of r.missingKinds ?? []) {
+      const entry = byCrd.get(missing.crd) ?? { missing, functions: [] };
+      byCrd.set(missing.crd, entry);
+      entry.functions.push(`${r.namespace}/${r.name}`);
+    }
+  }
+  return [...byCrd.values()].map(({ missing: { kind, crd, fix }, functions }) => {
+    const count = functions.length === 1 ? '1 Function' : `${functions.length} Functions`;
+    return `The cluster does not serve ${crd}, so the ${kind}s of ${count} cannot exist (${functions.join(', ')}): ${fix}`;
+  });
 }

@@ -73,10 +73,14 @@ export interface RenderOptions {
 
 const age = (report: FunctionStatusReport, now: number) => (report.created ? humanDuration(now - time(report.created)) : '');
 
-/** How many of a Function's endpoints and Subscriptions are ready, of how many: `1/2`; empty without any. */
+/**
+ * How many of a Function's endpoints and Subscriptions are ready, of how many: `1/2`; empty without
+ * any. A kind of them the cluster does not serve counts as one not ready.
+ */
 export function reachCount(report: FunctionStatusReport): string {
   const all = [...report.endpoints, ...report.subscriptions];
-  return all.length ? `${all.filter(o => o.ready).length}/${all.length}` : '';
+  const total = all.length + (report.missingKinds?.length ?? 0);
+  return total ? `${all.filter(o => o.ready).length}/${total}` : '';
 }
 
 /** A Function's first endpoint URL, and how many other URLs it has: `https://hello.example.com (+1)`. */
@@ -87,11 +91,11 @@ export function urlSummary(report: FunctionStatusReport): string {
 
 /**
  * The table `status` prints: NAME RUNTIME STAGE STATE AGE REASON, NAMESPACE first with `-A`, and
- * when some Function has endpoints or Subscriptions, REACH after STATE (how many of them are
+ * when some Function has endpoints or Subscriptions (or needs a kind of them the cluster lacks), REACH after STATE (how many of them are
  * ready, of all) and URL after AGE (see {@link urlSummary}).
  */
 export function renderTable(reports: readonly FunctionStatusReport[], options: RenderOptions): string {
-  const reached = reports.some(r => r.endpoints.length || r.subscriptions.length);
+  const reached = reports.some(r => r.endpoints.length || r.subscriptions.length || r.missingKinds?.length);
   const header = ['NAME', 'RUNTIME', 'STAGE', 'STATE', ...(reached ? ['REACH'] : []), 'AGE', ...(reached ? ['URL'] : []), 'REASON'];
   const rows = reports.map(r => [
     r.name, r.runtime ?? '', r.stage, r.state, ...(reached ? [reachCount(r)] : []), age(r, options.now), ...(reached ? [urlSummary(r)] : []), explanation(r),

@@ -5,7 +5,8 @@
 import { FunctionConditionType } from '../../api/function-status';
 import { ServerlessRelease } from '../../api/release';
 import { FunctionProgress, ProgressState, functionProgress, functionRelease, scaledObjectOf } from './model';
-import { EndpointStatus, SubscriptionStatus, functionReach, withReach } from './reach';
+import { CustomKind } from '../_reach-kinds';
+import { EndpointStatus, MissingKind, SubscriptionStatus, functionReach, withReach } from './reach';
 import { ChildResource, FunctionChildren, FunctionResource, ResourceCondition, newest, ownChildren } from './resources';
 
 /** The status of one Function, as `--output json` prints it. */
@@ -43,6 +44,12 @@ export interface FunctionStatusReport extends FunctionProgress {
   readonly endpoints: readonly EndpointStatus[];
   /** Its Subscriptions (none when their kind is not served). */
   readonly subscriptions: readonly SubscriptionStatus[];
+  /**
+   * The kinds of the objects synth wrote beside it (its annotation `cdk8s-kyma-serverless/object-kinds`)
+   * that the cluster does not serve, so that none of them can exist: each fails it at stage `reach`.
+   * Left out when there are none.
+   */
+  readonly missingKinds?: readonly MissingKind[];
 }
 
 /**
@@ -52,8 +59,11 @@ export interface FunctionStatusReport extends FunctionProgress {
  * @param fn the Function
  * @param children the controller's objects, and those synth emits to reach it (see {@link FunctionChildren})
  * @param clusterRelease the release of the cluster's Function CRD, when it could be read
+ * @param unserved the kinds that reach or scale Functions that the cluster does not serve (it answered 404 for them)
  */
-export function statusReport(fn: FunctionResource, children: FunctionChildren = {}, clusterRelease?: ServerlessRelease): FunctionStatusReport {
+export function statusReport(
+  fn: FunctionResource, children: FunctionChildren = {}, clusterRelease?: ServerlessRelease, unserved: readonly CustomKind[] = [],
+): FunctionStatusReport {
   const release = functionRelease(fn, clusterRelease);
   const name = (items?: readonly ChildResource[]) => newest(ownChildren(fn, items))?.metadata?.name;
   const deployment = newest(ownChildren(fn, children.deployments));
@@ -68,7 +78,7 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
   const progress = functionProgress(fn, children, release);
   const running = fn.status?.conditions?.find(c => c.type === FunctionConditionType.RUNNING);
   const deployed = progress.state === ProgressState.READY || progress.state === ProgressState.IDLE;
-  const reach = functionReach(fn, children, deployed ? running?.lastTransitionTime ?? '' : undefined);
+  const reach = functionReach(fn, children, deployed ? running?.lastTransitionTime ?? '' : undefined, unserved);
   return {
     namespace: fn.metadata?.namespace ?? '',
     name: fn.metadata?.name ?? '',
@@ -83,5 +93,6 @@ export function statusReport(fn: FunctionResource, children: FunctionChildren = 
     ...(deployment ? { replicas: { desired: deployment.spec?.replicas ?? 1, ready: deployment.status?.readyReplicas ?? 0 } } : {}),
     endpoints: reach.endpoints,
     subscriptions: reach.subscriptions,
+    ...(reach.missingKinds ? { missingKinds: reach.missingKinds } : {}),
   };
 }

@@ -3,7 +3,7 @@
  * them scaled to zero by KEDA, with its ScaledObject), and the objects synth emits to reach them
  * (`reach-*.yaml`): as plain objects for the pure functions, or stored in the fake API server.
  */
-import { FUNCTION_LABEL } from '../../../src/api/labels';
+import { FUNCTION_LABEL, OBJECT_KINDS_ANNOTATION, objectKindsValue } from '../../../src/api/labels';
 import { FunctionChildren, FunctionResource } from '../../../src/cli/status';
 import { FakeKubeApi, KubeObject } from '../../util/fake-kube-api';
 import { fixture, loadYamlDocuments } from '../../util/fixtures';
@@ -81,6 +81,19 @@ export function seedReach(api: FakeKubeApi, name: ReachFixtureName): KubeObject 
   const reach = reachDocuments(name);
   const stored = store(api, readyFunction(functionOf(reach)));
   for (const object of reach) api.put(object);
+  return stored;
+}
+
+/**
+ * Stores the ready Function `name` (see {@link readyFunction}) with the annotation synth writes on a
+ * Function naming the kinds of the objects beside it (`APIRule.gateway.kyma-project.io`, ...), and
+ * those of its objects that the cluster has.
+ */
+export function seedNeeding(api: FakeKubeApi, name: string, kinds: readonly string[], objects: readonly KubeObject[] = []): KubeObject {
+  const [fn, ...children] = readyFunction(name);
+  fn.metadata!.annotations = { ...fn.metadata!.annotations, [OBJECT_KINDS_ANNOTATION]: objectKindsValue(kinds)! };
+  const stored = store(api, [fn, ...children]);
+  for (const object of objects) api.put(object);
   return stored;
 }
 

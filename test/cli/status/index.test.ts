@@ -20,7 +20,7 @@ import {
   SUBSCRIPTIONS, kubeConfigFor, matchesLabelSelector, objectPath, parseLabelSelector, writeKubeconfig,
 } from '../../util/fake-kube-api';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../util/fake-cluster';
-import { BUILDLESS_FIXTURES, FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedReach } from './_fixtures';
+import { BUILDLESS_FIXTURES, FIXTURES, NOW, REACH_FIXTURES, condition, documents, reachDocuments, seed, seedNeeding, seedReach } from './_fixtures';
 
 /** The day runtime support is judged at: 2026-11-28, past the end of nodejs20 and before that of nodejs22. */
 const TODAY = new Date('2026-11-28T12:00:00Z');
@@ -579,7 +579,7 @@ describe('kyma-serverless status', () => {
       expect(reports[2].steps.at(-1)).toEqual({ stage: 'reach', state: 'failed' });
     });
 
-    test('leaves out quietly a kind whose CRD is not installed, such as APIRules without Kyma\'s API Gateway', async () => {
+    test('leaves out quietly a kind whose CRD is not installed, such as APIRules without Kyma\'s API Gateway, when no Function needs it', async () => {
       serveReach(API_RULES);
       seed(api, '09-ready');
       api.put(reachDocuments('reach-apirule-ready').find(o => o.kind === 'Subscription')!);
@@ -593,6 +593,95 @@ describe('kyma-serverless status', () => {
         'hello    nodejs22  ready  ready  1/1    3d                                DeploymentReady: Deployment hello-x7b2c is ready',
       ].join('\n')}\n`);
       expect(api.requestsOf('GET', '/apis/gateway.kyma-project.io/v2/namespaces/default/apirules').map(r => r.status)).toEqual([404]);
+    });
+
+    describe('a kind the cluster does not serve, for the Functions whose annotation names it', () => {
+      const API_GATEWAY = 'add Kyma\'s api-gateway module (kyma alpha add module api-gateway)';
+      const CANNOT = `its APIRule cannot exist: the cluster does not serve apirules.gateway.kyma-project.io; ${API_GATEWAY}`;
+      /** hello, exposed through an APIRule and subscribed, with its Subscription; catalog, exposed through an HTTPRoute, with it. */
+      const seedBoth = (...unserved: typeof API_RULES[]) => {
+        // Only the objects of the kinds the cluster serves can be there.
+        const served = (o: KubeObject) => !unserved.some(t => t.kind === o.kind);
+        seedNeeding(api, 'hello', ['APIRule.gateway.kyma-project.io', 'Subscription.eventing.kyma-project.io'], reachDocuments('reach-apirule-ready').filter(served));
+        seedNeeding(api, 'catalog', ['HTTPRoute.gateway.networking.k8s.io'], reachDocuments('reach-httproute-accepted').filter(served));
+      };
+
+      test('names the CRD and the module that installs it, on the Function\'s line and once after the table, and fails it at reach', async () => {
+        serveReach(API_RULES);
+        seedBoth(API_RULES);
+        const { stdout, stderr, error } = await status();
+        expect(stdout).toBe(`${[
+          'NAME     RUNTIME   STAGE  STATE   REACH  AGE  URL                          REASON',
+          'catalog  nodejs22  ready  ready   1/1    3d   https://catalog.example.com  DeploymentReady: Deployment catalog-x7b2c is ready',
+          `hello    nodejs22  reach  failed  1/2    3d                                ${CANNOT}`,
+          '',
+          `The cluster does not serve apirules.gateway.kyma-project.io, so the APIRules of 1 Function cannot exist (default/hello): ${API_GATEWAY}`,
+        ].join('\n')}\n`);
+        expect(stderr).toBe('');
+        expect(error).toMatchObject({ exitCode: 1, message: '1 of 2 Functions failed: default/hello' });
+        expect(api.requestsOf('GET', '/apis/gateway.kyma-project.io/v2/namespaces/default/apirules').map(r => r.status)).toEqual([404]);
+      });
+
+      test('says it once for every Function that needs the kind, lists the kinds in -o json, and a watch ends at once with exit code 1', async () => {
+        serveReach(API_RULES, SUBSCRIPTIONS);
+        seedBoth(API_RULES, SUBSCRIPTIONS);
+        seedNeeding(api, 'orders', ['APIRule.gateway.kyma-project.io']);
+        const json = await status({ output: OutputFormat.JSON });
+        const reports: FunctionStatusReport[] = JSON.parse(json.stdout);
+        expect(reports.map(r => ({ name: r.name, stage: r.stage, state: r.state, message: r.message, missingKinds: r.missingKinds }))).toEqual([
+          { name: 'catalog', stage: 'ready', state: 'ready', message: 'Deployment catalog-x7b2c is ready', missingKinds: undefined },
+          {
+            name: 'hello', stage: 'reach', state: 'failed', message: CANNOT,
+            missingKinds: [
+              { kind: 'APIRule', crd: 'apirules.gateway.kyma-project.io', provider: 'Kyma\'s api-gateway module', fix: API_GATEWAY },
+              {
+                kind: 'Subscription', crd: 'subscriptions.eventing.kyma-project.io', provider: 'Kyma\'s eventing module',
+                fix: 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats)',
+              },
+            ],
+          },
+          {
+            name: 'orders', stage: 'reach', state: 'failed', message: CANNOT,
+            missingKinds: [{ kind: 'APIRule', crd: 'apirules.gateway.kyma-project.io', provider: 'Kyma\'s api-gateway module', fix: API_GATEWAY }],
+          },
+        ]);
+        // Beside a document, the lines go to standard error: one per kind, each Function named once.
+        expect(json.stderr).toBe([
+          `The cluster does not serve apirules.gateway.kyma-project.io, so the APIRules of 2 Functions cannot exist (default/hello, default/orders): ${API_GATEWAY}`,
+          'The cluster does not serve subscriptions.eventing.kyma-project.io, so the Subscriptions of 1 Function cannot exist (default/hello): '
+            + 'add Kyma\'s eventing module and a backend for it (kyma alpha add module eventing; kyma alpha add module nats)',
+        ].join('\n') + '\n');
+        expect(await watch({ name: 'orders' }).done).toMatchObject({ exitCode: 1, message: `Function default/orders failed: ${CANNOT}` });
+      });
+
+      test('says nothing of it where the cluster serves it, nor for a Function whose annotation does not name it', async () => {
+        serveReach();
+        seedBoth();
+        const served = await status();
+        expect(served.stdout).toBe(`${[
+          'NAME     RUNTIME   STAGE  STATE  REACH  AGE  URL                          REASON',
+          'catalog  nodejs22  ready  ready  1/1    3d   https://catalog.example.com  DeploymentReady: Deployment catalog-x7b2c is ready',
+          'hello    nodejs22  ready  ready  2/2    3d   https://hello.example.com    DeploymentReady: Deployment hello-x7b2c is ready',
+        ].join('\n')}\n`);
+        expect(served.stderr).toBe('');
+        expect(served.error).toBeUndefined();
+        api.close();
+
+        // Gateway API's CRDs missing: catalog needs them, hello does not, and only catalog says so.
+        api = await FakeKubeApi.start({ resources: [...DEFAULT_RESOURCES, ...FUNCTION_RESOURCES] });
+        kubeconfig = writeKubeconfig(api, path.join(dir, 'config'), { namespace: 'default' });
+        serveReach(HTTP_ROUTES);
+        seedBoth(HTTP_ROUTES);
+        const { stdout, stderr } = await status();
+        expect(stdout.split('\n').filter(l => /does not serve/.test(l))).toEqual([
+          'catalog  nodejs22  reach  failed  0/1    3d                              its HTTPRoute cannot exist: the cluster does not serve httproutes.gateway.networking.k8s.io; '
+            + 'install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml)',
+          'The cluster does not serve httproutes.gateway.networking.k8s.io, so the HTTPRoutes of 1 Function cannot exist (default/catalog): '
+            + 'install the Gateway API CRDs (kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml)',
+        ]);
+        expect(stdout).toContain('hello    nodejs22  ready  ready   2/2');
+        expect(stderr).toBe('');
+      });
     });
 
     test('leaves out no kind\'s columns when no Function has endpoints or Subscriptions, and selects one Function\'s by name', async () => {

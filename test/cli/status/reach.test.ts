@@ -2,10 +2,11 @@
  * `kyma-serverless status`: a Function's endpoints and Subscriptions, judged from their status, and
  * how they change the Function's progress (pure).
  */
-import { FUNCTION_LABEL } from '../../../src/api/labels';
+import { FUNCTION_LABEL, OBJECT_KINDS_ANNOTATION } from '../../../src/api/labels';
+import { API_RULE, HTTP_ROUTE, KEDA, SCALED_OBJECT, SUBSCRIPTION } from '../../../src/cli/_reach-kinds';
 import {
-  EndpointKind, PipelineStage, ProgressState, ReachResource, ReachState, explanation, functionProgress, functionReach, renderSteps,
-  statusReport, withReach,
+  EndpointKind, PipelineStage, ProgressState, ReachResource, ReachState, explanation, functionProgress, functionReach, missingKindLines, missingKindsOf,
+  renderSteps, statusReport, withReach,
 } from '../../../src/cli/status';
 import { recorded, recordedReach } from './_fixtures';
 
@@ -204,3 +205,54 @@ describe('withReach', () => {
   });
 });
 
+
+describe('the kinds a Function needs that the cluster does not serve', () => {
+  const needing = (kinds: string | undefined) => {
+    const { fn, children } = recorded('03-build-job-running');
+    const annotations: { [key: string]: string } = kinds === undefined ? {} : { [OBJECT_KINDS_ANNOTATION]: kinds };
+    return { fn: { ...fn, metadata: { ...fn.metadata, annotations } }, children };
+  };
+  const API_RULE_MISSING = {
+    kind: 'APIRule', crd: 'apirules.gateway.kyma-project.io', provider: 'Kyma\'s api-gateway module',
+    fix: 'add Kyma\'s api-gateway module (kyma alpha add module api-gateway)',
+  };
+
+  test('are those of the unserved kinds that its annotation names, with who installs each and how, from the table of kinds', () => {
+    const { fn } = needing('APIRule.gateway.kyma-project.io,AuthorizationPolicy.security.istio.io,Subscription.eventing.kyma-project.io');
+    expect(missingKindsOf(fn, [API_RULE, HTTP_ROUTE, SCALED_OBJECT])).toEqual([API_RULE_MISSING]);
+    expect(missingKindsOf(fn, [])).toEqual([]);
+    expect(missingKindsOf(needing(undefined).fn, [API_RULE, SUBSCRIPTION])).toEqual([]);
+    expect(missingKindsOf(needing('ScaledObject.keda.sh').fn, [API_RULE, SCALED_OBJECT])).toEqual([{
+      kind: 'ScaledObject', crd: 'scaledobjects.keda.sh', provider: 'KEDA', fix: KEDA.fix,
+    }]);
+  });
+
+  test('fail the Function at reach, whatever its pipeline\'s progress, unless the pipeline failed first', () => {
+    const { fn, children } = needing('APIRule.gateway.kyma-project.io');
+    const report = statusReport(fn, children, undefined, [API_RULE]);
+    expect(report).toMatchObject({
+      stage: PipelineStage.REACH, state: ProgressState.FAILED, missingKinds: [API_RULE_MISSING],
+      message: 'its APIRule cannot exist: the cluster does not serve apirules.gateway.kyma-project.io; add Kyma\'s api-gateway module (kyma alpha add module api-gateway)',
+    });
+    expect(renderSteps(report.steps)).toBe('source ✓ build … deploy · service · ready · reach ✗');
+    expect(statusReport(fn, children, undefined, [HTTP_ROUTE])).toMatchObject({ stage: PipelineStage.BUILD, state: ProgressState.PROGRESSING });
+    expect(statusReport(fn, children, undefined, [HTTP_ROUTE]).missingKinds).toBeUndefined();
+
+    const failed = recorded('04-build-failed');
+    const failedFn = { ...failed.fn, metadata: { ...failed.fn.metadata, annotations: { [OBJECT_KINDS_ANNOTATION]: 'APIRule.gateway.kyma-project.io' } } };
+    expect(statusReport(failedFn, failed.children, undefined, [API_RULE])).toMatchObject({ stage: PipelineStage.BUILD, state: ProgressState.FAILED });
+  });
+
+  test('are said once per kind after the table, naming every Function that needs it', () => {
+    const lines = missingKindLines([
+      { namespace: 'a', name: 'one', missingKinds: [API_RULE_MISSING] },
+      { namespace: 'a', name: 'two' },
+      { namespace: 'b', name: 'three', missingKinds: [API_RULE_MISSING] },
+    ]);
+    expect(lines).toEqual([
+      'The cluster does not serve apirules.gateway.kyma-project.io, so the APIRules of 2 Functions cannot exist (a/one, b/three): '
+        + 'add Kyma\'s api-gateway module (kyma alpha add module api-gateway)',
+    ]);
+    expect(missingKindLines([{ namespace: 'a', name: 'two' }])).toEqual([]);
+  });
+});
