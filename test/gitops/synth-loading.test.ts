@@ -10,8 +10,11 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** Packages that only reading Functions needs: handler parsers, and the interpreter of the CRD's CEL rules. */
-const ON_DEMAND = ['acorn', 'cjs-module-lexer', 'es-module-lexer', 'web-tree-sitter', '@bufbuild/cel', '@bufbuild/protobuf'];
+/**
+ * What only reading Functions needs: handler parsers, and the interpreter of the CRD's CEL rules,
+ * which loads from its bundle (scripts/bundle-cel.ts, written by npm run bundle), not its packages.
+ */
+const ON_DEMAND = ['acorn', 'cjs-module-lexer', 'es-module-lexer', 'web-tree-sitter', '@bufbuild/cel', '@bufbuild/protobuf', 'lib/cel/cel.js'];
 
 /**
  * Synthesizes an app in a new process and lists which of {@link ON_DEMAND} it loaded.
@@ -27,7 +30,7 @@ function loadedBySynth(functions: string): string[] {
       const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
       ${functions}
       app.synth();
-      const loaded = new Set(Object.keys(require.cache).map(file => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file)?.[1]));
+      const loaded = new Set(Object.keys(require.cache).map(file => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file)?.[1] ?? /lib\\/cel\\/cel\\.js$/.exec(file)?.[0]));
       console.log(JSON.stringify(${JSON.stringify(ON_DEMAND)}.filter(name => loaded.has(name))));`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true' },
@@ -44,15 +47,15 @@ describe('modules a synth loads on demand', () => {
     expect(loadedBySynth('')).toEqual([]);
   }, 60_000);
 
-  test('a Function from Git: the CRD rules, no parser', () => {
+  test('a Function from Git: the bundled interpreter of the CRD rules, no parser', () => {
     expect(loadedBySynth(`new KymaFunction(team, 'from-git', {
       runtime: FunctionRuntime.NODEJS_22,
       source: FunctionSource.fromGitRepository({ url: 'https://github.com/example/functions.git', baseDir: '/hello', reference: 'main' }),
-    });`)).toEqual(['@bufbuild/cel', '@bufbuild/protobuf']);
+    });`)).toEqual(['lib/cel/cel.js']);
   }, 60_000);
 
   test('an inline CommonJS Function: acorn and the CommonJS lexer too', () => {
     expect(loadedBySynth("new KymaFunction(team, 'inline', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1;\\n') });"))
-      .toEqual(['acorn', 'cjs-module-lexer', '@bufbuild/cel', '@bufbuild/protobuf']);
+      .toEqual(['acorn', 'cjs-module-lexer', 'lib/cel/cel.js']);
   }, 60_000);
 });
