@@ -45,7 +45,7 @@ const SELVES: unknown[] = [
 
 /** What a rule says of each self, `error: ...` where it cannot be evaluated. */
 function outcomes(module: CelModule, rule: string): unknown[] {
-  const program = module.plan(module.celEnv({ funcs: module.strings }), module.parse(rule));
+  const program = module.plan(module.celEnv({ funcs: module.strings }), module.parse(rule)) as unknown as (bindings: { self: unknown }) => unknown;
   return SELVES.map(self => {
     const result = program({ self: toCel(self) });
     return module.isCelError(result) ? `error: ${result.message}` : result;
