@@ -16,46 +16,46 @@ const ROOT = path.resolve(__dirname, '..', '..');
  */
 const ON_DEMAND = ['acorn', 'cjs-module-lexer', 'es-module-lexer', 'web-tree-sitter', '@bufbuild/cel', '@bufbuild/protobuf', 'lib/cel/cel.js'];
 
-/**
- * Synthesizes an app in a new process and lists which of {@link ON_DEMAND} it loaded.
- *
- * @param functions the app's Functions, as TypeScript in a FunctionNamespace `team`
- */
-function loadedBySynth(functions: string): string[] {
+/** Apps synthesized one after the other in one process, each with the Functions of its TypeScript (in a FunctionNamespace `team`). */
+const APPS = {
+  'the stack and a namespace without Functions': '',
+  'a Function from Git': `new KymaFunction(team, 'from-git', {
+    runtime: FunctionRuntime.NODEJS_22,
+    source: FunctionSource.fromGitRepository({ url: 'https://github.com/example/functions.git', baseDir: '/hello', reference: 'main' }),
+  });`,
+  'an inline CommonJS handler': "new KymaFunction(team, 'inline', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1;\\n') });",
+};
+
+test('a synth loads parsers and CEL only for what its app holds', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-loading-'));
   try {
     const script = `
       const { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } = require('./src');
-      const app = new GitOpsApp({ outdir: ${JSON.stringify(dir)} });
-      const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
-      ${functions}
-      app.synth();
-      const loaded = new Set(Object.keys(require.cache).map(file => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file)?.[1] ?? /lib\\/cel\\/cel\\.js$/.exec(file)?.[0]));
-      console.log(JSON.stringify(${JSON.stringify(ON_DEMAND)}.filter(name => loaded.has(name))));`;
+      const loaded = () => {
+        const names = new Set(Object.keys(require.cache).map(file => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file)?.[1] ?? /lib\\/cel\\/cel\\.js$/.exec(file)?.[0]));
+        return ${JSON.stringify(ON_DEMAND)}.filter(name => names.has(name));
+      };
+      const after = {};
+      ${Object.entries(APPS).map(([name, functions], i) => `{
+        const app = new GitOpsApp({ outdir: ${JSON.stringify(path.join(dir, String(i)))} });
+        const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+        ${functions}
+        app.synth();
+        after[${JSON.stringify(name)}] = loaded();
+      }`).join('\n')}
+      console.log(JSON.stringify(after));`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true' },
     });
     if (result.status !== 0) throw new Error(result.stderr);
-    return JSON.parse(result.stdout) as string[];
+    // What each app loaded, on top of those before it.
+    expect(JSON.parse(result.stdout)).toEqual({
+      'the stack and a namespace without Functions': [],
+      'a Function from Git': ['lib/cel/cel.js'],
+      // Not es-module-lexer: the CommonJS lexer reads the handler.
+      'an inline CommonJS handler': ['acorn', 'cjs-module-lexer', 'lib/cel/cel.js'],
+    });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-describe('modules a synth loads on demand', () => {
-  test('the stack and a namespace without Functions: no parser and no CEL', () => {
-    expect(loadedBySynth('')).toEqual([]);
-  }, 60_000);
-
-  test('a Function from Git: the bundled interpreter of the CRD rules, no parser', () => {
-    expect(loadedBySynth(`new KymaFunction(team, 'from-git', {
-      runtime: FunctionRuntime.NODEJS_22,
-      source: FunctionSource.fromGitRepository({ url: 'https://github.com/example/functions.git', baseDir: '/hello', reference: 'main' }),
-    });`)).toEqual(['lib/cel/cel.js']);
-  }, 60_000);
-
-  test('an inline CommonJS Function: acorn and the CommonJS lexer too', () => {
-    expect(loadedBySynth("new KymaFunction(team, 'inline', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1;\\n') });"))
-      .toEqual(['acorn', 'cjs-module-lexer', 'lib/cel/cel.js']);
-  }, 60_000);
-});
+}, 60_000);
