@@ -1,13 +1,15 @@
 /**
- * `npm run bundle`: writes both bundles the package ships, in one process:
- * `lib/webhook/server.js.br` (scripts/bundle-webhook.ts) and `lib/models/kubernetes-models.js`
- * (scripts/bundle-models.ts), and the local runtime's programs (scripts/bundle-runtime.ts). Pass
- * `--verbose` for the bundles' sizes.
+ * `npm run bundle`: writes the bundles the package ships, in one process:
+ * `lib/webhook/server.js.br` (scripts/bundle-webhook.ts), `lib/models/kubernetes-models.js`
+ * (scripts/bundle-models.ts) and `lib/cel/cel.js` (scripts/bundle-cel.ts), and the local runtime's
+ * programs (scripts/bundle-runtime.ts). Pass `--verbose` for the bundles' sizes.
  */
+import { main as bundleCel } from './bundle-cel';
 import { main as bundleModels } from './bundle-models';
 import { main as bundleRuntime } from './bundle-runtime';
 import { main as bundleWebhook } from './bundle-webhook';
 
 bundleWebhook();
 bundleModels();
+bundleCel();
 bundleRuntime();

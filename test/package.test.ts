@@ -51,7 +51,7 @@ describe('package.json', () => {
 
   test('packs the compiled library, its types, the webhook and model bundles, the command, the sub-path entries, the CRD and the docs, built before packing', () => {
     // docs/: every install holds the documentation the alerts and the command line name (the runbooks: docs/monitoring.md).
-    expect(pkg.files).toEqual(['bin', 'api', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.br', 'lib/models', 'crds', 'docs']);
+    expect(pkg.files).toEqual(['bin', 'api', 'testing', 'lib/src', 'lib/imports', 'lib/webhook/server.js.br', 'lib/models', 'lib/cel', 'crds', 'docs']);
     expect(pkg.main).toBe('lib/src/index.js');
     expect(pkg.types).toBe('lib/src/index.d.ts');
     expect(pkg.bin).toEqual({ 'kyma-serverless': 'bin/kyma-serverless.js' });

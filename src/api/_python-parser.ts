@@ -5,10 +5,12 @@
  *
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
- * this thread waits on a shared flag (`Atomics.wait`), then takes the worker's answer from its
- * port. The answer is a plain tree of the nodes (type, position, text of names). Each round trip
- * carries every source asked for at once ({@link parsePythonSources}): synth and `validate` send
- * all the Python handlers they will check in one message, not one each.
+ * this thread waits on a shared count of answers (`Atomics.wait`), then takes the worker's answers
+ * from its port. An answer is a plain tree of the nodes (type, position, text of names) for each
+ * source of a message. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
+ * handler when it is built), so the worker parses while this thread builds the app; a wait
+ * ({@link parsePythonSources}) sends what is left in one message and takes every tree asked for
+ * at once: synth and `validate` wait once for all the Python handlers they will check.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
@@ -34,10 +36,28 @@ export interface PyNode {
 /** How long one round trip may take: a handler of 900 KiB parses in well under a second even on a busy machine. */
 const PARSE_TIMEOUT_MS = 60_000;
 
+/** The worker's answer for one source. */
+interface Answer {
+  readonly tree?: PyNode;
+  readonly error?: string;
+}
+
+/** How many sources sent ahead go in one message. */
+const SEND_AHEAD_BATCH = 32;
+
 interface Parser {
   readonly worker: Worker;
   readonly port: MessagePort;
-  readonly flag: Int32Array;
+  /** How many messages the worker has answered, counted by the worker. */
+  readonly answered: Int32Array;
+  /** The sources of each message posted and not yet answered, oldest first. */
+  readonly inFlight: string[][];
+  /** Sources in a message not yet answered, or queued for the next one. */
+  readonly pending: Set<string>;
+  /** Sources for the next message. */
+  queued: string[];
+  /** Answers taken from the port and not yet asked for, by source. */
+  readonly answers: Map<string, Answer>;
 }
 
 let parser: Parser | undefined;
@@ -46,11 +66,11 @@ let parser: Parser | undefined;
 function workerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
-  const { runtime, wasm, port, flag } = workerData;
+  const { runtime, wasm, port, answered } = workerData;
   const answer = (message: unknown) => {
     port.postMessage(message);
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
+    Atomics.add(answered, 0, 1);
+    Atomics.notify(answered, 0);
   };
   const ready = (async () => {
     const { Parser: TreeSitter, Language } = require(runtime);
@@ -99,23 +119,27 @@ function workerMain(): void {
 }
 
 function start(): Parser {
-  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const answered = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(`(${workerMain.toString()})()`, {
     eval: true,
+    // Not the parent's options: with `node -r ts-node/register main.ts` the worker would load
+    // ts-node and TypeScript again before its first parse (about 250 ms and 45 MiB).
+    execArgv: [],
     workerData: {
       runtime: require.resolve('web-tree-sitter'),
       wasm: require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-      port: port2, flag,
+      port: port2, answered,
     },
     transferList: [port2],
   });
   worker.unref();
   port1.unref();
+  const started: Parser = { worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map() };
   worker.on('error', () => {
-    parser = undefined;
+    if (parser === started) parser = undefined;
   });
-  return { worker, port: port1, flag };
+  return started;
 }
 
 /** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
@@ -124,7 +148,33 @@ export function startPythonParser(): void {
 }
 
 /**
- * Parses Python sources in one round trip to the worker, each distinct one once.
+ * Sends sources to the worker to parse while this thread goes on, without waiting: a later
+ * {@link parsePythonSources} of them finds their trees parsed. Sources go in messages of
+ * {@link SEND_AHEAD_BATCH}; a source sent before and not asked for yet is not sent again.
+ */
+export function sendPythonSources(sources: Iterable<string>): void {
+  const p = parser ??= start();
+  for (const source of sources) if (queue(p, source) && p.queued.length >= SEND_AHEAD_BATCH) post(p);
+}
+
+/** Queues a source for the next message unless the worker has it already; whether it was queued. */
+function queue(p: Parser, source: string): boolean {
+  if (p.pending.has(source) || p.answers.has(source)) return false;
+  p.pending.add(source);
+  p.queued.push(source);
+  return true;
+}
+
+function post(p: Parser): void {
+  if (!p.queued.length) return;
+  p.inFlight.push(p.queued);
+  p.port.postMessage(p.queued);
+  p.queued = [];
+}
+
+/**
+ * Parses Python sources, each distinct one once: sends those the worker does not have yet in one
+ * message, then waits for every answer it owes.
  *
  * @returns the tree of each source, by source; a source the parser failed on has none
  * @throws when the parser cannot be loaded or does not answer in time
@@ -133,7 +183,7 @@ export function parsePythonSources(sources: Iterable<string>): Map<string, PyNod
   const wanted = [...new Set(sources)];
   const trees = new Map<string, PyNode>();
   if (!wanted.length) return trees;
-  roundTrip(wanted).forEach((answer, i) => {
+  take(wanted).forEach((answer, i) => {
     if (answer.tree) trees.set(wanted[i], answer.tree);
   });
   return trees;
@@ -145,23 +195,39 @@ export function parsePythonSources(sources: Iterable<string>): Map<string, PyNod
  * @throws when the parser cannot be loaded or does not answer in time
  */
 export function parsePython(source: string): PyNode {
-  const [answer] = roundTrip([source]);
+  const [answer] = take([source]);
   if (!answer?.tree) throw new Error(`the Python parser failed: ${answer?.error ?? 'no answer'}`);
   return answer.tree;
 }
 
-/** Sends sources to the worker and waits for its answer: one per source, in order. */
-function roundTrip(sources: readonly string[]): readonly { readonly tree?: PyNode; readonly error?: string }[] {
+/** Sends the sources the worker lacks and waits for the answers: one per source, in order. */
+function take(sources: readonly string[]): readonly Answer[] {
   const p = parser ??= start();
+  for (const source of sources) queue(p, source);
+  post(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
-  Atomics.store(p.flag, 0, 0);
-  p.port.postMessage(sources);
-  if (Atomics.wait(p.flag, 0, 0, PARSE_TIMEOUT_MS) === 'timed-out') {
-    void p.worker.terminate();
-    parser = undefined;
-    throw new Error(`the Python parser gave no answer in ${PARSE_TIMEOUT_MS / 1000} s`);
+  while (p.inFlight.length) {
+    const seen = Atomics.load(p.answered, 0);
+    const message = receiveMessageOnPort(p.port)?.message as string | undefined;
+    if (message === undefined) {
+      if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
+        void p.worker.terminate();
+        if (parser === p) parser = undefined;
+        throw new Error(`the Python parser gave no answer in ${PARSE_TIMEOUT_MS / 1000} s`);
+      }
+      continue;
+    }
+    const asked = p.inFlight.shift()!;
+    const answers = JSON.parse(message) as Answer[];
+    asked.forEach((source, i) => {
+      p.pending.delete(source);
+      p.answers.set(source, answers[i] ?? {});
+    });
   }
-  const answers = receiveMessageOnPort(p.port)?.message as string | undefined;
-  return answers === undefined ? [] : JSON.parse(answers) as { tree?: PyNode; error?: string }[];
+  return sources.map(source => {
+    const answer = p.answers.get(source) ?? {};
+    p.answers.delete(source);
+    return answer;
+  });
 }

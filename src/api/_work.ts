@@ -14,7 +14,7 @@ export interface WorkCounts {
   nodeParses: number;
   /** Python handlers parsed by tree-sitter in the worker. */
   pythonParses: number;
-  /** Messages to the Python parser's worker, each answered with every tree it asked for. */
+  /** Waits for the Python parser's worker, each for every tree asked for (the handlers of a synth are sent ahead, as their Functions are built). */
   pythonRoundTrips: number;
   /** Functions rendered by their KymaFunction (the spec built from the props). */
   functionRenders: number;

@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
-import { PyNode, parsePython, parsePythonSources, startPythonParser } from './_python-parser';
+import { PyNode, parsePython, parsePythonSources, sendPythonSources, startPythonParser } from './_python-parser';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
@@ -251,12 +251,15 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 
 /**
  * Starts loading the Python parser in its worker thread, for Python handlers to be checked later:
- * it loads while the app is still being built, or the manifests read.
+ * it loads while the app is still being built, or the manifests read. Handlers given are sent to
+ * it now, and parsed there while this thread goes on (see {@link _parsePythonHandlers}).
  *
+ * @param sources Python handlers that will be checked
  * @internal
  */
-export function _preparePythonParser(): void {
+export function _preparePythonParser(sources: readonly string[] = []): void {
   startPythonParser();
+  sendPythonSources(sources.filter(source => !pythonFacts.has(source)));
 }
 
 /**

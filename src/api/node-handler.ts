@@ -12,26 +12,31 @@
  *
  * @see https://github.com/kyma-project/serverless/blob/1.11.1/components/runtimes/nodejs22/server.mjs
  */
-import { parse as parseCommonJs } from 'cjs-module-lexer';
-import { initSync as initEsModuleLexer, parse as parseEsModule } from 'es-module-lexer';
+// Types only: the lexers load on first use, so an app without inline Node.js code does not load them.
+import type * as CommonJsLexer from 'cjs-module-lexer';
+import type * as EsModuleLexer from 'es-module-lexer';
 
-let esModuleLexerReady = false;
+let esModuleLexer: typeof EsModuleLexer | undefined;
 
 /** What the Node.js runtime sees exported, or `undefined` when the source cannot be read that way. */
 function exportsOf(source: string): { readonly names: readonly string[]; readonly esModule: boolean; readonly opaque: boolean } | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const commonJsLexer = require('cjs-module-lexer') as typeof CommonJsLexer;
   try {
-    const { exports, reexports } = parseCommonJs(source);
+    const { exports, reexports } = commonJsLexer.parse(source);
     // `module.exports = require(...)`: the names come from another file, which an inline source has not.
     return { names: exports, esModule: false, opaque: reexports.length > 0 };
   } catch {
     // The CommonJS lexer stops at `import` and `export` statements: an ES module, or no JavaScript.
   }
+  if (!esModuleLexer) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const lexer = require('es-module-lexer') as typeof EsModuleLexer;
+    lexer.initSync();
+    esModuleLexer = lexer;
+  }
   try {
-    if (!esModuleLexerReady) {
-      initEsModuleLexer();
-      esModuleLexerReady = true;
-    }
-    const [, exports, , hasModuleSyntax] = parseEsModule(source);
+    const [, exports, , hasModuleSyntax] = esModuleLexer.parse(source);
     // Neither lexer reads it as a module of its kind: not ours to judge (the build will say).
     if (!hasModuleSyntax) return undefined;
     return { names: exports.map(e => e.n), esModule: true, opaque: false };

@@ -7,10 +7,13 @@
  * package is built (`src/api/_generated/`, see `scripts/compile-validators.ts`), and
  * `compileSchemaValidator()` of `./schema-compiler` compiles any other schema at run time.
  */
-// Types only: the CEL interpreter loads on first use (about 90 ms), so an app that validates
+// Types only: the CEL interpreter loads on first use (see loadCel), so an app that validates
 // nothing does not pay for it.
 import type * as Cel from '@bufbuild/cel';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { ErrorObject } from 'ajv';
+import { packageRoot } from '../_package-root';
 import { showJson } from './_json';
 import { JsonSchemaProps, ValidationRule } from './schema';
 
@@ -43,16 +46,33 @@ export function formatViolations(violations: readonly Violation[]): string {
 
 type CelProgram = (bindings: { self: unknown }) => unknown;
 
-let cel: { readonly module: typeof Cel; readonly environment: ReturnType<typeof Cel.celEnv> } | undefined;
+/** The names of `@bufbuild/cel` and its strings extension that the rules use. */
+type CelModule = Pick<typeof Cel, 'celEnv' | 'isCelError' | 'parse' | 'plan'> & { readonly strings: typeof import('@bufbuild/cel/ext').strings };
+
+let cel: { readonly module: CelModule; readonly environment: ReturnType<typeof Cel.celEnv> } | undefined;
+
+/**
+ * The CEL interpreter: `lib/cel/cel.js`, one file bundled from the packages (scripts/bundle-cel.ts),
+ * or, in a checkout that has not run `npm run bundle` or a program bundled without it, the packages.
+ */
+function loadCel(): CelModule {
+  let file: string | undefined;
+  try {
+    file = path.join(packageRoot(), 'lib', 'cel', 'cel.js');
+  } catch {
+    // This module was bundled into a program of its own: no package folder.
+  }
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (file && fs.existsSync(file)) return require(file) as CelModule;
+  return { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** The CEL interpreter with the strings extension the API server has, loaded once. */
 function celRuntime(): NonNullable<typeof cel> {
   if (!cel) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const module = require('@bufbuild/cel') as typeof Cel;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { strings } = require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext');
-    cel = { module, environment: module.celEnv({ funcs: strings }) };
+    const module = loadCel();
+    cel = { module, environment: module.celEnv({ funcs: module.strings }) };
   }
   return cel;
 }

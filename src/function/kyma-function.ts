@@ -493,7 +493,7 @@ export class KymaFunction extends Construct implements IExposable {
       const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
       HANDLERS_OF_APP.set(this.node.root, app);
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
-      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser();
+      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser([inline.source]);
     }
     if (this.namespace !== undefined) {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
