@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessagePort } from 'node:worker_threads';
 import { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
-import { _parsePythonHandlers } from '../../src/api';
+import { _parsePythonHandlers } from '../../src/api/handler-code';
 import { parsePythonSources, sendPythonSources } from '../../src/api/_python-parser';
 import { _resetWork, _work } from '../../src/api/_work';
 
