@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
-import { PyNode, parsePython, parsePythonSources, startPythonParser } from './_python-parser';
+import { PyNode, awaitPythonSource, parsePython, requestPythonSources, startPythonParser } from './_python-parser';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
@@ -260,9 +260,11 @@ export function _preparePythonParser(): void {
 }
 
 /**
- * Parses the Python handlers among many at once, in one round trip to the parser's worker, so that
- * {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all the
- * Functions they are about to check. A handler the parser fails on is left to that call to report.
+ * Has the Python handlers among many parsed at once, in one round trip to the parser's worker, so
+ * that {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all
+ * the Functions they are about to check. Returns at once: the worker parses while the checks go
+ * on, and the check of a Python handler waits only for the part of the answer that holds it. A
+ * handler the parser fails on is left to that check to report.
  *
  * @param codes the runtime and source of each handler
  * @internal
@@ -270,14 +272,10 @@ export function _preparePythonParser(): void {
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
   for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
-  let trees: Map<string, PyNode>;
-  try {
-    trees = parsePythonSources(sources);
-  } catch {
-    // The parser did not load or answer: the check of each handler says so.
-    return;
-  }
-  for (const [source, tree] of trees) readPython(source, tree);
+  // Each tree is read into the source's facts as it arrives, and dropped.
+  requestPythonSources(sources, (source, answer) => {
+    if (answer.tree) readPython(source, answer.tree);
+  });
 }
 
 /**
@@ -586,6 +584,8 @@ const pythonFacts = new ContentMemo<PythonFacts>(16 * 2 ** 20);
  */
 function readPython(source: string, parsed?: PyNode): PythonFacts {
   let facts = pythonFacts.get(source);
+  // Asked for by _parsePythonHandlers: its answer reads the tree into the facts.
+  if (!facts && !parsed && awaitPythonSource(source)) facts = pythonFacts.get(source);
   if (!facts) {
     const tree = parsed ?? parsePython(source);
     // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
