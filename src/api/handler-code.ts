@@ -521,9 +521,14 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
   return found;
 }
 
+/** Node.js's built-in modules, as a set once. */
+let nodeBuiltins: ReadonlySet<string> | undefined;
+
 function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
-  const builtins = new Set(builtinModules);
+  // Most handlers import nothing: nothing to look up.
+  if (!imports.length) return [];
+  const builtins = nodeBuiltins ??= new Set(builtinModules);
   const contract = runtimeContract(release);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.peerDependencies),
     ...(contract.npmInstallsDevDependencies ? names(pkg?.devDependencies) : [])]);
@@ -887,6 +892,8 @@ function pythonImports(tree: PyNode): ImportUse[] {
 }
 
 function pythonImportProblems(imports: readonly ImportUse[], code: HandlerCode): HandlerCodeProblem[] {
+  // Most handlers import nothing: no requirements to read.
+  if (!imports.length) return [];
   const release = code.release ?? DEFAULT_RELEASE;
   const image = PYTHON_IMAGE_MODULES[release];
   const requirements = requirementNames(code.dependencies ?? '');
