@@ -643,27 +643,41 @@ const BOUND_DEPTH = 32;
  * plain JSON data (the caller writes it then).
  */
 function jsonBytesWithin(value: unknown, budget: number): boolean {
-  let bound = 0;
-  const walk = (v: unknown, depth: number): boolean => {
-    if (v === null || v === undefined || typeof v === 'boolean' || typeof v === 'function') bound += 5;
-    else if (typeof v === 'string') bound += 2 + 6 * v.length;
-    else if (typeof v === 'number') bound += 24;
-    else if (typeof v !== 'object' || depth > BOUND_DEPTH) return false;
-    else if (Array.isArray(v)) {
-      bound += 2 + v.length;
-      for (const item of v) if (!walk(item, depth + 1)) return false;
-    } else {
-      const proto = Object.getPrototypeOf(v);
-      if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
-      bound += 2;
-      for (const key of Object.keys(v)) {
-        bound += 4 + 6 * key.length;
-        if (!walk((v as { [key: string]: unknown })[key], depth + 1)) return false;
+  return jsonBytesBound(value, 0, budget) <= budget;
+}
+
+/** The bound of {@link jsonBytesWithin}, walked until it passes the budget; `Infinity` for anything but plain JSON data. */
+function jsonBytesBound(value: unknown, depth: number, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 2 + 6 * value.length;
+    case 'number':
+      return 24;
+    case 'boolean':
+    case 'undefined':
+    case 'function':
+      return 5;
+    case 'object': {
+      if (value === null) return 5;
+      if (depth > BOUND_DEPTH) return Infinity;
+      let bound = 2;
+      if (Array.isArray(value)) {
+        bound += value.length;
+        for (let i = 0; i < value.length && bound <= budget; i++) bound += jsonBytesBound(value[i], depth + 1, budget - bound);
+        return bound;
       }
+      const prototype = Object.getPrototypeOf(value);
+      if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+      // Inherited keys, if any, only add to the bound.
+      for (const key in value) {
+        bound += 4 + 6 * key.length + jsonBytesBound((value as { [key: string]: unknown })[key], depth + 1, budget - bound);
+        if (bound > budget) return bound;
+      }
+      return bound;
     }
-    return bound <= budget;
-  };
-  return walk(value, 0);
+    default:
+      return Infinity;
+  }
 }
 
 /**
