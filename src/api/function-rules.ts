@@ -598,14 +598,86 @@ export function functionWarnings(object: unknown, options: Pick<FunctionRuleOpti
     const next = successor(runtime, facts);
     report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
   }
-  const bytes = lastAppliedBytes(object);
-  if (bytes !== undefined && bytes > ANNOTATIONS_MAX_BYTES) {
+  const bytes = lastAppliedBytesAbove(object, ANNOTATIONS_MAX_BYTES);
+  if (bytes !== undefined) {
     const inline = isObject(object.spec.source) && isObject(object.spec.source.inline) ? object.spec.source.inline : undefined;
     const source = inline ? ` (its inline source and dependencies take ${utf8Bytes(inline.source) + utf8Bytes(inline.dependencies)})` : '';
     report.add('clientSideApplySize', '', `Too large for client-side apply: the Function takes ${bytes} bytes as JSON${source}, and client-side `
       + `kubectl apply copies it into the annotation ${LAST_APPLIED_ANNOTATION}, which the API server refuses above ${ANNOTATIONS_MAX_BYTES} bytes of annotations`);
   }
   return report.violations;
+}
+
+/**
+ * What the annotations of a Function take when client-side `kubectl apply` adds the object, as
+ * JSON, to them, when that is more than a limit. The object is written as JSON only when a bound
+ * of its size ({@link jsonBytesWithin}) does not show it within the limit already: a Function of
+ * a few KiB is not written to be measured.
+ *
+ * @returns the bytes, when above the limit; undefined when within it, or for an object too deeply
+ * nested to write as JSON (which the rules refuse anyway)
+ */
+function lastAppliedBytesAbove(object: { [key: string]: unknown }, limit: number): number | undefined {
+  // The object with the annotation left out is no larger than the object: within the limit with the key's bytes, the object fits.
+  if (jsonBytesWithin(object, limit - utf8Bytes(LAST_APPLIED_ANNOTATION) - annotationBytes(object))) return undefined;
+  const bytes = lastAppliedBytes(object);
+  return bytes !== undefined && bytes > limit ? bytes : undefined;
+}
+
+/** The bytes of the keys and string values of a Function's annotations, less the last-applied one. */
+function annotationBytes(object: { [key: string]: unknown }): number {
+  const metadata = isObject(object.metadata) ? object.metadata : {};
+  const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
+  let bytes = 0;
+  for (const key of Object.keys(annotations)) if (key !== LAST_APPLIED_ANNOTATION) bytes += utf8Bytes(key) + utf8Bytes(annotations[key]);
+  return bytes;
+}
+
+/** How deep {@link jsonBytesWithin} walks before it leaves the answer to `JSON.stringify`. */
+const BOUND_DEPTH = 32;
+
+/**
+ * Whether a plain JSON value surely takes at most `budget` bytes as `JSON.stringify` writes it
+ * in UTF-8, from a bound walked without writing it: a character takes at most 6 bytes (`\u001f`),
+ * a number at most 24 characters. False when the bound is above the budget, or for anything but
+ * plain JSON data (the caller writes it then).
+ */
+function jsonBytesWithin(value: unknown, budget: number): boolean {
+  return jsonBytesBound(value, 0, budget) <= budget;
+}
+
+/** The bound of {@link jsonBytesWithin}, walked until it passes the budget; `Infinity` for anything but plain JSON data. */
+function jsonBytesBound(value: unknown, depth: number, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 2 + 6 * value.length;
+    case 'number':
+      return 24;
+    case 'boolean':
+    case 'undefined':
+    case 'function':
+      return 5;
+    case 'object': {
+      if (value === null) return 5;
+      if (depth > BOUND_DEPTH) return Infinity;
+      let bound = 2;
+      if (Array.isArray(value)) {
+        bound += value.length;
+        for (let i = 0; i < value.length && bound <= budget; i++) bound += jsonBytesBound(value[i], depth + 1, budget - bound);
+        return bound;
+      }
+      const prototype = Object.getPrototypeOf(value);
+      if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+      // Inherited keys, if any, only add to the bound.
+      for (const key in value) {
+        bound += 4 + 6 * key.length + jsonBytesBound((value as { [key: string]: unknown })[key], depth + 1, budget - bound);
+        if (bound > budget) return bound;
+      }
+      return bound;
+    }
+    default:
+      return Infinity;
+  }
 }
 
 /**

@@ -526,9 +526,14 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
   return found;
 }
 
+/** Node.js's built-in modules, as a set once. */
+let nodeBuiltins: ReadonlySet<string> | undefined;
+
 function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
-  const builtins = new Set(builtinModules);
+  // Most handlers import nothing: nothing to look up.
+  if (!imports.length) return [];
+  const builtins = nodeBuiltins ??= new Set(builtinModules);
   const contract = runtimeContract(release);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.peerDependencies),
     ...(contract.npmInstallsDevDependencies ? names(pkg?.devDependencies) : [])]);
@@ -718,9 +723,17 @@ function pythonLexicalProblem(source: string): HandlerCodeProblem | undefined {
   return undefined;
 }
 
-function* walk(node: PyNode): Generator<PyNode> {
-  yield node;
-  for (const child of node.children) yield* walk(child);
+/** A node and every node below it, in document order (each before its children, children in order). */
+function walk(node: PyNode): PyNode[] {
+  // A stack rather than a recursive generator, whose delegation costs a step per level for every node.
+  const nodes: PyNode[] = [];
+  const stack = [node];
+  while (stack.length) {
+    const next = stack.pop()!;
+    nodes.push(next);
+    for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]);
+  }
+  return nodes;
 }
 
 /** The first place the grammar refuses, worded as Python 3.12 words the common cases. */
@@ -746,7 +759,7 @@ function pythonSyntaxProblem(tree: PyNode, source: string): HandlerCodeProblem |
     }
     if (node.type === 'ERROR' || node.missing) {
       // The innermost refusal is where the parser stopped.
-      if (node.type === 'ERROR' && node.children.some(c => [...walk(c)].some(d => d.type === 'ERROR' || d.missing))) continue;
+      if (node.type === 'ERROR' && node.children.some(c => walk(c).some(d => d.type === 'ERROR' || d.missing))) continue;
       let row = node.row;
       const previous = lines.slice(0, row).map(l => l.replace(/#.*$/, '').trimEnd()).reverse().findIndex(l => l !== '');
       // An expression that ends its line unfinished (`x = `, `a +`): Python stops at that line's end.
@@ -882,7 +895,7 @@ function pythonImports(tree: PyNode): ImportUse[] {
     const guards = node.type === 'try_statement' && node.children.some(c => c.type === 'except_clause' || c.type === 'except_group_clause');
     // `if TYPE_CHECKING:` imports only for type checkers: the runtime never runs them.
     const typing = node.type === 'if_statement'
-      && [...walk(node.children.find(c => c.field === 'condition') ?? node)].some(d => d.type === 'identifier' && d.text === 'TYPE_CHECKING');
+      && walk(node.children.find(c => c.field === 'condition') ?? node).some(d => d.type === 'identifier' && d.text === 'TYPE_CHECKING');
     for (const child of node.children) visit(child, guarded || ((guards || (typing && child.field === 'consequence')) && child.type === 'block'));
   };
   visit(tree, false);
@@ -890,6 +903,8 @@ function pythonImports(tree: PyNode): ImportUse[] {
 }
 
 function pythonImportProblems(imports: readonly ImportUse[], code: HandlerCode): HandlerCodeProblem[] {
+  // Most handlers import nothing: no requirements to read.
+  if (!imports.length) return [];
   const release = code.release ?? DEFAULT_RELEASE;
   const image = PYTHON_IMAGE_MODULES[release];
   const requirements = requirementNames(code.dependencies ?? '');

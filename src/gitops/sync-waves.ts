@@ -97,6 +97,18 @@ export function syncOptionsOf(object: ApiObject): string[] {
 }
 
 /**
+ * The sync options an object was given before, as its rendered metadata holds them. Rendering the
+ * metadata of every object of an app costs more than the rest of this walk (0.2 s of 0.34 s with
+ * 10,000 Functions), so an object whose annotations, as cdk8s keeps them until synth, have no such
+ * key is not rendered: its rendered metadata cannot have one (cdk8s renders them from that object).
+ */
+function givenSyncOptions(object: ApiObject): string {
+  const kept = (object.metadata as unknown as { readonly annotations?: unknown }).annotations;
+  if (kept !== null && typeof kept === 'object' && !Object.prototype.hasOwnProperty.call(kept, SYNC_OPTIONS_ANNOTATION)) return '';
+  return String(object.metadata.toJson().annotations?.[SYNC_OPTIONS_ANNOTATION] ?? '');
+}
+
+/**
  * Annotates every object under a scope with its Argo CD sync wave and sync options. Other tools
  * ignore these annotations, so the output stays usable with Flux and `kubectl apply`.
  *
@@ -107,7 +119,7 @@ export function addSyncAnnotations(scope: IConstruct): void {
     if (!ApiObject.isApiObject(construct)) continue;
     construct.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, syncWaveOf(construct));
     // Options set before (allowReplacement) are kept, after the ones of the kind.
-    const given = String(construct.metadata.toJson().annotations?.[SYNC_OPTIONS_ANNOTATION] ?? '').split(',').map(o => o.trim()).filter(Boolean);
+    const given = givenSyncOptions(construct).split(',').map(o => o.trim()).filter(Boolean);
     const options = [...new Set([...syncOptionsOf(construct), ...given])];
     if (options.length) construct.metadata.addAnnotation(SYNC_OPTIONS_ANNOTATION, options.join(','));
   }

@@ -275,6 +275,25 @@ describe('warnings', () => {
     expect(functionWarnings(changed(f => { f.spec.source = { inline: { source: 'x'.repeat(room + 2) } }; })).map(w => w.rule)).toEqual(['clientSideApplySize']);
   });
 
+  test.each([
+    ['ASCII', 'x'], ['two-byte', 'é'], ['three-byte', '€'], ['escaped control', '\u0001'], ['astral', '😀'], ['escaped quote', '"'],
+  ])('measure a Function of %s characters near the limit as writing it does: within it nothing, one character more a warning', (_, char) => {
+    const key = 'kubectl.kubernetes.io/last-applied-configuration'.length;
+    const bytes = (fn: unknown) => Buffer.byteLength(JSON.stringify(fn)) + key;
+    const withSource = (n: number) => changed(f => { f.spec.source = { inline: { source: char.repeat(n) } }; });
+    // The largest source whose Function fits, found by writing it.
+    let low = 0;
+    let high = ANNOTATIONS_MAX_BYTES;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (bytes(withSource(mid)) <= ANNOTATIONS_MAX_BYTES) low = mid; else high = mid - 1;
+    }
+    expect(functionWarnings(withSource(low))).toEqual([]);
+    const over = withSource(low + 1);
+    expect(bytes(over)).toBeGreaterThan(ANNOTATIONS_MAX_BYTES);
+    expect(functionWarnings(over).map(w => w.message)).toEqual([expect.stringContaining(`the Function takes ${bytes(over)} bytes as JSON`)]);
+  });
+
   test('say nothing of supported runtimes, unknown ones or things that are no Function', () => {
     for (const fn of VALID_FUNCTIONS_1_13_0.filter(f => f.spec.runtime !== 'nodejs20')) expect(functionWarnings(fn, { release: V1_13_0 })).toEqual([]);
     expect(functionWarnings(changed(f => { f.spec.runtime = 'nodejs18'; }), { release: V1_13_0 })).toEqual([]);

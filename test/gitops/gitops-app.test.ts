@@ -202,6 +202,16 @@ describe('GitOpsApp apply order and checks', () => {
     // The written Function is the one its construct checked: the check of the output skips it.
     expect(wasValidAtSynth(app, kept, ServerlessRelease.V1_11_1)).toBe(true);
     expect(wasValidAtSynth(app, written, ServerlessRelease.V1_11_1)).toBe(false);
+    // Compared as data: the order of keys and metadata the rules do not read do not matter; any value, type or key they read does.
+    const release = ServerlessRelease.V1_11_1;
+    expect(wasValidAtSynth(app, { ...kept, spec: Object.fromEntries(Object.entries(kept.spec).reverse()) }, release)).toBe(true);
+    expect(wasValidAtSynth(app, { ...kept, metadata: { ...kept.metadata, labels: { team: 'c' } } }, release)).toBe(true);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, replicas: '1' } }, release)).toBe(false);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, replicas: 2 } }, release)).toBe(false);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, labels: {} } }, release)).toBe(false);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, '': 1 } }, release)).toBe(false);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, env: [...kept.spec.env ?? [], undefined] } }, release)).toBe(false);
+    expect(wasValidAtSynth(app, { ...kept, spec: { ...kept.spec, source: { inline: { ...kept.spec.source.inline, source: 'exports.main = () => "ho"' } } } }, release)).toBe(false);
     // Checked against another release, it is checked again; and another app has validated nothing.
     expect(wasValidAtSynth(app, kept, ServerlessRelease.V1_13_0)).toBe(false);
     expect(wasValidAtSynth(new GitOpsApp({ outdir: dir }), kept, ServerlessRelease.V1_11_1)).toBe(false);
