@@ -22,10 +22,12 @@
 #
 # Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
 #   IMAGE: base nodejs20 nodejs22 nodejs24 python312 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
-#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 webhook init)
+#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init)
 # Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists; for python312
-#   CLOUDEVENTS_GIT_DIR and REQUESTLOGGER_GIT_DIR (what `fetch github:cloudevents/sdk-python` and
-#   `fetch github:pklaus/wsgi-request-logger` return; default: beside SERVERLESS_GIT_DIR's mirror).
+#   CLOUDEVENTS_GIT_DIR, REQUESTLOGGER_GIT_DIR and REQUESTS_GIT_DIR (what `fetch` returns for
+#   github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger and github:psf/requests; default:
+#   beside SERVERLESS_GIT_DIR's mirror). python312 also writes the package index of its Pods' pip
+#   ($RN/images/pypi, package-index.py) and reads Debian's package lists into $RN/dl/apt.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -339,7 +341,7 @@ base() {
   SERVERLESS_GIT_DIR=$SERVERLESS_GIT_DIR RN=$RN ONLY="pause busybox controller" "$K8S_NODE/build-images.sh"
 }
 
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 webhook init)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 python312 webhook init)
 for t in "${targets[@]}"; do
   case "$t" in
     base|webhook|init|controller111|registryinit|registry) "$t" ;;

@@ -533,6 +533,15 @@ async function main(): Promise<void> {
   const images = ['base', 'nodejs20', 'nodejs22', 'nodejs24', ...(skip.has('python312') || is111 ? [] : ['python312']), 'webhook', 'init', 'nodejs22@1.11.1',
     ...(is111 ? ['controller111', 'registryinit', 'registry'] : [])];
   script(path.join(__dirname, 'build-images.sh'), images, { SERVERLESS_GIT_DIR: serverless, K8S_NODE, RN });
+  if (!is111) {
+    notes.push('stand-in image function-buildless-init:1.13.0 (scripts/real-node/build-images.sh): upstream\'s gitcloner is a Go program that cannot be built here; '
+      + 'this machine\'s git does the same clone and checkout, with the same command, env and user');
+  }
+  if (images.includes('python312')) {
+    notes.push('stand-in interpreter in function-runtime-python312:1.13.0 (scripts/real-node/build-images.sh): upstream\'s 1.13.0 server.py and lib/ run on Debian 13\'s CPython 3.13, '
+      + 'not 3.12 (no Python 3.12 can be had here: PyPI and python.org are unreachable, no Debian suite has it, CPython\'s repository is too large to fetch); '
+      + 'requirements.txt\'s packages come from Debian at the versions it has, cloudevents 1.12.1 and wsgi-request-logger 0.4.6 from their sources');
+  }
   if (!option('reuse')) {
     log('a clean control plane and the node (../shared/k8s-node)');
     spawnSync(path.join(K8S_NODE, 'down-node.sh'), [], { stdio: 'inherit' });
