@@ -15,21 +15,26 @@
 #       node 22.12.0 and npm 10.9.0 (the npm that Node.js 22.12.0 bundles) the same way
 #   function-buildless-init:1.13.0   STAND-IN (see build_init): upstream's gitcloner is Go 1.26 with
 #       Go module dependencies, and neither Go 1.26 nor the Go module proxy is reachable here
-#   function-runtime-python312:1.13.0   NOT BUILT: upstream's Dockerfile pip-installs 12 packages
-#       from PyPI (unreachable here), and Debian 12 has no Python 3.12 (its CPython source is too
-#       large to fetch here). `npm run e2e:node` says so and needs --skip-runtime python312.
+#   function-runtime-python312:1.13.0   STAND-IN for the interpreter (see python312): upstream's
+#       components/runtimes/python312 at 1.13.0 (server.py, lib/) on Debian 13's CPython 3.13, with the
+#       packages of its requirements.txt from Debian's packages (PyPI is unreachable here; no Debian
+#       suite has Python 3.12, and CPython's repository is too large to fetch here)
 #
 # Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
-#   IMAGE: base nodejs20 nodejs22 nodejs24 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
-#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 webhook init)
-# Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists.
+#   IMAGE: base nodejs20 nodejs22 nodejs24 python312 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
+#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init)
+# Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists; for python312
+#   CLOUDEVENTS_GIT_DIR, REQUESTLOGGER_GIT_DIR and REQUESTS_GIT_DIR (what `fetch` returns for
+#   github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger and github:psf/requests; default:
+#   beside SERVERLESS_GIT_DIR's mirror). python312 also writes the package index of its Pods' pip
+#   ($RN/images/pypi, package-index.py) and reads Debian's package lists into $RN/dl/apt.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RN=${RN:-/tmp/realnode}
 K8S_NODE=${K8S_NODE:-$( for d in "$ROOT/../shared/k8s-node" "$ROOT/../../shared/k8s-node"; do [ -d "$d" ] && { echo "$d"; break; }; done )}
 SERVERLESS_GIT_DIR=${SERVERLESS_GIT_DIR:?set SERVERLESS_GIT_DIR to the git directory of kyma-project/serverless (what fetch github:kyma-project/serverless returns)}
-OUT=$RN/images/out; WORK=$RN/images/e2e-node; DL=$RN/dl
+OUT=$RN/images/out; WORK=$RN/images/e2e-node; DL=$RN/dl; PYPI=$RN/images/pypi
 SOCK=/run/containerd/containerd.sock
 REGISTRY=europe-docker.pkg.dev/kyma-project/prod
 mkdir -p "$OUT" "$WORK" "$DL"
@@ -221,18 +226,128 @@ registry() {
   pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["/bin/registry"],"Cmd":["serve","/etc/distribution/config.yml"],"ExposedPorts":{"5000/tcp":{}}}'
 }
 
+# STAND-IN for the interpreter of function-runtime-python312:1.13.0. Upstream's image is
+# python:3.12.13-alpine3.23 plus `pip install -r requirements.txt` from PyPI. Neither can be had here:
+# PyPI is unreachable, no Debian suite has Python 3.12 (bookworm 3.11, trixie 3.13, forky and sid 3.13
+# and 3.14, neither as binary nor as source), and CPython's repository (2.3 GB) is larger than what
+# `fetch` brings. So: Debian 13 (trixie)'s CPython 3.13 with the libraries it needs, busybox, and the
+# packages of requirements.txt as Debian packages them (version upstream pins, when it differs, in ()):
+#   Debian 13: pip 25.1.1, setuptools 78.1.1 (82.0.1), prometheus_client 0.21.1 (0.25.0), and what
+#     the others need, protobuf 3.21.12 and wrapt 1.15.0 compiled for 3.13 among them
+#   Debian sid, pure Python: bottle 0.13.4, cheroot 11.1.2 (as pinned), requests 2.34.2,
+#     opentelemetry-api/-sdk/-exporter-otlp-proto-http/-propagator-b3 1.45.1 (1.43.0),
+#     opentelemetry-instrumentation-requests 0.65b0 (0.64b0)
+#   from their sources, which Debian does not package: cloudevents 1.12.1 (cloudevents/sdk-python at its
+#     release commit; the repository has no tag 1.12.1) and wsgi-request-logger 0.4.6 (tag v0.4.6)
+# Then the Dockerfile's own steps: requirements.txt (644), `COPY ./ /` minus .dockerignore's entries,
+# lib 755, server.py 644, WORKDIR /, USER 1000, its two ENV, CMD ["python", "/server.py"].
+# Also differs: glibc (Debian's) rather than musl; no EXTERNALLY-MANAGED marker (Debian's pip would
+# refuse the Pod's `pip install --target`; python.org's Python, as upstream has, has none); the
+# standard library byte-compiled at build time, as pip and Debian's postinst would.
+PY_TRIXIE=(python3.13 python3 python-is-python3 python3-pip python3-setuptools python3-prometheus-client python3-protobuf
+  python3-wrapt python3-deprecation python3-packaging python3-typing-extensions python3-jaraco.functools
+  python3-more-itertools python3-googleapis-common-protos python3-urllib3 python3-idna python3-certifi
+  python3-charset-normalizer python3-chardet python3-jsonschema python3-yaml ca-certificates)
+PY_SID=(python3-bottle python3-cheroot python3-requests python3-opentelemetry-api python3-opentelemetry-sdk
+  python3-opentelemetry-exporter-otlp-proto-http python3-opentelemetry-exporter-otlp-proto-common
+  python3-opentelemetry-exporter-otlp-common python3-opentelemetry-exporter-http-transport python3-opentelemetry-proto
+  python3-opentelemetry-propagator-b3 python3-opentelemetry-semantic-conventions python3-opentelemetry-instrumentation
+  python3-opentelemetry-instrumentation-requests python3-opentelemetry-util-http)
+CLOUDEVENTS_COMMIT=088b46c32805efc856cb7bca08a8b62bb758352e   # "chore: release 1.12.1 ... (#271)"
+REQUESTLOGGER_TAG=v0.4.6
+
+# debian_apt COMMAND ARGS...: apt-get or apt-cache with a configuration of its own (Debian trixie and
+# sid, amd64, an empty dpkg status) in $DL/apt: never touches this machine's apt state.
+debian_apt() {
+  local a=$DL/apt
+  mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/parts"; [ -e "$a/status" ] || : > "$a/status"
+  printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian %s main\n' trixie sid > "$a/sources.list"
+  "$@" -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts="$a/parts" -o Dir::State::lists="$a/lists" \
+    -o Dir::Cache="$a/cache" -o Dir::State::status="$a/status" -o Dir::Etc::preferences="$a/preferences" \
+    -o Dir::Etc::preferencesparts="$a/parts" -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+}
+
+python312() {
+  local name=$REGISTRY/function-runtime-python312:1.13.0 r=$WORK/python312-1.13.0 src=$WORK/python312-1.13.0-src debs=$WORK/python312-debs
+  local mirrors; mirrors=$(dirname "$(dirname "$SERVERLESS_GIT_DIR")")
+  local ce=${CLOUDEVENTS_GIT_DIR:-$mirrors/cloudevents+sdk-python/repo} rl=${REQUESTLOGGER_GIT_DIR:-$mirrors/pklaus+wsgi-request-logger/repo}
+  [ -s "$PYPI/simple/index.html" ] && done_already "function-runtime-python312-1.13.0.oci.tar" && return
+  for g in "$ce" "$rl"; do [ -d "$g" ] || { say "no git directory $g: set CLOUDEVENTS_GIT_DIR / REQUESTLOGGER_GIT_DIR (fetch github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger)"; exit 1; }; done
+  say "$name: Debian packages (trixie: CPython 3.13 and what it needs; sid: pure-Python packages)"
+  debian_apt apt-get update -qq >/dev/null
+  local -a trixie
+  mapfile -t trixie < <(debian_apt apt-get -s -t trixie install --no-install-recommends "${PY_TRIXIE[@]}" | awk '/^Inst /{gsub(/[()]/, "", $3); print $2 "=" $3}')
+  [ "${#trixie[@]}" -gt 20 ] || { say "could not resolve ${PY_TRIXIE[*]} in Debian trixie"; exit 1; }
+  rm -rf "$debs"; mkdir -p "$debs"
+  ( cd "$debs" && debian_apt apt-get download -qq "${trixie[@]}" "${PY_SID[@]/%//sid}" ) || { say "apt-get download failed"; exit 1; }
+  rm -rf "$r"; mkdir -p "$r"/usr/{bin,sbin,lib,lib64} "$r"/{etc,tmp,root,proc,sys,dev}
+  local d; for d in bin sbin lib lib64; do ln -s "usr/$d" "$r/$d"; done
+  chmod 1777 "$r/tmp"
+  local deb; for deb in "$debs"/*.deb; do dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$r"; done
+  cp /bin/busybox "$r/usr/bin/busybox"
+  local applet; for applet in $(/bin/busybox --list-full); do [ -e "$r/$applet" ] || [ -L "$r/$applet" ] || ln -s /usr/bin/busybox "$r/$applet"; done
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n' > "$r/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' > "$r/etc/group"
+  printf 'hosts: files dns\n' > "$r/etc/nsswitch.conf"
+  mkdir -p "$r/etc/ssl/certs"; cat "$r"/usr/share/ca-certificates/mozilla/*.crt > "$r/etc/ssl/certs/ca-certificates.crt"
+  rm -f "$r"/usr/lib/python3.13/EXTERNALLY-MANAGED
+  [ -e "$r/usr/bin/pip" ] || ln -s pip3 "$r/usr/bin/pip"
+  local site=$r/usr/local/lib/python3.13/dist-packages; mkdir -p "$site"
+  git --git-dir="$ce" archive "$CLOUDEVENTS_COMMIT" cloudevents | tar -x -C "$site" --exclude='cloudevents/tests'
+  git --git-dir="$rl" archive "$REQUESTLOGGER_TAG" requestlogger | tar -x -C "$site"
+  # the Dockerfile: requirements.txt, then COPY ./ / (minus .dockerignore: Dockerfile, .gitignore, README.md, venv artifacts)
+  rm -rf "$src"; mkdir -p "$src"
+  git --git-dir="$SERVERLESS_GIT_DIR" archive 1.13.0 components/runtimes/python312 | tar -x -C "$src" --strip-components=3
+  ( cd "$src" && rm -rf Dockerfile .gitignore README.md __pycache__ bin include pyvenv.cfg lib/python* )
+  mkdir -p "$r/kubeless"; install -m 0644 "$src/requirements.txt" "$r/kubeless/requirements.txt"
+  local f; for f in $(cd "$src" && find . -type f | sed 's|^\./||'); do
+    mkdir -p "$(dirname "$r/$f")"; cp "$src/$f" "$r/$f"   # lib/ lands in /usr/lib (/lib is Debian's link to it)
+  done
+  chmod 755 "$r"/lib/ce.py "$r"/lib/tracing.py; chmod 644 "$r/server.py"
+  chroot "$r" /usr/bin/python3.13 -m compileall -q -j0 /usr/lib/python3.13 /usr/lib/python3/dist-packages /usr/local/lib/python3.13 >/dev/null 2>&1 || true
+  local v; v=$(chroot "$r" /usr/bin/python --version 2>&1 | cut -d' ' -f2)
+  ( cd "$r" && chroot "$r" /bin/sh -c 'cd / && OTEL_PROPAGATORS=tracecontext,baggage,b3multi python -c "
+import bottle, cheroot, prometheus_client, requests, requestlogger, cloudevents.http, lib.ce, lib.tracing
+from opentelemetry.propagate import propagators
+lib.tracing._setup_tracer()
+print(\"python\", __import__(\"sys\").version.split()[0], \"bottle\", bottle.__version__, \"cheroot\", cheroot.__version__, \"requests\", requests.__version__)
+" && pip --version' ) >&2 || { say "the python312 image's packages do not import"; exit 1; }
+  # The package index the Pods' pip reads through pip.conf (package-index.py; main.ts serves it): requests
+  # at the versions the Functions here pin (2.32.3 in the coverage app, 2.31.0 in upstream's sample),
+  # built from psf/requests' tags with this image's own pip and setuptools, and what requests needs,
+  # from the same Debian packages as the image's.
+  local rq=${REQUESTS_GIT_DIR:-$mirrors/psf+requests/repo} wheels=$WORK/python312-wheels v p
+  [ -d "$rq" ] || { say "no git directory $rq: set REQUESTS_GIT_DIR (fetch github:psf/requests)"; exit 1; }
+  rm -rf "$wheels" "$r/tmp/wheels"; mkdir -p "$wheels"
+  for v in 2.31.0 2.32.3; do
+    rm -rf "$r/tmp/requests-src"; mkdir -p "$r/tmp/requests-src"
+    git --git-dir="$rq" archive "v$v" | tar -x -C "$r/tmp/requests-src"
+    chroot "$r" /bin/sh -c 'cd /tmp/requests-src && HOME=/tmp python -m pip wheel -q --no-cache-dir --no-deps --no-build-isolation --no-index -w /tmp/wheels .' >&2 \
+      || { say "pip wheel of requests $v failed"; exit 1; }
+  done
+  mv "$r"/tmp/wheels/*.whl "$wheels/"; rm -rf "$r/tmp/requests-src" "$r/tmp/wheels" "$r/tmp/.cache"
+  local -a roots=()
+  for p in python3-urllib3 python3-idna python3-certifi python3-charset-normalizer; do dpkg-deb -x "$debs/${p}"_*.deb "$wheels/$p"; roots+=("$wheels/$p"); done
+  python3 "$HERE/package-index.py" "$PYPI" "$wheels"/*.whl "${roots[@]}" | sed 's/^/[build-images] index: /' >&2
+  chown -R 0:0 "$r/server.py" "$r/kubeless" "$site"
+  pack "$name" "$r" "$(jq -nc --arg v "$v" '{
+    Env:["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "PYTHON_VERSION=\($v)",
+         "OTEL_PROPAGATORS=tracecontext,baggage,b3multi", "OTEL_PYTHON_REQUESTS_EXCLUDED_URLS=healthz,favicon.ico,metrics"],
+    WorkingDir:"/", User:"1000", Cmd:["python","/server.py"], Labels:{source:"git@github.com:kyma-project/serverless.git"}}')"
+}
+
 base() {
   [ -x "$K8S_NODE/build-images.sh" ] || { say "no $K8S_NODE/build-images.sh: set K8S_NODE to ../shared/k8s-node"; exit 1; }
   SERVERLESS_GIT_DIR=$SERVERLESS_GIT_DIR RN=$RN ONLY="pause busybox controller" "$K8S_NODE/build-images.sh"
 }
 
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 webhook init)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(base nodejs20 nodejs22 nodejs24 python312 webhook init)
 for t in "${targets[@]}"; do
   case "$t" in
     base|webhook|init|controller111|registryinit|registry) "$t" ;;
     nodejs*@*) runtime "${t%@*}" "${t#*@}" ;;
     nodejs*) runtime "$t" 1.13.0 ;;
-    python312*) say "python312: not buildable here (PyPI unreachable for its requirements.txt; no Python 3.12 in Debian 12)"; exit 3 ;;
+    python312) python312 ;;
     *) say "unknown image: $t"; exit 2 ;;
   esac
 done

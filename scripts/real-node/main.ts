@@ -40,6 +40,7 @@ import { upstreamSamples, upstreamSamples113 } from '../real-controller/samples'
 import {
   Answer, CLOUD_EVENT, CLOUD_EVENT_ECHO, Expected, NodeFunctionRun, answerProblem, batches, clip, cloudEventProblem, functionCpuMillis, functionTable, limitRangeProblems, rootFilesystem,
 } from './checks';
+import { PackageIndex } from './package-index';
 import { DOCUMENTED_DIFFERENCES, ParityRow, parity, parityTable } from './parity';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -55,6 +56,11 @@ const SAMPLES_NAMESPACE = 'upstream-samples';
 const EXTRA_NAMESPACE = 'node-checks';
 const GIT_CREDENTIALS = { username: COVERAGE_REFERENCED.gitCredentials.data.username, password: COVERAGE_REFERENCED.gitCredentials.data.password };
 const REGISTRY_SECRET = 'serverless-package-registry-config';
+/** Upstream's samples that read a mounted Secret: the files their code opens (upstream's tutorial names them). */
+const SECRET_MOUNT_FILES: { readonly [fn: string]: readonly string[] } = { mysecretmounts: ['config.json'] };
+/** Where a handler fetches from the internet, which Pods here cannot reach: what the runtime answers then. */
+const UNREACHABLE = { host: 'swapi.dev', answer: { status: 500, body: 'Internal server error' } };
+const reachesOut = (fn: any): boolean => Boolean(fn.spec.source?.inline?.source?.includes(`https://${UNREACHABLE.host}/`));
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.includes(`--${name}`);
@@ -160,12 +166,12 @@ function prerequisites(objects: readonly any[]): void {
 }
 
 /** Namespaces with the package registry Secret, and the Secrets and ConfigMaps the Functions read, as a user creates them. */
-function userObjects(functions: readonly any[], extra: readonly any[]): void {
+function userObjects(functions: readonly any[], extra: readonly any[], pipConf: string): void {
   const namespaces = [...new Set(functions.map(f => f.metadata.namespace))];
   const registry = npmrc();
   const objects: any[] = namespaces.flatMap(ns => [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-    { apiVersion: 'v1', kind: 'Secret', metadata: { name: REGISTRY_SECRET, namespace: ns }, stringData: { '.npmrc': registry } },
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: REGISTRY_SECRET, namespace: ns }, stringData: { '.npmrc': registry, 'pip.conf': pipConf } },
   ]);
   const add = (kind: 'Secret' | 'ConfigMap', ns: string, name: string, keys: readonly string[]) => {
     const known = Object.values(COVERAGE_REFERENCED).find(r => r.name === name)?.data ?? {};
@@ -182,7 +188,7 @@ function userObjects(functions: readonly any[], extra: readonly any[]): void {
       if (s && !s.optional && /^[a-z0-9.-]+$/.test(s.name)) add('Secret', ns, s.name, [s.key]);
       if (c && !c.optional && /^[a-z0-9.-]+$/.test(c.name)) add('ConfigMap', ns, c.name, [c.key]);
     }
-    for (const m of fn.spec.secretMounts ?? []) if (/^[a-z0-9.-]+$/.test(m.secretName)) add('Secret', ns, m.secretName, []);
+    for (const m of fn.spec.secretMounts ?? []) if (/^[a-z0-9.-]+$/.test(m.secretName)) add('Secret', ns, m.secretName, SECRET_MOUNT_FILES[fn.metadata.name] ?? []);
   }
   kubectl.apply([...objects, ...extra], 'e2e-node-user');
 }
@@ -200,6 +206,8 @@ function expectations(functions: readonly any[], git: { [key: string]: string })
     else if (inline?.includes("_.kebabCase('Hello World from Node.js Function')")) expected.set(key, { status: 200, body: 'hello-world-from-node-js-function' });
     else if (fn.metadata.name === 'hello-node' && fn.metadata.namespace === 'default-functions') expected.set(key, { status: 200, body: '{"message":"Hello, world!"}' });
     else if (fn.metadata.name === 'hello-python' && fn.metadata.namespace === 'default-functions') expected.set(key, { status: 200, body: '{"message": "Hello, world!"}' });
+    else if (reachesOut(fn)) expected.set(key, UNREACHABLE.answer);
+    else if (SECRET_MOUNT_FILES[fn.metadata.name]) expected.set(key, { status: 200, body: `value of ${SECRET_MOUNT_FILES[fn.metadata.name][0]}` });
     else expected.set(key, { status: 200 });
   }
   return expected;
@@ -220,16 +228,27 @@ async function follow(phase: string, functions: readonly any[], since: number, e
   const judged = functions.filter(fn => !skip.has(fn.spec.runtime));
   const deadline = since + timeout * 1000;
   const pending = new Set(judged.map(keyOf));
+  const probing = new Set<string>();
   while (pending.size && Date.now() < deadline) {
     standIns?.refresh();
     const live = new Map(kubectl.list(['functions.serverless.kyma-project.io', '-A']).map(f => [keyOf(f), f]));
     await Promise.all(judged.filter(fn => pending.has(keyOf(fn))).map(async fn => {
       const run = list.find(r => r.key === keyOf(fn))!;
       if (run.running === undefined && isRunning(live.get(keyOf(fn)))) run.running = seconds(since);
-      if (run.firstAnswer === undefined) {
+      if (run.firstAnswer === undefined && !probing.has(run.key)) {
         const url = serviceUrl(fn);
-        const answer = url ? await httpAnswer(url, {}, 1500) : undefined;
-        if (answer) run.firstAnswer = seconds(since);
+        if (url && reachesOut(fn)) {
+          // A handler that waits on an unreachable host answers only when its connection fails: asked
+          // without holding up the others.
+          probing.add(run.key);
+          void httpAnswer(url, {}, 30_000).then(answer => {
+            if (answer && run.firstAnswer === undefined) run.firstAnswer = seconds(since);
+            probing.delete(run.key);
+          });
+        } else {
+          const answer = url ? await httpAnswer(url, {}, 1500) : undefined;
+          if (answer) run.firstAnswer = seconds(since);
+        }
       }
       if (run.running !== undefined && run.firstAnswer !== undefined) pending.delete(keyOf(fn));
       // Running a minute without answering: it will not (the judgement below says why).
@@ -511,8 +530,18 @@ async function main(): Promise<void> {
   if (!fs.existsSync(serverless)) throw new Error(`no git directory of kyma-project/serverless at ${serverless}: set SERVERLESS_GIT_DIR`);
 
   log('images: scripts/real-node/build-images.sh (reuses what exists)');
-  const images = ['base', 'nodejs20', 'nodejs22', 'nodejs24', 'webhook', 'init', 'nodejs22@1.11.1', ...(is111 ? ['controller111', 'registryinit', 'registry'] : [])];
+  const images = ['base', 'nodejs20', 'nodejs22', 'nodejs24', ...(skip.has('python312') || is111 ? [] : ['python312']), 'webhook', 'init', 'nodejs22@1.11.1',
+    ...(is111 ? ['controller111', 'registryinit', 'registry'] : [])];
   script(path.join(__dirname, 'build-images.sh'), images, { SERVERLESS_GIT_DIR: serverless, K8S_NODE, RN });
+  if (!is111) {
+    notes.push('stand-in image function-buildless-init:1.13.0 (scripts/real-node/build-images.sh): upstream\'s gitcloner is a Go program that cannot be built here; '
+      + 'this machine\'s git does the same clone and checkout, with the same command, env and user');
+  }
+  if (images.includes('python312')) {
+    notes.push('stand-in interpreter in function-runtime-python312:1.13.0 (scripts/real-node/build-images.sh): upstream\'s 1.13.0 server.py and lib/ run on Debian 13\'s CPython 3.13, '
+      + 'not 3.12 (no Python 3.12 can be had here: PyPI and python.org are unreachable, no Debian suite has it, CPython\'s repository is too large to fetch); '
+      + 'requirements.txt\'s packages come from Debian at the versions it has, cloudevents 1.12.1 and wsgi-request-logger 0.4.6 from their sources');
+  }
   if (!option('reuse')) {
     log('a clean control plane and the node (../shared/k8s-node)');
     spawnSync(path.join(K8S_NODE, 'down-node.sh'), [], { stdio: 'inherit' });
@@ -524,11 +553,17 @@ async function main(): Promise<void> {
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-node-'));
   const git = await GitServer.start(path.join(work, 'git'), GIT_CREDENTIALS, NODE_IP);
+  const pypi = skip.has('python312') || is111 ? undefined : await PackageIndex.start(path.join(RN, 'images', 'pypi'), NODE_IP);
+  /** The Functions whose handler fetches from the unreachable host. */
+  const outward = new Set<string>();
   try {
     const publicRepo = git.create('functions.git', {
       'node/handler.js': 'exports.main = () => "Hello from Git";\n',
       'node/package.json': '{ "name": "git-node", "dependencies": {} }\n',
       'python/handler.py': 'def main(event, context):\n    return "Hello from Git"\n',
+      // The 1.13.0 Pod runs `pip install -r requirements.txt` on the Git folder as it is: without the
+      // file, pip fails and the container restarts (seen on this node); a Python repository needs one.
+      'python/requirements.txt': '',
     });
     publicRepo.tag('v1');
     const commit = publicRepo.commit({ 'node/handler.js': 'exports.main = () => "Hello from a commit";\n' }, 'a commit to pin');
@@ -558,12 +593,19 @@ async function main(): Promise<void> {
     const failing = [
       ['throws', 'exports.main = () => { throw new Error("boom"); };\n'],
       ['missing-dependency', 'const _ = require("lodash");\nexports.main = () => _.VERSION;\n'],
-    ].map(([name, source]) => ({ apiVersion: FUNCTION_API_VERSION, kind: FUNCTION_KIND, metadata: { name, namespace: EXTRA_NAMESPACE }, spec: { runtime: 'nodejs22', source: { inline: { source } }, resourceConfiguration: { function: { profile: 'XS' } } } }));
+      ['throws-python', 'def main(event, context):\n    raise Exception("boom")\n', 'python312'],
+    ].filter(([, , runtime]) => !skip.has(runtime ?? 'nodejs22'))
+      .map(([name, source, runtime]) => ({ apiVersion: FUNCTION_API_VERSION, kind: FUNCTION_KIND, metadata: { name, namespace: EXTRA_NAMESPACE }, spec: { runtime: runtime ?? 'nodejs22', source: { inline: { source } }, resourceConfiguration: { function: { profile: 'XS' } } } }));
     const allFunctions = [...defaultApp.filter(isFunction), ...coverage.filter(isFunction), ...samples, echo, ...failing];
     const expected = expectations(allFunctions, gitAnswers);
     // The runtime's answers to an error in the handler, and to a handler whose module does not load (server.mjs); the parity phase compares their bodies.
-    expected.set(keyOf(failing[0]), { status: 500 });
-    expected.set(keyOf(failing[1]), { status: 500, body: 'User function not loaded' });
+    const answers: { [name: string]: Expected } = {
+      'throws': { status: 500 },
+      'missing-dependency': { status: 500, body: 'User function not loaded' },
+      // server.py's handler of bottle's 500 page.
+      'throws-python': { status: 500, body: 'Internal server error' },
+    };
+    for (const fn of failing) expected.set(keyOf(fn), answers[fn.metadata.name]);
 
     prerequisites(is111 ? defaultApp : [...defaultApp, ...coverage]);
     if (is111) {
@@ -581,7 +623,13 @@ async function main(): Promise<void> {
     }
     standIns = new StandIns(work);
     await standIns.start();
-    userObjects(allFunctions, [...sampleSecrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: COVERAGE_REFERENCED.gitCredentials.name, namespace: COVERAGE_NAMESPACES[0] }, stringData: GIT_CREDENTIALS }]);
+    userObjects(allFunctions, [...sampleSecrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: COVERAGE_REFERENCED.gitCredentials.name, namespace: COVERAGE_NAMESPACES[0] }, stringData: GIT_CREDENTIALS }],
+      pypi?.pipConf() ?? '');
+    if (pypi) {
+      notes.push(`PyPI is unreachable here: the python312 Pods' pip reads a package index served from the node (${pypi.url}; scripts/real-node/package-index.py, wheels built by build-images.sh), `
+        + `named by the pip.conf key of Secret ${REGISTRY_SECRET}, upstream's hook for a private index`);
+    }
+    for (const fn of allFunctions.filter(reachesOut)) outward.add(keyOf(fn));
 
     // 1. The stack and the default app, as users apply them.
     log(`kyma-serverless apply --wait of the default app (release ${release}: the stack and functions/)`);
@@ -683,11 +731,16 @@ async function main(): Promise<void> {
     }
   } finally {
     await git.stop();
+    if (pypi) notes.push(`the package index served ${pypi.downloaded().length} wheel downloads: ${[...new Set(pypi.downloaded())].sort().join(', ') || 'none'}`);
+    await pypi?.stop();
     standIns?.stop();
   }
 
   for (const row of parityRows.filter(r => r.differences.length && !DOCUMENTED_DIFFERENCES[r.key.split('/').pop()!])) {
     findings.push(`developer loop: ${row.key} ${row.request} answers differently locally: ${row.differences.join('; ')}`);
+  }
+  for (const run of runs.filter(r => outward.has(r.key) && r.status !== undefined)) {
+    notes.push(`${run.key}: its handler GETs https://${UNREACHABLE.host}/, which Pods here cannot reach (no internet egress): the answer expected is the runtime's ${UNREACHABLE.answer.status} "${UNREACHABLE.answer.body}", once the connection fails`);
   }
   const bad = runs.filter(r => r.result !== 'ok' && !r.result.startsWith('skipped'));
   const text = [
