@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { SHIPPED_BUNDLE, packagesOf } from './_bundle-options';
 
 const root = path.resolve(__dirname, '..');
 
@@ -23,18 +24,6 @@ export const CEL_BUNDLE = path.join(root, 'lib', 'cel', 'cel.js');
 /** What the bundle exports: every name of `@bufbuild/cel` and its extension that validator.ts uses. */
 export const CEL_EXPORTS = { '@bufbuild/cel': ['celEnv', 'isCelError', 'parse', 'plan'], '@bufbuild/cel/ext': ['strings'] } as const;
 
-/** The packages an input of the bundle comes from, with their versions and licenses. */
-function packagesOf(inputs: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const input of inputs) {
-    const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) names.add(match[1]);
-  }
-  return [...names].sort().map(name => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string; license?: string };
-    return `${name}@${pkg.version} (${pkg.license ?? 'see its package'})`;
-  });
-}
 
 /** Builds the bundle in memory. */
 export function bundleCel(): string {
@@ -42,17 +31,7 @@ export function bundleCel(): string {
   const entry = Object.entries(CEL_EXPORTS).map(([module, names]) => `export { ${names.join(', ')} } from ${JSON.stringify(module)};`).join('\n');
   const result = buildSync({
     stdin: { contents: entry, resolveDir: root, sourcefile: 'cel-entry.js', loader: 'js' },
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    charset: 'utf8',
-    legalComments: 'eof',
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
+    ...SHIPPED_BUNDLE,
   });
   const inputs = Object.keys(Object.values(result.metafile.outputs)[0].inputs);
   const banner = `/*! The CEL interpreter of cdk8s-kyma-serverless's Function rules, bundled by scripts/bundle-cel.ts from:\n${packagesOf(inputs).map(p => ` * ${p}`).join('\n')}\n */\n`;

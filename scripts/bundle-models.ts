@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { SHIPPED_BUNDLE, packagesOf } from './_bundle-options';
 
 const root = path.resolve(__dirname, '..');
 
@@ -66,35 +67,12 @@ function entry(): string {
   return `module.exports = {\n${lines.join('\n')}\n};\n`;
 }
 
-/** The packages an input of the bundle comes from, with their versions and licenses. */
-function packagesOf(inputs: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const input of inputs) {
-    const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) names.add(match[1]);
-  }
-  // Read from the file system: some of these packages do not export their package.json.
-  return [...names].sort().map(name => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string; license?: string };
-    return `${name}@${pkg.version} (${pkg.license ?? 'see its package'})`;
-  });
-}
 
 /** Builds the bundle in memory. */
 export function bundleModels(): string {
   const result = buildSync({
     stdin: { contents: entry(), resolveDir: root, sourcefile: 'kubernetes-models-entry.js', loader: 'js' },
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    charset: 'utf8',
-    legalComments: 'eof',
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
+    ...SHIPPED_BUNDLE,
     // English messages only: the only ones the classes use (see scripts/_ajv-i18n-en.ts).
     alias: { 'ajv-i18n': './scripts/_ajv-i18n-en.ts' },
   });

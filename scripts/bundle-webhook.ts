@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { SHIPPED_BUNDLE } from './_bundle-options';
 import { constants, brotliCompressSync } from 'node:zlib';
 
 const root = path.resolve(__dirname, '..');
@@ -56,17 +57,7 @@ export function bundleWebhook(): WebhookBundle {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string; license: string };
   const result = buildSync({
     entryPoints: [WEBHOOK_ENTRY],
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    charset: 'utf8',
-    legalComments: 'eof',
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
+    ...SHIPPED_BUNDLE,
     // The server leaves CRD CEL rules to the API server (see SchemaValidatorOptions.celRules), so the
     // interpreter, about half of the bundle, stays out; a call that reached it would say why.
     alias: { '@bufbuild/cel': './src/webhook/_no-cel.ts', '@bufbuild/cel/ext': './src/webhook/_no-cel.ts' },
