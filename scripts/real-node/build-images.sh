@@ -15,18 +15,20 @@
 #       node 22.12.0 and npm 10.9.0 (the npm that Node.js 22.12.0 bundles) the same way
 #   function-buildless-init:1.13.0   STAND-IN (see build_init): upstream's gitcloner is Go 1.26 with
 #       Go module dependencies, and neither Go 1.26 nor the Go module proxy is reachable here
-#   function-runtime-python312:1.13.0   STAND-IN for the interpreter (see python312): upstream's
-#       components/runtimes/python312 at 1.13.0 (server.py, lib/) on Debian 13's CPython 3.13, with the
-#       packages of its requirements.txt from Debian's packages (PyPI is unreachable here; no Debian
-#       suite has Python 3.12, and CPython's repository is too large to fetch here)
+#   function-runtime-python312:1.13.0   upstream's components/runtimes/python312 at 1.13.0 (server.py,
+#       lib/) on CPython 3.12.10 built here from its release source (cpython312, PYTHON312_GIT_DIR), or,
+#       without that git directory, on Debian 13's CPython 3.13 as a STAND-IN; the packages of its
+#       requirements.txt from Debian's packages (PyPI is unreachable here; see python312)
 #
 # Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
 #   IMAGE: base nodejs20 nodejs22 nodejs24 python312 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
-#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init)
+#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init);
+#   cpython312 builds only the interpreter (python312 does it when it is not there)
 # Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists; for python312
 #   CLOUDEVENTS_GIT_DIR, REQUESTLOGGER_GIT_DIR and REQUESTS_GIT_DIR (what `fetch` returns for
 #   github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger and github:psf/requests; default:
-#   beside SERVERLESS_GIT_DIR's mirror). python312 also writes the package index of its Pods' pip
+#   beside SERVERLESS_GIT_DIR's mirror); PYTHON312_GIT_DIR (github:msgeden/cryptocap-arm64-cpython-3.12,
+#   same default place; without it the 3.13 stand-in) and PYTHON312_COMMIT. python312 also writes the package index of its Pods' pip
 #   ($RN/images/pypi, package-index.py) and reads Debian's package lists into $RN/dl/apt.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -243,7 +245,9 @@ registry() {
 #     protobuf 3.21.12 and wrapt 1.15.0 among them: compiled for 3.13 by Debian, so on 3.12 their
 #     extension modules do not load and both run their own pure-Python implementation (protobuf picks
 #     'python' when neither upb nor cpp imports; wrapt falls back to wrapt/wrappers.py); likewise
-#     charset_normalizer's md.py and PyYAML without libyaml
+#     charset_normalizer's md.py and PyYAML without libyaml; jsonschema does not import on 3.12 (its
+#     rpds-py is Rust compiled for 3.13, without a fallback), and nothing the runtime runs imports it.
+#     setuptools is the same version from its upstream source (see python312_root_cpython)
 #   Debian sid, pure Python: bottle 0.13.4, cheroot 11.1.2 (as pinned), requests 2.34.2,
 #     opentelemetry-api/-sdk/-exporter-otlp-proto-http/-propagator-b3 1.45.1 (1.43.0),
 #     opentelemetry-instrumentation-requests 0.65b0 (0.64b0)
@@ -288,6 +292,9 @@ python312_git_dir() {
 # python.org's images are (without PGO and LTO), `make install` into $WORK/cpython-3.12/root.
 # Blobs the snapshot lacks (fetch leaves its largest files out: Misc/svnmap.txt, the old Subversion
 # revision map, which no build step reads) are dropped from the tree, and named.
+# Needs this machine's gcc and make and the -dev packages of what the modules link: libssl-dev
+# zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev libreadline-dev uuid-dev libncurses-dev
+# (without gdbm, _dbm and _gdbm are not built). About 5 minutes on 2 cores.
 cpython312() {
   local g; g=$(python312_git_dir) || { say "no CPython 3.12 git directory: set PYTHON312_GIT_DIR (fetch github:msgeden/cryptocap-arm64-cpython-3.12)"; exit 1; }
   local b=$WORK/cpython-3.12 version p
