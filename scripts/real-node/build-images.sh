@@ -15,18 +15,20 @@
 #       node 22.12.0 and npm 10.9.0 (the npm that Node.js 22.12.0 bundles) the same way
 #   function-buildless-init:1.13.0   STAND-IN (see build_init): upstream's gitcloner is Go 1.26 with
 #       Go module dependencies, and neither Go 1.26 nor the Go module proxy is reachable here
-#   function-runtime-python312:1.13.0   STAND-IN for the interpreter (see python312): upstream's
-#       components/runtimes/python312 at 1.13.0 (server.py, lib/) on Debian 13's CPython 3.13, with the
-#       packages of its requirements.txt from Debian's packages (PyPI is unreachable here; no Debian
-#       suite has Python 3.12, and CPython's repository is too large to fetch here)
+#   function-runtime-python312:1.13.0   upstream's components/runtimes/python312 at 1.13.0 (server.py,
+#       lib/) on CPython 3.12.10 built here from its release source (cpython312, PYTHON312_GIT_DIR), or,
+#       without that git directory, on Debian 13's CPython 3.13 as a STAND-IN; the packages of its
+#       requirements.txt from Debian's packages (PyPI is unreachable here; see python312)
 #
 # Usage: SERVERLESS_GIT_DIR=<git dir of kyma-project/serverless> scripts/real-node/build-images.sh [IMAGE...]
 #   IMAGE: base nodejs20 nodejs22 nodejs24 python312 webhook init nodejs22@1.11.1 nodejs20@1.11.1, and for release
-#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init)
+#   1.11.1's stack controller111 registryinit registry (default: base nodejs20 nodejs22 nodejs24 python312 webhook init);
+#   cpython312 builds only the interpreter (python312 does it when it is not there)
 # Env: RN (/tmp/realnode), K8S_NODE (../shared/k8s-node), FORCE=1 rebuilds what exists; for python312
 #   CLOUDEVENTS_GIT_DIR, REQUESTLOGGER_GIT_DIR and REQUESTS_GIT_DIR (what `fetch` returns for
 #   github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger and github:psf/requests; default:
-#   beside SERVERLESS_GIT_DIR's mirror). python312 also writes the package index of its Pods' pip
+#   beside SERVERLESS_GIT_DIR's mirror); PYTHON312_GIT_DIR (github:msgeden/cryptocap-arm64-cpython-3.12,
+#   same default place; without it the 3.13 stand-in) and PYTHON312_COMMIT. python312 also writes the package index of its Pods' pip
 #   ($RN/images/pypi, package-index.py) and reads Debian's package lists into $RN/dl/apt.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -226,14 +228,26 @@ registry() {
   pack "$name" "$r" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":["/bin/registry"],"Cmd":["serve","/etc/distribution/config.yml"],"ExposedPorts":{"5000/tcp":{}}}'
 }
 
-# STAND-IN for the interpreter of function-runtime-python312:1.13.0. Upstream's image is
-# python:3.12.13-alpine3.23 plus `pip install -r requirements.txt` from PyPI. Neither can be had here:
-# PyPI is unreachable, no Debian suite has Python 3.12 (bookworm 3.11, trixie 3.13, forky and sid 3.13
-# and 3.14, neither as binary nor as source), and CPython's repository (2.3 GB) is larger than what
-# `fetch` brings. So: Debian 13 (trixie)'s CPython 3.13 with the libraries it needs, busybox, and the
-# packages of requirements.txt as Debian packages them (version upstream pins, when it differs, in ()):
-#   Debian 13: pip 25.1.1, setuptools 78.1.1 (82.0.1), prometheus_client 0.21.1 (0.25.0), and what
-#     the others need, protobuf 3.21.12 and wrapt 1.15.0 compiled for 3.13 among them
+# function-runtime-python312:1.13.0. Upstream's image is python:3.12.13-alpine3.23 plus
+# `pip install -r requirements.txt` from PyPI. PyPI is unreachable here and no Debian suite has
+# Python 3.12 (bookworm 3.11, trixie 3.13, forky and sid 3.13 and 3.14, neither as binary nor as
+# source), so the interpreter is one of two:
+#   CPython 3.12 built here from source (cpython312): the git directory PYTHON312_GIT_DIR at
+#     PYTHON312_COMMIT, by default what `fetch github:msgeden/cryptocap-arm64-cpython-3.12` brings at its
+#     first commit, which is the release tarball Python-3.12.10 unpacked as it is (Misc/NEWS "What's New
+#     in Python 3.12.10 final", no Misc/NEWS.d): the repository's later commits, its own changes, are
+#     left out. python.org's layout in /usr/local (bin/python3.12, python, pip), pip 25.0.1 from the
+#     release's own ensurepip, this machine's (Debian 12's) shared libraries for the extension modules.
+#   STAND-IN when no such git directory is there: Debian 13 (trixie)'s CPython 3.13 and pip 25.1.1.
+#     (CPython's own repository, 2.3 GB, is larger than what `fetch` brings.)
+# The packages of requirements.txt as Debian packages them (version upstream pins, when it differs, in ()):
+#   Debian 13: setuptools 78.1.1 (82.0.1), prometheus_client 0.21.1 (0.25.0), and what the others need,
+#     protobuf 3.21.12 and wrapt 1.15.0 among them: compiled for 3.13 by Debian, so on 3.12 their
+#     extension modules do not load and both run their own pure-Python implementation (protobuf picks
+#     'python' when neither upb nor cpp imports; wrapt falls back to wrapt/wrappers.py); likewise
+#     charset_normalizer's md.py and PyYAML without libyaml; jsonschema does not import on 3.12 (its
+#     rpds-py is Rust compiled for 3.13, without a fallback), and nothing the runtime runs imports it.
+#     setuptools is the same version from its upstream source (see python312_root_cpython)
 #   Debian sid, pure Python: bottle 0.13.4, cheroot 11.1.2 (as pinned), requests 2.34.2,
 #     opentelemetry-api/-sdk/-exporter-otlp-proto-http/-propagator-b3 1.45.1 (1.43.0),
 #     opentelemetry-instrumentation-requests 0.65b0 (0.64b0)
@@ -241,9 +255,9 @@ registry() {
 #     release commit; the repository has no tag 1.12.1) and wsgi-request-logger 0.4.6 (tag v0.4.6)
 # Then the Dockerfile's own steps: requirements.txt (644), `COPY ./ /` minus .dockerignore's entries,
 # lib 755, server.py 644, WORKDIR /, USER 1000, its two ENV, CMD ["python", "/server.py"].
-# Also differs: glibc (Debian's) rather than musl; no EXTERNALLY-MANAGED marker (Debian's pip would
-# refuse the Pod's `pip install --target`; python.org's Python, as upstream has, has none); the
-# standard library byte-compiled at build time, as pip and Debian's postinst would.
+# Also differs: glibc rather than musl, no compiler in the image (upstream keeps build-base and cmake);
+# with Debian's 3.13, no EXTERNALLY-MANAGED marker (Debian's pip would refuse the Pod's
+# `pip install --target`; python.org's Python, as upstream has, has none).
 PY_TRIXIE=(python3.13 python3 python-is-python3 python3-pip python3-setuptools python3-prometheus-client python3-protobuf
   python3-wrapt python3-deprecation python3-packaging python3-typing-extensions python3-jaraco.functools
   python3-more-itertools python3-googleapis-common-protos python3-urllib3 python3-idna python3-certifi
@@ -255,44 +269,138 @@ PY_SID=(python3-bottle python3-cheroot python3-requests python3-opentelemetry-ap
   python3-opentelemetry-instrumentation-requests python3-opentelemetry-util-http)
 CLOUDEVENTS_COMMIT=088b46c32805efc856cb7bca08a8b62bb758352e   # "chore: release 1.12.1 ... (#271)"
 REQUESTLOGGER_TAG=v0.4.6
+PYTHON312_COMMIT=${PYTHON312_COMMIT:-ccedf8f50cf45b1fb41631acfa9e7e9a6fbd13fc}   # "first commit": Python-3.12.10
 
 # debian_apt COMMAND ARGS...: apt-get or apt-cache with a configuration of its own (Debian trixie and
 # sid, amd64, an empty dpkg status) in $DL/apt: never touches this machine's apt state.
 debian_apt() {
   local a=$DL/apt
   mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/parts"; [ -e "$a/status" ] || : > "$a/status"
-  printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian %s main\n' trixie sid > "$a/sources.list"
+  printf '%s [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian %s main\n' deb trixie deb sid deb-src trixie > "$a/sources.list"
   "$@" -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts="$a/parts" -o Dir::State::lists="$a/lists" \
     -o Dir::Cache="$a/cache" -o Dir::State::status="$a/status" -o Dir::Etc::preferences="$a/preferences" \
     -o Dir::Etc::preferencesparts="$a/parts" -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Debug::NoLocking=1 -o APT::Sandbox::User=root
 }
 
-python312() {
-  local name=$REGISTRY/function-runtime-python312:1.13.0 r=$WORK/python312-1.13.0 src=$WORK/python312-1.13.0-src debs=$WORK/python312-debs
-  local mirrors; mirrors=$(dirname "$(dirname "$SERVERLESS_GIT_DIR")")
-  local ce=${CLOUDEVENTS_GIT_DIR:-$mirrors/cloudevents+sdk-python/repo} rl=${REQUESTLOGGER_GIT_DIR:-$mirrors/pklaus+wsgi-request-logger/repo}
-  [ -s "$PYPI/simple/index.html" ] && done_already "function-runtime-python312-1.13.0.oci.tar" && return
-  for g in "$ce" "$rl"; do [ -d "$g" ] || { say "no git directory $g: set CLOUDEVENTS_GIT_DIR / REQUESTLOGGER_GIT_DIR (fetch github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger)"; exit 1; }; done
-  say "$name: Debian packages (trixie: CPython 3.13 and what it needs; sid: pure-Python packages)"
-  debian_apt apt-get update -qq >/dev/null
-  local -a trixie
-  mapfile -t trixie < <(debian_apt apt-get -s -t trixie install --no-install-recommends "${PY_TRIXIE[@]}" | awk '/^Inst /{gsub(/[()]/, "", $3); print $2 "=" $3}')
-  [ "${#trixie[@]}" -gt 20 ] || { say "could not resolve ${PY_TRIXIE[*]} in Debian trixie"; exit 1; }
-  rm -rf "$debs"; mkdir -p "$debs"
-  ( cd "$debs" && debian_apt apt-get download -qq "${trixie[@]}" "${PY_SID[@]/%//sid}" ) || { say "apt-get download failed"; exit 1; }
+# The CPython 3.12 git directory: PYTHON312_GIT_DIR, or fetch's copy beside SERVERLESS_GIT_DIR's; empty without one.
+python312_git_dir() {
+  local g=${PYTHON312_GIT_DIR:-$(dirname "$(dirname "$SERVERLESS_GIT_DIR")")/msgeden+cryptocap-arm64-cpython-3.12/repo}
+  [ -d "$g" ] && echo "$g"
+}
+
+# cpython312: CPython from PYTHON312_GIT_DIR at PYTHON312_COMMIT, configured for /usr/local as
+# python.org's images are (without PGO and LTO), `make install` into $WORK/cpython-3.12/root.
+# Blobs the snapshot lacks (fetch leaves its largest files out: Misc/svnmap.txt, the old Subversion
+# revision map, which no build step reads) are dropped from the tree, and named.
+# Needs this machine's gcc and make and the -dev packages of what the modules link: libssl-dev
+# zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev libreadline-dev uuid-dev libncurses-dev
+# (without gdbm, _dbm and _gdbm are not built). About 5 minutes on 2 cores.
+cpython312() {
+  local g; g=$(python312_git_dir) || { say "no CPython 3.12 git directory: set PYTHON312_GIT_DIR (fetch github:msgeden/cryptocap-arm64-cpython-3.12)"; exit 1; }
+  local b=$WORK/cpython-3.12 version p
+  [ -x "$b/root/usr/local/bin/python3.12" ] && [ -z "${FORCE:-}" ] && { say "exists: $b/root (CPython $(cat "$b/version"))"; return; }
+  rm -rf "$b"; mkdir -p "$b/src" "$b/root"
+  export GIT_INDEX_FILE=$b/index
+  git --git-dir="$g" read-tree "$PYTHON312_COMMIT"
+  while read -r p; do
+    say "CPython source: $p is not in the snapshot, left out"
+    git --git-dir="$g" update-index --force-remove -- "$p"
+  done < <(git --git-dir="$g" ls-tree -r "$PYTHON312_COMMIT" | awk '{print $3}' | git --git-dir="$g" cat-file --batch-check \
+    | awk '$2 == "missing" {print $1}' | while read -r h; do git --git-dir="$g" ls-tree -r "$PYTHON312_COMMIT" | awk -v h="$h" -F'\t' '$1 ~ h {print $2}'; done)
+  git --git-dir="$g" --work-tree="$b/src" checkout-index -a -f
+  unset GIT_INDEX_FILE; rm -f "$b/index"
+  version=$(sed -n 's/^#define PY_VERSION *"\(.*\)"/\1/p' "$b/src/Include/patchlevel.h")
+  case "$version" in 3.12.*) ;; *) say "$g at $PYTHON312_COMMIT is CPython $version, not 3.12"; exit 1 ;; esac
+  echo "$version" > "$b/version"
+  say "CPython $version: configure, make -j$(nproc), make install (log: $b/build.log)"
+  ( cd "$b/src" && ./configure --prefix=/usr/local --enable-loadable-sqlite-extensions --enable-option-checking=fatal \
+      --with-ensurepip=install && make -j"$(nproc)" && make install DESTDIR="$b/root" ) > "$b/build.log" 2>&1 \
+    || { tail -30 "$b/build.log" >&2; exit 1; }
+  # what python.org's images do after `make install`: the unversioned names, no test suites
+  for p in idle3 pip3 pydoc3 python3 python3-config; do ln -sfT "$p" "$b/root/usr/local/bin/${p%3}"; done
+  find "$b/root/usr/local/lib/python3.12" -depth -type d \( -name test -o -name tests -o -name idle_test \) -exec rm -rf {} +
+  { grep -m1 -A1 -E "^The necessary bits" "$b/build.log"; grep -m1 -E "^Checked [0-9]+ modules" "$b/build.log"; } | sed 's/^/[build-images] make: /' >&2 || true
+}
+
+# python312_root_cpython ROOT DEBS: busybox, CPython 3.12 (cpython312) in /usr/local with the libraries
+# its program and extension modules link, the packages' Python files in its site-packages. Prints the site dir.
+python312_root_cpython() {
+  local r=$1 debs=$2 b=$WORK/cpython-3.12 so deb
+  cpython312 >&2
+  busybox_root "$r"; rm -rf "$r/home/node"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n' > "$r/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' > "$r/etc/group"
+  cp -a "$b/root/usr/local/." "$r/usr/local/"
+  # as python.org's images: no static libpython, binaries without symbols
+  find "$r/usr/local" -name 'libpython*.a' -delete
+  find "$r/usr/local" -type f \( -name '*.so' -o -name python3.12 \) -exec strip --strip-all {} +
+  with_libraries "$r" "$r/usr/local/bin/python3.12"
+  for so in "$r"/usr/local/lib/python3.12/lib-dynload/*.so; do with_libraries "$r" "$so"; done
+  # this machine's OpenSSL reads /usr/lib/ssl: its CA file and directory point at the image's bundle
+  mkdir -p "$r/etc/ssl/certs" "$r/usr/lib/ssl"; cat /usr/share/ca-certificates/mozilla/*.crt > "$r/etc/ssl/certs/ca-certificates.crt"
+  ln -s /etc/ssl/certs/ca-certificates.crt "$r/usr/lib/ssl/cert.pem"; ln -s /etc/ssl/certs "$r/usr/lib/ssl/certs"
+  local site=$r/usr/local/lib/python3.12/site-packages stage=$WORK/python312-debs-x
+  rm -rf "$stage"; mkdir -p "$stage"
+  for deb in "$debs"/python3-*.deb; do
+    case "$(basename "$deb")" in python3-pip_*|python3-minimal_*|python3-wheel_*|python3-setuptools_*|python3-pkg-resources_*) continue ;; esac
+    dpkg-deb -x "$deb" "$stage"
+  done
+  cp -a "$stage/usr/lib/python3/dist-packages/." "$site/"; rm -rf "$stage"
+  # setuptools: Debian's binary package is patched for Debian's own distutils (install_layout), which
+  # python.org's CPython has not; so the same version from its upstream source (Debian's .orig
+  # tarball), installed by the image's pip (setuptools builds itself).
+  local sv; sv=$(basename "$debs"/python3-setuptools_*.deb | cut -d_ -f2)
+  rm -rf "$WORK/setuptools-src"; mkdir -p "$WORK/setuptools-src" "$r/tmp/setuptools"
+  ( cd "$WORK/setuptools-src" && debian_apt apt-get source -qq --download-only "setuptools=$sv" >/dev/null ) || { say "apt-get source setuptools=$sv failed"; exit 1; }
+  tar -xzf "$WORK"/setuptools-src/setuptools_*.orig.tar.gz -C "$r/tmp/setuptools" --strip-components=1
+  chroot "$r" /bin/sh -c 'cd /tmp && HOME=/tmp python -m pip install -q --root-user-action=ignore --no-cache-dir --no-index --no-deps --no-build-isolation /tmp/setuptools' >&2 \
+    || { say "pip install of setuptools ${sv%-*} failed"; exit 1; }
+  rm -rf "$r/tmp/setuptools" "$r/tmp/.cache"
+  echo "$site"
+}
+
+# python312_root_debian ROOT DEBS: the stand-in, Debian 13's CPython 3.13 with the packages as Debian
+# lays them out (usr-merged, /usr/lib/python3/dist-packages). Prints the site dir for the rest.
+python312_root_debian() {
+  local r=$1 debs=$2 d deb applet
   rm -rf "$r"; mkdir -p "$r"/usr/{bin,sbin,lib,lib64} "$r"/{etc,tmp,root,proc,sys,dev}
-  local d; for d in bin sbin lib lib64; do ln -s "usr/$d" "$r/$d"; done
+  for d in bin sbin lib lib64; do ln -s "usr/$d" "$r/$d"; done
   chmod 1777 "$r/tmp"
-  local deb; for deb in "$debs"/*.deb; do dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$r"; done
+  for deb in "$debs"/*.deb; do dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$r"; done
   cp /bin/busybox "$r/usr/bin/busybox"
-  local applet; for applet in $(/bin/busybox --list-full); do [ -e "$r/$applet" ] || [ -L "$r/$applet" ] || ln -s /usr/bin/busybox "$r/$applet"; done
+  for applet in $(/bin/busybox --list-full); do [ -e "$r/$applet" ] || [ -L "$r/$applet" ] || ln -s /usr/bin/busybox "$r/$applet"; done
   printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n' > "$r/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' > "$r/etc/group"
   printf 'hosts: files dns\n' > "$r/etc/nsswitch.conf"
   mkdir -p "$r/etc/ssl/certs"; cat "$r"/usr/share/ca-certificates/mozilla/*.crt > "$r/etc/ssl/certs/ca-certificates.crt"
   rm -f "$r"/usr/lib/python3.13/EXTERNALLY-MANAGED
   [ -e "$r/usr/bin/pip" ] || ln -s pip3 "$r/usr/bin/pip"
-  local site=$r/usr/local/lib/python3.13/dist-packages; mkdir -p "$site"
+  mkdir -p "$r/usr/local/lib/python3.13/dist-packages"; echo "$r/usr/local/lib/python3.13/dist-packages"
+}
+
+python312() {
+  local name=$REGISTRY/function-runtime-python312:1.13.0 r=$WORK/python312-1.13.0 src=$WORK/python312-1.13.0-src debs=$WORK/python312-debs
+  local mirrors; mirrors=$(dirname "$(dirname "$SERVERLESS_GIT_DIR")")
+  local ce=${CLOUDEVENTS_GIT_DIR:-$mirrors/cloudevents+sdk-python/repo} rl=${REQUESTLOGGER_GIT_DIR:-$mirrors/pklaus+wsgi-request-logger/repo}
+  local interpreter=3.13; python312_git_dir >/dev/null && interpreter=3.12
+  [ -s "$PYPI/simple/index.html" ] && [ "$(cat "$OUT/function-runtime-python312-1.13.0.interpreter" 2>/dev/null)" = "$interpreter" ] \
+    && done_already "function-runtime-python312-1.13.0.oci.tar" && return
+  for g in "$ce" "$rl"; do [ -d "$g" ] || { say "no git directory $g: set CLOUDEVENTS_GIT_DIR / REQUESTLOGGER_GIT_DIR (fetch github:cloudevents/sdk-python, github:pklaus/wsgi-request-logger)"; exit 1; }; done
+  say "$name: Debian packages (trixie: what requirements.txt needs and CPython 3.13; sid: pure-Python packages)"
+  debian_apt apt-get update -qq >/dev/null
+  local -a trixie
+  mapfile -t trixie < <(debian_apt apt-get -s -t trixie install --no-install-recommends "${PY_TRIXIE[@]}" | awk '/^Inst /{gsub(/[()]/, "", $3); print $2 "=" $3}')
+  [ "${#trixie[@]}" -gt 20 ] || { say "could not resolve ${PY_TRIXIE[*]} in Debian trixie"; exit 1; }
+  rm -rf "$debs"; mkdir -p "$debs"
+  ( cd "$debs" && debian_apt apt-get download -qq "${trixie[@]}" "${PY_SID[@]/%//sid}" ) || { say "apt-get download failed"; exit 1; }
+  local site
+  if [ "$interpreter" = 3.12 ]; then
+    say "$name: CPython 3.12 built from source (python312_git_dir: $(python312_git_dir))"
+    site=$(python312_root_cpython "$r" "$debs")
+  else
+    say "$name: STAND-IN interpreter, Debian 13's CPython 3.13 (no CPython 3.12 git directory: PYTHON312_GIT_DIR)"
+    site=$(python312_root_debian "$r" "$debs")
+  fi
   git --git-dir="$ce" archive "$CLOUDEVENTS_COMMIT" cloudevents | tar -x -C "$site" --exclude='cloudevents/tests'
   git --git-dir="$rl" archive "$REQUESTLOGGER_TAG" requestlogger | tar -x -C "$site"
   # the Dockerfile: requirements.txt, then COPY ./ / (minus .dockerignore: Dockerfile, .gitignore, README.md, venv artifacts)
@@ -301,16 +409,21 @@ python312() {
   ( cd "$src" && rm -rf Dockerfile .gitignore README.md __pycache__ bin include pyvenv.cfg lib/python* )
   mkdir -p "$r/kubeless"; install -m 0644 "$src/requirements.txt" "$r/kubeless/requirements.txt"
   local f; for f in $(cd "$src" && find . -type f | sed 's|^\./||'); do
-    mkdir -p "$(dirname "$r/$f")"; cp "$src/$f" "$r/$f"   # lib/ lands in /usr/lib (/lib is Debian's link to it)
+    mkdir -p "$(dirname "$r/$f")"; cp "$src/$f" "$r/$f"   # lib/ lands in /lib (on the Debian root, /usr/lib through its link)
   done
   chmod 755 "$r"/lib/ce.py "$r"/lib/tracing.py; chmod 644 "$r/server.py"
-  chroot "$r" /usr/bin/python3.13 -m compileall -q -j0 /usr/lib/python3.13 /usr/lib/python3/dist-packages /usr/local/lib/python3.13 >/dev/null 2>&1 || true
-  local v; v=$(chroot "$r" /usr/bin/python --version 2>&1 | cut -d' ' -f2)
+  # byte-compiled at build time, as pip and Debian's postinst would
+  chroot "$r" /bin/sh -c "python -m compileall -q -j0 ${site#"$r"} /usr/lib/python3/dist-packages" >/dev/null 2>&1 || true
+  chroot "$r" /bin/sh -c 'python -m compileall -q -j0 /usr/lib/python3.13' >/dev/null 2>&1 || true
+  local pyv; pyv=$(chroot "$r" /bin/sh -c 'python --version' 2>&1 | cut -d' ' -f2)
+  case "$pyv" in "$interpreter".*) ;; *) say "the image's python is $pyv, not $interpreter"; exit 1 ;; esac
   ( cd "$r" && chroot "$r" /bin/sh -c 'cd / && OTEL_PROPAGATORS=tracecontext,baggage,b3multi python -c "
-import bottle, cheroot, prometheus_client, requests, requestlogger, cloudevents.http, lib.ce, lib.tracing
+import bottle, cheroot, prometheus_client, requests, requestlogger, cloudevents.http, lib.ce, lib.tracing, wrapt, ssl
+from google.protobuf.internal import api_implementation
 from opentelemetry.propagate import propagators
 lib.tracing._setup_tracer()
-print(\"python\", __import__(\"sys\").version.split()[0], \"bottle\", bottle.__version__, \"cheroot\", cheroot.__version__, \"requests\", requests.__version__)
+print(\"python\", __import__(\"sys\").version.split()[0], \"bottle\", bottle.__version__, \"cheroot\", cheroot.__version__, \"requests\", requests.__version__,
+      \"protobuf:\", api_implementation.Type(), \"wrapt:\", \"C\" if \"wrapt._wrappers\" in __import__(\"sys\").modules else \"pure Python\", ssl.OPENSSL_VERSION)
 " && pip --version' ) >&2 || { say "the python312 image's packages do not import"; exit 1; }
   # The package index the Pods' pip reads through pip.conf (package-index.py; main.ts serves it): requests
   # at the versions the Functions here pin (2.32.3 in the coverage app, 2.31.0 in upstream's sample),
@@ -330,10 +443,11 @@ print(\"python\", __import__(\"sys\").version.split()[0], \"bottle\", bottle.__v
   for p in python3-urllib3 python3-idna python3-certifi python3-charset-normalizer; do dpkg-deb -x "$debs/${p}"_*.deb "$wheels/$p"; roots+=("$wheels/$p"); done
   python3 "$HERE/package-index.py" "$PYPI" "$wheels"/*.whl "${roots[@]}" | sed 's/^/[build-images] index: /' >&2
   chown -R 0:0 "$r/server.py" "$r/kubeless" "$site"
-  pack "$name" "$r" "$(jq -nc --arg v "$v" '{
+  pack "$name" "$r" "$(jq -nc --arg v "$pyv" '{
     Env:["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "PYTHON_VERSION=\($v)",
          "OTEL_PROPAGATORS=tracecontext,baggage,b3multi", "OTEL_PYTHON_REQUESTS_EXCLUDED_URLS=healthz,favicon.ico,metrics"],
     WorkingDir:"/", User:"1000", Cmd:["python","/server.py"], Labels:{source:"git@github.com:kyma-project/serverless.git"}}')"
+  echo "$interpreter" > "$OUT/function-runtime-python312-1.13.0.interpreter"   # which of the two the archive holds (main.ts reads it)
 }
 
 base() {
@@ -347,7 +461,7 @@ for t in "${targets[@]}"; do
     base|webhook|init|controller111|registryinit|registry) "$t" ;;
     nodejs*@*) runtime "${t%@*}" "${t#*@}" ;;
     nodejs*) runtime "$t" 1.13.0 ;;
-    python312) python312 ;;
+    python312|cpython312) "$t" ;;
     *) say "unknown image: $t"; exit 2 ;;
   esac
 done

@@ -78,6 +78,8 @@ const runs: NodeFunctionRun[] = [];
 const parityRows: ParityRow[] = [];
 const findings: string[] = [];
 const notes: string[] = [];
+/** Whether a python312 Pod was asked for its `python --version` yet (once a run). */
+let pythonVersionSeen = false;
 const kubectl = new Kubectl(KUBECONFIG);
 let standIns: StandIns | undefined;
 
@@ -453,6 +455,15 @@ async function kubeletChecks(namespaces: readonly string[]): Promise<void> {
           notes.push(`read-only root: ${ns}/${pod.metadata.name}/${c.name} runs with runc's root.readonly true (not running now, or no shell in its image, to try a write); writable: ${root.writable.join(', ') || 'nothing'}`);
         }
       }
+      const python = pod.spec.containers.find((c: any) => /function-runtime-python312/.test(c.image));
+      if (python && !pythonVersionSeen) {
+        // The interpreter the Pod really runs, whatever the image was built from.
+        const version = spawnSync('kubectl', [`--kubeconfig=${KUBECONFIG}`, '-n', ns, 'exec', pod.metadata.name, '-c', python.name, '--', 'python', '--version'], { encoding: 'utf8' });
+        if (version.status === 0) {
+          pythonVersionSeen = true;
+          notes.push(`interpreter: \`python --version\` in ${ns}/${pod.metadata.name}/${python.name} (${python.image}) prints "${(version.stdout + version.stderr).trim()}"`);
+        }
+      }
       const ready = (pod.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
       const restarts = restartsOf([pod]);
       if (!ready || restarts) findings.push(`probes: ${ns}/${pod.metadata.name} Ready=${ready}, ${restarts} restarts`);
@@ -538,9 +549,14 @@ async function main(): Promise<void> {
       + 'this machine\'s git does the same clone and checkout, with the same command, env and user');
   }
   if (images.includes('python312')) {
-    notes.push('stand-in interpreter in function-runtime-python312:1.13.0 (scripts/real-node/build-images.sh): upstream\'s 1.13.0 server.py and lib/ run on Debian 13\'s CPython 3.13, '
-      + 'not 3.12 (no Python 3.12 can be had here: PyPI and python.org are unreachable, no Debian suite has it, CPython\'s repository is too large to fetch); '
-      + 'requirements.txt\'s packages come from Debian at the versions it has, cloudevents 1.12.1 and wsgi-request-logger 0.4.6 from their sources');
+    // build-images.sh says which interpreter the archive holds: 3.12 built from source, or the 3.13 stand-in
+    const interpreter = fs.readFileSync(path.join(RN, 'images', 'out', 'function-runtime-python312-1.13.0.interpreter'), 'utf8').trim();
+    const packages = 'requirements.txt\'s packages come from Debian at the versions it has, cloudevents 1.12.1 and wsgi-request-logger 0.4.6 from their sources';
+    notes.push(interpreter === '3.12'
+      ? 'function-runtime-python312:1.13.0 (scripts/real-node/build-images.sh): upstream\'s 1.13.0 server.py and lib/ on CPython 3.12.10 built here from its release source '
+        + '(upstream\'s base image has 3.12.13; PyPI and python.org are unreachable); ' + packages + ', protobuf and wrapt in their pure-Python implementations (Debian compiled them for 3.13)'
+      : 'stand-in interpreter in function-runtime-python312:1.13.0 (scripts/real-node/build-images.sh): upstream\'s 1.13.0 server.py and lib/ run on Debian 13\'s CPython 3.13, '
+        + 'not 3.12 (no CPython 3.12 git directory was given: PYTHON312_GIT_DIR); ' + packages);
   }
   if (!option('reuse')) {
     log('a clean control plane and the node (../shared/k8s-node)');
