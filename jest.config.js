@@ -3,6 +3,18 @@
 // python312 ends in March 2027. No test changes with the date it runs on.
 process.env.KYMA_SERVERLESS_TODAY = '2026-11-28';
 
+// Every temporary folder of a run goes in one folder that test/remove-tmpdir.js deletes when the run
+// ends: cdk8s's Testing.app() and the tests' own mkdtempSync() leave theirs behind otherwise, some
+// thousands per run. The workers and the processes the tests start inherit TMPDIR, so os.tmpdir()
+// is that folder everywhere.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+if (!process.env.KYMA_SERVERLESS_TEST_TMPDIR) {
+  process.env.KYMA_SERVERLESS_TEST_TMPDIR = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-serverless-jest-'));
+  process.env.TMPDIR = process.env.KYMA_SERVERLESS_TEST_TMPDIR;
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -18,6 +30,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  globalTeardown: '<rootDir>/test/remove-tmpdir.js',
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   moduleNameMapper: { '^@kubernetes/client-node$': '<rootDir>/test/util/client-node.js' },
 };
