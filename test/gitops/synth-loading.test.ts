@@ -91,12 +91,12 @@ describe('the code cache of the bundled schema classes', () => {
     try {
       const cache = path.join(dir, 'cache');
       const cold = synth(dir, cache);
-      expect(cold.counts).toEqual({ hits: 0, misses: 1, writes: 1 });
+      expect(cold.counts).toEqual({ hits: 0, misses: 1, moduleHits: 0, moduleMisses: 0, writes: 1 });
       expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^kubernetes-models-[0-9a-f]{40}\.bin$/)]);
       // Only its owner can write to it: compiled code from there runs as the user.
       expect(fs.statSync(cache).mode & 0o077).toBe(0);
       const warm = synth(dir, cache);
-      expect(warm.counts).toEqual({ hits: 1, misses: 0, writes: 0 });
+      expect(warm.counts).toEqual({ hits: 1, misses: 0, moduleHits: 0, moduleMisses: 0, writes: 0 });
       expect(warm.files).toEqual(cold.files);
       expect(Object.keys(warm.files).length).toBeGreaterThan(3);
     } finally {
