@@ -24,7 +24,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 
 /**
- * The environment variable that sets where the code cache of the package's bundles is kept: `off`
+ * The environment variable that sets where the code cache of the package's code is kept: `off`
  * for none, or a folder. Unset, it is a folder of the user's own in the temporary folder.
  */
 export const CODE_CACHE_ENV = 'KYMA_SERVERLESS_CODE_CACHE';
