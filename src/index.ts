@@ -6,6 +6,11 @@
  * `cdk8s-kyma-serverless/testing`. api-report/ lists every exported name of each entry.
  */
 
+import { _compileFromCodeCache } from './_code-cache';
+
+// The modules below compile from the code cache, once a first load wrote it (src/_code-cache.ts).
+const compiledFromCodeCache = _compileFromCodeCache(__filename);
+
 // The stack (L3) and its parts.
 export { ServerlessStack, ServerlessStackProps } from './stack/serverless-stack';
 export {
@@ -73,3 +78,5 @@ export { FluxStage, FLUX_STAGES_FOLDER } from './gitops/flux-stages';
 // Policies the output keeps, and the opt-ins a user writes on their own objects.
 export { PolicyRuleId, PolicyException, policyExceptions } from './policy/policy';
 export { allowReplacement } from './policy/replacement';
+
+compiledFromCodeCache();

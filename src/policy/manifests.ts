@@ -14,6 +14,7 @@ import {
 import { _work } from '../api/_work';
 import { _parsePythonHandlers, _preparePythonParser } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
+import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
 import { PolicyViolation, checkPolicies } from './policy';
 
@@ -133,7 +134,8 @@ let bundle: ModelBundle | null | undefined;
 
 /**
  * The bundle of the `kubernetes-models` classes the stack uses: one file instead of about 280
- * modules. `null` in a checkout that has not run `npm run bundle`; the kinds' own modules serve then.
+ * modules, compiled from the code cache (src/_code-cache.ts). `null` in a checkout that has not
+ * run `npm run bundle`; the kinds' own modules serve then.
  */
 function modelBundle(): ModelBundle | null {
   if (bundle === undefined) {
@@ -143,8 +145,7 @@ function modelBundle(): ModelBundle | null {
     } catch {
       // This module was bundled into an app of its own: no package folder, the kinds' own modules serve.
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    bundle = file && fs.existsSync(file) ? require(file) as ModelBundle : null;
+    bundle = file && fs.existsSync(file) ? requireBundle(file) as ModelBundle : null;
   }
   return bundle;
 }

@@ -59,3 +59,48 @@ test('a synth loads parsers and CEL only for what its app holds', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+/**
+ * The bundle of the schema classes compiles from a V8 code cache that the first synth writes
+ * (src/_code-cache.ts): counted per process, with the output of every run the same.
+ */
+describe('the code cache of the bundled schema classes', () => {
+  /** Synthesizes the stack in a new process; its output folder's files, and what the loads did with the cache. */
+  function synth(dir: string, cache: string): { counts: unknown; files: Record<string, string> } {
+    const outdir = path.join(dir, 'out');
+    fs.rmSync(outdir, { recursive: true, force: true });
+    const script = `
+      const { GitOpsApp, ServerlessStack } = require('./src');
+      const app = new GitOpsApp({ outdir: ${JSON.stringify(outdir)} });
+      new ServerlessStack(app, 'serverless');
+      app.synth();
+      // Registered after the load's own listener, so the cache written at exit is counted.
+      process.on('exit', () => console.log(JSON.stringify(require('./src/_code-cache')._codeCacheCounts)));`;
+    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true', KYMA_SERVERLESS_CODE_CACHE: cache },
+    });
+    if (result.status !== 0) throw new Error(result.stderr);
+    const files = Object.fromEntries(fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter(e => e.isFile())
+      .map(e => [path.relative(outdir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name), 'utf8')]));
+    return { counts: JSON.parse(result.stdout), files };
+  }
+  const cacheFiles = (cache: string) => (fs.existsSync(cache) ? fs.readdirSync(cache) : []);
+
+  test('the first synth writes it, the next compiles from it, and both write the same output', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-cache-'));
+    try {
+      const cache = path.join(dir, 'cache');
+      const cold = synth(dir, cache);
+      expect(cold.counts).toEqual({ hits: 0, misses: 1, moduleHits: 0, moduleMisses: 0, writes: 1 });
+      expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^kubernetes-models-[0-9a-f]{40}\.bin$/)]);
+      // Only its owner can write to it: compiled code from there runs as the user.
+      expect(fs.statSync(cache).mode & 0o077).toBe(0);
+      const warm = synth(dir, cache);
+      expect(warm.counts).toEqual({ hits: 1, misses: 0, moduleHits: 0, moduleMisses: 0, writes: 0 });
+      expect(warm.files).toEqual(cold.files);
+      expect(Object.keys(warm.files).length).toBeGreaterThan(3);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
