@@ -247,26 +247,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/**
- * An object cut down to some of its fields, as {@link toCel} converts it, and a key that tells apart
- * every two cut-downs a rule could answer differently: per field, absent, undefined, null, present,
- * or its value when the rule reads it and it is a string, boolean or number (else no key: not remembered).
- */
-function cutDown(object: Record<string, unknown>, schema: JsonSchemaProps, fields: ReadonlyMap<string, boolean>, depth: number): { cel: Map<string, unknown>; key: string | undefined } {
+const isEnumerable = (object: object, field: string) => Object.prototype.propertyIsEnumerable.call(object, field);
+
+/** An object cut down to some of its fields, as {@link toCel} converts it (which takes the own enumerable properties). */
+function cutDown(object: Record<string, unknown>, schema: JsonSchemaProps, fields: ReadonlyMap<string, boolean>, depth: number): Map<string, unknown> {
   const cel = new Map<string, unknown>();
-  // toCel takes what Object.entries gives: the own enumerable properties, in their order.
-  for (const [field, value] of Object.entries(object)) {
-    if (fields.has(field)) cel.set(field, toCel(value, schema.properties?.[field] ?? schema.additionalProperties, depth + 1));
+  for (const field of fields.keys()) {
+    if (isEnumerable(object, field)) cel.set(field, toCel(object[field], schema.properties?.[field] ?? schema.additionalProperties, depth + 1));
   }
+  return cel;
+}
+
+/**
+ * A key that tells apart every two cut-downs of objects a rule could answer differently: per field,
+ * absent, undefined, null, present, or its value when the rule reads it and it is a string, boolean
+ * or number (else undefined: not remembered).
+ */
+function cutKey(object: Record<string, unknown>, fields: ReadonlyMap<string, boolean>): string | undefined {
   let key = '';
   for (const [field, valueRead] of fields) {
     const value = object[field];
     // @bufbuild/cel takes a field set to undefined or null as absent: has() tells them apart from other values.
-    const token = !cel.has(field) ? '-' : valueRead || value === undefined || value === null ? primitiveKey(value) : '+';
-    if (token === undefined) return { cel, key: undefined };
+    const token = !isEnumerable(object, field) ? '-' : valueRead || value === undefined || value === null ? primitiveKey(value) : '+';
+    if (token === undefined) return undefined;
     key += `${token},`;
   }
-  return { cel, key };
+  return key;
 }
 
 /** A string, boolean, number or null, told apart from every other such value and from `-` and `+`; else undefined. */
@@ -310,17 +316,26 @@ function wholeKey(value: unknown, depth = 0): string | undefined {
   return primitiveKey(value);
 }
 
-/** `self` as a rule sees it, cut down to what it reads, and the key of its answer; undefined when the rule reads all of `self`. */
-function selfFor(value: unknown, schema: JsonSchemaProps, reads: SelfReads | undefined): { cel: unknown; key: string | undefined } | undefined {
+/**
+ * `self` as a rule sees it, cut down to what it reads (made only when the answer is not remembered),
+ * and the key of its answer; undefined when the rule reads all of `self`.
+ */
+function selfFor(value: unknown, schema: JsonSchemaProps, reads: SelfReads | undefined): { cel(): unknown; key: string | undefined } | undefined {
   if (!reads) return undefined;
-  if (reads.kind === 'fields') return isPlainObject(value) ? cutDown(value, schema, reads.fields, 0) : undefined;
+  const fields = reads.fields;
+  if (reads.kind === 'fields') return isPlainObject(value) ? { cel: () => cutDown(value, schema, fields, 0), key: cutKey(value, fields) } : undefined;
   const items = schema.items;
   if (!Array.isArray(value) || !items || !value.every(isPlainObject)) return undefined;
-  const cut = value.map(item => cutDown(item, items, reads.fields, 1));
-  return {
-    cel: cut.map(c => c.cel),
-    key: cut.every(c => c.key !== undefined) ? cut.map(c => c.key).join('|') : undefined,
-  };
+  let key: string | undefined = '';
+  for (const item of value) {
+    const itemKey = cutKey(item, fields);
+    if (itemKey === undefined) {
+      key = undefined;
+      break;
+    }
+    key += `${itemKey}|`;
+  }
+  return { cel: () => value.map(item => cutDown(item, items, fields, 1)), key };
 }
 
 /**
@@ -528,7 +543,7 @@ export class SchemaValidator {
         result = answers.get(key);
       } else {
         _celWork.evaluations++;
-        result = program({ self: cut ? cut.cel : (whole ??= toCel(value, schema)) });
+        result = program({ self: cut ? cut.cel() : (whole ??= toCel(value, schema)) });
         if (key !== undefined) answers.set(key, result);
       }
       if (celRuntime().module.isCelError(result)) {
