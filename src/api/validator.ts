@@ -250,12 +250,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const isEnumerable = (object: object, field: string) => Object.prototype.propertyIsEnumerable.call(object, field);
 
 /** An object cut down to some of its fields, as {@link toCel} converts it (which takes the own enumerable properties). */
-function cutDown(object: Record<string, unknown>, schema: JsonSchemaProps, fields: ReadonlyMap<string, boolean>, depth: number): Map<string, unknown> {
-  const cel = new Map<string, unknown>();
+function cutDown(
+  object: Record<string, unknown>, schema: JsonSchemaProps, fields: ReadonlyMap<string, boolean>, depth: number,
+): Map<string, unknown> {
+  const map = new Map<string, unknown>();
   for (const field of fields.keys()) {
-    if (isEnumerable(object, field)) cel.set(field, toCel(object[field], schema.properties?.[field] ?? schema.additionalProperties, depth + 1));
+    if (isEnumerable(object, field)) map.set(field, toCel(object[field], schema.properties?.[field] ?? schema.additionalProperties, depth + 1));
   }
-  return cel;
+  return map;
 }
 
 /**

@@ -124,7 +124,7 @@ describe('parsing', () => {
     expect(_celWork.parses).toBe(before + 1);
   });
 
-  test('a rule that does not parse fails the validator with its text', () => {
+  test('throws when a rule does not parse, with the rule\'s text', () => {
     const broken = object({ a: string() }, { validations: [{ rule: 'self.a ==', message: 'broken' }] });
     expect(() => compileSchemaValidator(broken)).toThrow(/^CEL rule does not compile: self\.a ==: /);
   });
