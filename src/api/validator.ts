@@ -540,10 +540,9 @@ export class SchemaValidator {
       const cut = selfFor(value, schema, reads);
       const selfKey = cut ? cut.key : (wholeKeyOf ??= wholeKey(value));
       const key = selfKey !== undefined && selfKey.length <= MAX_KEY_CHARS ? `${number}\n${selfKey}` : undefined;
-      let result: unknown;
-      if (key !== undefined && answers.has(key)) {
-        result = answers.get(key);
-      } else {
+      // A rule's answer is never undefined: one look-up tells a remembered answer.
+      let result = key === undefined ? undefined : answers.get(key);
+      if (result === undefined) {
         _celWork.evaluations++;
         result = program({ self: cut ? cut.cel() : (whole ??= toCel(value, schema)) });
         if (key !== undefined) answers.set(key, result);
