@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { packageRoot } from '../_package-root';
 import { showJson } from './_json';
+import { ContentMemo } from './_work';
 import { JsonSchemaProps, ValidationRule } from './schema';
 
 /** One reason an object is invalid. */
@@ -46,8 +47,19 @@ export function formatViolations(violations: readonly Violation[]): string {
 
 type CelProgram = (bindings: { self: unknown }) => unknown;
 
-/** The names of `@bufbuild/cel` and its strings extension that the rules use. */
-type CelModule = Pick<typeof Cel, 'celEnv' | 'isCelError' | 'parse' | 'plan'> & { readonly strings: typeof import('@bufbuild/cel/ext').strings };
+/** A parsed CEL expression, as `@bufbuild/cel`'s `parse` gives it. */
+type CelExpr = ReturnType<typeof Cel.parse>['expr'];
+
+/**
+ * The names of `@bufbuild/cel` and its strings extension that the rules use. The bundle has no
+ * parser but the parse of every rule of the package's schemas (scripts/bundle-cel.ts); the packages
+ * have the parser.
+ */
+type CelModule = Pick<typeof Cel, 'celEnv' | 'isCelError' | 'plan'> & {
+  readonly strings: typeof import('@bufbuild/cel/ext').strings;
+  readonly parse?: typeof Cel.parse;
+  readonly parsedRules?: { readonly [rule: string]: CelExpr };
+};
 
 let cel: { readonly module: CelModule; readonly environment: ReturnType<typeof Cel.celEnv> } | undefined;
 
@@ -77,21 +89,132 @@ function celRuntime(): NonNullable<typeof cel> {
   return cel;
 }
 
-const programs = new Map<string, CelProgram>();
+/**
+ * How much CEL work this process did, counted rather than timed (issue 35): rules parsed at run time
+ * (none of the package's own: the bundle holds their parse), rules planned (each once) and
+ * evaluations (one per distinct part of `self` a rule reads, see {@link selfReads}).
+ *
+ * @internal
+ */
+export const _celWork = { parses: 0, plans: 0, evaluations: 0 };
+
+/** A rule's text parsed: from the bundle when it is a rule of the package's schemas, else by the packages' parser. */
+function parseRule(module: CelModule, rule: string): CelExpr {
+  if (module.parsedRules && Object.hasOwn(module.parsedRules, rule)) return module.parsedRules[rule];
+  _celWork.parses++;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const parse = module.parse ?? (require('@bufbuild/cel') as typeof Cel).parse;
+  return parse(rule).expr;
+}
+
+/** A compiled rule: its program, and what it reads of `self` when that is less than all of it. */
+interface CompiledRule {
+  readonly program: CelProgram;
+  readonly reads: SelfReads | undefined;
+}
+
+const compiled = new Map<string, CompiledRule>();
 
 /** Compiles a CEL rule once; throws with the rule's text when it does not parse. */
 export function compileRule(rule: string): CelProgram {
-  let program = programs.get(rule);
-  if (!program) {
+  return compileRuleOnce(rule).program;
+}
+
+function compileRuleOnce(rule: string): CompiledRule {
+  let result = compiled.get(rule);
+  if (!result) {
     try {
       const { module, environment } = celRuntime();
-      program = module.plan(environment, module.parse(rule)) as unknown as CelProgram;
+      const expr = parseRule(module, rule);
+      _celWork.plans++;
+      result = { program: module.plan(environment, expr) as unknown as CelProgram, reads: selfReads(expr) };
     } catch (e) {
       throw new Error(`CEL rule does not compile: ${rule}: ${(e as Error).message}`);
     }
-    programs.set(rule, program);
+    compiled.set(rule, result);
   }
-  return program;
+  return result;
+}
+
+/**
+ * What a rule reads of `self`, found in its syntax tree, when that is less than all of it:
+ * - `fields`: `self` appears only as `self.f` or `has(self.f)`: the rule sees only these fields
+ *   (true: their value, false: only whether they are there);
+ * - `items`: `self` appears only as the list a macro ranges over (`self.all(e, ...)`), whose
+ *   variable appears only as `e.f` or `has(e.f)`: the rule sees only these fields of each item.
+ * The rule is evaluated on `self` cut down to these fields, so its answer is the same, and depends
+ * only on them: the validator remembers it by them. Nothing is evaluated here; any other use of
+ * `self` (`size(self)`, a map's keys, a variable that hides `self`) reads all of it.
+ */
+interface SelfReads {
+  readonly kind: 'fields' | 'items';
+  readonly fields: ReadonlyMap<string, boolean>;
+}
+
+function selfReads(root: CelExpr): SelfReads | undefined {
+  const selfFields = new Map<string, boolean>();
+  const itemFields = new Map<string, boolean>();
+  let ranged = false;
+  let whole = false;
+  const itemVars: string[] = [];
+  const read = (fields: Map<string, boolean>, field: string, value: boolean) => fields.set(field, (fields.get(field) ?? false) || value);
+  const walk = (expr: CelExpr | undefined): void => {
+    if (!expr || whole) return;
+    const kind = expr.exprKind;
+    switch (kind.case) {
+      case 'constExpr':
+        return;
+      case 'identExpr':
+        // `self` or an item of it, whole.
+        if (kind.value.name === 'self' || itemVars.includes(kind.value.name)) whole = true;
+        return;
+      case 'selectExpr': {
+        const operand = kind.value.operand?.exprKind;
+        if (operand?.case === 'identExpr' && operand.value.name === 'self') read(selfFields, kind.value.field, !kind.value.testOnly);
+        else if (operand?.case === 'identExpr' && itemVars.includes(operand.value.name)) read(itemFields, kind.value.field, !kind.value.testOnly);
+        else walk(kind.value.operand);
+        return;
+      }
+      case 'callExpr':
+        walk(kind.value.target);
+        kind.value.args.forEach(walk);
+        return;
+      case 'listExpr':
+        kind.value.elements.forEach(walk);
+        return;
+      case 'structExpr':
+        for (const entry of kind.value.entries) {
+          if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value);
+          walk(entry.value);
+        }
+        return;
+      case 'comprehensionExpr': {
+        const c = kind.value;
+        const names = [c.iterVar, c.iterVar2, c.accuVar].filter(n => n);
+        // A variable that hides `self` or an item: read it all rather than follow scopes.
+        if (names.some(n => n === 'self' || itemVars.includes(n))) {
+          whole = true;
+          return;
+        }
+        const range = c.iterRange?.exprKind;
+        const overSelf = range?.case === 'identExpr' && range.value.name === 'self' && !c.iterVar2;
+        if (overSelf) ranged = true;
+        else walk(c.iterRange);
+        walk(c.accuInit);
+        if (overSelf) itemVars.push(c.iterVar);
+        walk(c.loopCondition);
+        walk(c.loopStep);
+        walk(c.result);
+        if (overSelf) itemVars.pop();
+        return;
+      }
+      default:
+        whole = true;
+    }
+  };
+  walk(root);
+  if (whole || (ranged && selfFields.size > 0)) return undefined;
+  return ranged ? { kind: 'items', fields: itemFields } : { kind: 'fields', fields: selfFields };
 }
 
 /** How deep {@link toCel} converts: far below any schema's depth. */
@@ -119,6 +242,132 @@ function toCel(value: unknown, schema: JsonSchemaProps | undefined, depth = 0): 
   }
   return value;
 }
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const isEnumerable = (object: object, field: string) => Object.prototype.propertyIsEnumerable.call(object, field);
+
+/** An object cut down to some of its fields, as {@link toCel} converts it (which takes the own enumerable properties). */
+function cutDown(
+  object: Record<string, unknown>, schema: JsonSchemaProps, fields: ReadonlyMap<string, boolean>, depth: number,
+): Map<string, unknown> {
+  const map = new Map<string, unknown>();
+  for (const field of fields.keys()) {
+    if (isEnumerable(object, field)) map.set(field, toCel(object[field], schema.properties?.[field] ?? schema.additionalProperties, depth + 1));
+  }
+  return map;
+}
+
+/**
+ * A key that tells apart every two cut-downs of objects a rule could answer differently: per field,
+ * absent, undefined, null, present, or its value when the rule reads it and it is a string, boolean
+ * or number (else undefined: not remembered).
+ */
+function cutKey(object: Record<string, unknown>, fields: ReadonlyMap<string, boolean>): string | undefined {
+  let key = '';
+  for (const [field, valueRead] of fields) {
+    const value = object[field];
+    // @bufbuild/cel takes a field set to undefined or null as absent: has() tells them apart from other values.
+    const token = !isEnumerable(object, field) ? '-' : valueRead || value === undefined || value === null ? primitiveKey(value) : '+';
+    if (token === undefined) return undefined;
+    key += `${token},`;
+  }
+  return key;
+}
+
+/** A string, boolean, number or null, told apart from every other such value and from `-` and `+`; else undefined. */
+function primitiveKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value);
+    case 'boolean': return value ? 't' : 'f';
+    // Number's text is exact; -0 alone prints as 0.
+    case 'number': return Object.is(value, -0) ? '-0' : `${value}`;
+    case 'undefined': return 'u';
+    default: return value === null ? 'n' : undefined;
+  }
+}
+
+/**
+ * The key of all of a small `self`, for a rule that reads all of it (`size(self)`, a map's keys):
+ * its values as {@link primitiveKey} tells them apart, its objects' fields in their order;
+ * undefined when it is longer than {@link MAX_KEY_CHARS} or deeper than a few levels.
+ */
+function wholeKey(value: unknown, depth = 0): string | undefined {
+  if (Array.isArray(value)) {
+    if (depth > 8 || value.length > MAX_KEY_CHARS) return undefined;
+    const keys: string[] = [];
+    for (const item of value) {
+      const key = wholeKey(item, depth + 1);
+      if (key === undefined) return undefined;
+      keys.push(key);
+    }
+    return `[${keys.join(',')}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    if (depth > 8) return undefined;
+    const keys: string[] = [];
+    for (const [field, v] of Object.entries(value)) {
+      const key = wholeKey(v, depth + 1);
+      if (key === undefined) return undefined;
+      keys.push(`${JSON.stringify(field)}:${key}`);
+    }
+    return `{${keys.join(',')}}`;
+  }
+  return primitiveKey(value);
+}
+
+/**
+ * `self` as a rule sees it, cut down to what it reads (made only when the answer is not remembered),
+ * and the key of its answer; undefined when the rule reads all of `self`.
+ */
+function selfFor(value: unknown, schema: JsonSchemaProps, reads: SelfReads | undefined): { cel(): unknown; key: string | undefined } | undefined {
+  if (!reads) return undefined;
+  const fields = reads.fields;
+  if (reads.kind === 'fields') return isPlainObject(value) ? { cel: () => cutDown(value, schema, fields, 0), key: cutKey(value, fields) } : undefined;
+  const items = schema.items;
+  if (!Array.isArray(value) || !items || !value.every(isPlainObject)) return undefined;
+  let key: string | undefined = '';
+  for (const item of value) {
+    const itemKey = cutKey(item, fields);
+    if (itemKey === undefined) {
+      key = undefined;
+      break;
+    }
+    key += `${itemKey}|`;
+  }
+  return { cel: () => value.map(item => cutDown(item, items, fields, 1)), key };
+}
+
+/**
+ * The answers of rules by the part of `self` they read, for rules and nodes told apart by a number
+ * each: most Functions repeat their resources, scaling and env names, so a synth evaluates each once.
+ */
+const answers = new ContentMemo<unknown>(4 * 2 ** 20);
+
+/** A rule of a schema node, compiled, with the number its answers are remembered by. */
+interface NodeRule {
+  readonly rule: ValidationRule;
+  readonly compiled: CompiledRule;
+  readonly number: number;
+}
+
+const NODE_RULES = new WeakMap<JsonSchemaProps, readonly NodeRule[]>();
+let nextRuleNumber = 0;
+
+/** The rules of a schema node, compiled on the node's first value. */
+function nodeRules(schema: JsonSchemaProps): readonly NodeRule[] {
+  let rules = NODE_RULES.get(schema);
+  if (!rules) {
+    rules = (schema['x-kubernetes-validations'] ?? []).map(rule => ({ rule, compiled: compileRuleOnce(rule.rule), number: nextRuleNumber++ }));
+    NODE_RULES.set(schema, rules);
+  }
+  return rules;
+}
+
+/** A key of a cut-down `self` no longer than this is remembered; a longer one is evaluated each time. */
+const MAX_KEY_CHARS = 4096;
 
 const RULES_BELOW = new WeakMap<JsonSchemaProps, boolean>();
 
@@ -285,10 +534,19 @@ export class SchemaValidator {
     // A subtree whose schema holds no rule cannot fail one: most of a Function (its source, env
     // values, labels' values) is never walked.
     if (!hasRules(schema) || value === undefined || value === null || !matchesType(value, schema)) return;
-    let self: unknown;
-    for (const rule of schema['x-kubernetes-validations'] ?? []) {
-      self ??= toCel(value, schema);
-      const result = compileRule(rule.rule)({ self });
+    let whole: unknown;
+    let wholeKeyOf: string | undefined | null = null;
+    for (const { rule, compiled: { program, reads }, number } of nodeRules(schema)) {
+      const cut = selfFor(value, schema, reads);
+      const selfKey = cut ? cut.key : (wholeKeyOf ??= wholeKey(value));
+      const key = selfKey !== undefined && selfKey.length <= MAX_KEY_CHARS ? `${number}\n${selfKey}` : undefined;
+      // A rule's answer is never undefined: one look-up tells a remembered answer.
+      let result = key === undefined ? undefined : answers.get(key);
+      if (result === undefined) {
+        _celWork.evaluations++;
+        result = program({ self: cut ? cut.cel() : (whole ??= toCel(value, schema)) });
+        if (key !== undefined) answers.set(key, result);
+      }
       if (celRuntime().module.isCelError(result)) {
         out.push({ path, rule: rule.rule, message: `Invalid value: rule ${JSON.stringify(rule.rule)} could not be evaluated: ${result.message}` });
       } else if (result !== true) {

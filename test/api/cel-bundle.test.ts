@@ -1,18 +1,19 @@
 /**
  * lib/cel/cel.js (scripts/bundle-cel.ts): the bundled CEL interpreter gives every rule of the
- * Function CRDs the answer `@bufbuild/cel` gives, errors included, and is what npm run bundle
- * wrote (npm test runs it first).
+ * Function CRDs the answer `@bufbuild/cel` gives, errors included, from the parse it holds of every
+ * rule of the package's schemas, and is what npm run bundle wrote (npm test runs it first).
  */
 import * as fs from 'node:fs';
 import type * as Cel from '@bufbuild/cel';
-import { CEL_BUNDLE, CEL_EXPORTS, bundleCel } from '../../scripts/bundle-cel';
+import { CEL_BUNDLE, CEL_EXPORTS, bundleCel, shippedRules } from '../../scripts/bundle-cel';
 import { ServerlessRelease, functionSchema } from '../../src/api';
 import { JsonSchemaProps } from '../../src/api/schema';
 
-type CelModule = Pick<typeof Cel, 'celEnv' | 'isCelError' | 'parse' | 'plan'> & { strings: typeof import('@bufbuild/cel/ext').strings };
+type CelModule = Pick<typeof Cel, 'celEnv' | 'isCelError' | 'plan'> & { strings: typeof import('@bufbuild/cel/ext').strings };
+type Expr = ReturnType<typeof Cel.parse>['expr'];
 
-const bundled = require(CEL_BUNDLE) as CelModule;
-const packages: CelModule = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
+const bundled = require(CEL_BUNDLE) as CelModule & { parse?: unknown; parsedRules: { [rule: string]: Expr } };
+const packages = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
 
 /** Every CEL rule of a schema, with the path of its node. */
 function rulesOf(schema: JsonSchemaProps, at = ''): { at: string; rule: string }[] {
@@ -44,8 +45,8 @@ const SELVES: unknown[] = [
 ];
 
 /** What a rule says of each self, `error: ...` where it cannot be evaluated. */
-function outcomes(module: CelModule, rule: string): unknown[] {
-  const program = module.plan(module.celEnv({ funcs: module.strings }), module.parse(rule)) as unknown as (bindings: { self: unknown }) => unknown;
+function outcomes(module: CelModule, expr: Parameters<typeof Cel.plan>[1]): unknown[] {
+  const program = module.plan(module.celEnv({ funcs: module.strings }), expr) as unknown as (bindings: { self: unknown }) => unknown;
   return SELVES.map(self => {
     const result = program({ self: toCel(self) });
     return module.isCelError(result) ? `error: ${result.message}` : result;
@@ -53,20 +54,30 @@ function outcomes(module: CelModule, rule: string): unknown[] {
 }
 
 describe('the CEL bundle', () => {
+  const rules = [...new Set(Object.values(ServerlessRelease).flatMap(release => rulesOf(functionSchema(release)).map(r => r.rule)))];
+
   test('is what npm run bundle wrote from the current sources and lock file', () => {
     expect(fs.readFileSync(CEL_BUNDLE, 'utf8')).toBe(bundleCel());
   });
 
-  test('exports what the validator uses, not the packages themselves', () => {
+  test('exports what the validator uses, not the packages themselves, and no parser', () => {
     for (const name of Object.values(CEL_EXPORTS).flat()) expect(typeof (bundled as unknown as Record<string, unknown>)[name]).not.toBe('undefined');
     expect(bundled.plan).not.toBe(packages.plan);
+    expect(bundled.parse).toBeUndefined();
+    // The parser's grammar names its tokens: none is left.
+    expect(bundleCel()).not.toContain('relational operator');
   });
 
-  const rules = [...new Set(Object.values(ServerlessRelease).flatMap(release => rulesOf(functionSchema(release)).map(r => r.rule)))];
+  test('holds the parse of every rule of the Function, APIRule and Subscription schemas, as @bufbuild/cel parses it', () => {
+    const shipped = shippedRules();
+    expect(shipped).toEqual(expect.arrayContaining(rules));
+    expect(Object.keys(bundled.parsedRules).sort()).toEqual(shipped);
+    for (const rule of shipped) expect(bundled.parsedRules[rule]).toEqual(packages.parse(rule).expr);
+  });
 
   test.each(rules)('%s: the answer of @bufbuild/cel for each self', rule => {
-    const answers = outcomes(bundled, rule);
-    expect(answers).toEqual(outcomes(packages, rule));
+    const answers = outcomes(bundled, bundled.parsedRules[rule]);
+    expect(answers).toEqual(outcomes(packages, packages.parse(rule)));
     // The samples reach both answers of every rule.
     expect(answers).toContain(true);
     expect(answers).toContain(false);
