@@ -1,7 +1,8 @@
 /**
  * Output of the commands: aligned tables for people, JSON or YAML (the same data) for scripts.
  */
-import { stringify } from 'yaml';
+// Types only: the YAML writer loads when a command prints YAML, not for every table.
+import type * as Yaml from 'yaml';
 
 /** How a command prints its result. */
 export enum OutputFormat {
@@ -49,7 +50,8 @@ export function print(text: string): void {
 export function formatDocument(value: unknown, format: OutputFormat, stream = false): string {
   const json = JSON.stringify(value, null, 2);
   if (format !== OutputFormat.YAML) return json;
-  const yaml = stringify(JSON.parse(json), { lineWidth: 0 }).trimEnd();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const yaml = (require('yaml') as typeof Yaml).stringify(JSON.parse(json), { lineWidth: 0 }).trimEnd();
   return stream ? `---\n${yaml}` : yaml;
 }
 

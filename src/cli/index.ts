@@ -5,19 +5,44 @@ import { Command, Option } from 'commander';
 import { packageVersion } from '../_package-root';
 import { CliError } from './errors';
 import { OutputFormat } from './_output';
-import { addApplyCommand } from './apply';
-import { addDiffCommand } from './diff';
-import { addInitCommand } from './init';
-import { addInvokeCommand } from './invoke';
-import { addPreflightCommand } from './preflight';
-import { addRunCommand } from './run';
-import { addStatusCommand } from './status';
-import { addSynthCommand } from './synth';
-import { addValidateCommand } from './validate';
-import { addWebhookCommand } from './webhook-serve';
+// Types only: a command's module loads when the program gets that command (see COMMANDS).
+import type * as Apply from './apply';
+import type * as Diff from './diff';
+import type * as Init from './init';
+import type * as Invoke from './invoke';
+import type * as Preflight from './preflight';
+import type * as Run from './run';
+import type * as Status from './status';
+import type * as Synth from './synth';
+import type * as Validate from './validate';
+import type * as WebhookServe from './webhook-serve';
 
-/** Builds the program with every command. */
-export function program(): Command {
+/* eslint-disable @typescript-eslint/no-require-imports */
+/**
+ * The commands in the order --help lists them, each by its name and the function that adds it to
+ * a program, which loads its module: a program of one command (`kyma-serverless validate`, run in CI
+ * after every synth) does not load what the others need (cdk8s, the stack, a YAML writer).
+ */
+const COMMANDS: readonly (readonly [string, () => (program: Command) => void])[] = [
+  ['init', () => (require('./init') as typeof Init).addInitCommand],
+  ['synth', () => (require('./synth') as typeof Synth).addSynthCommand],
+  ['validate', () => (require('./validate') as typeof Validate).addValidateCommand],
+  ['preflight', () => (require('./preflight') as typeof Preflight).addPreflightCommand],
+  ['apply', () => (require('./apply') as typeof Apply).addApplyCommand],
+  ['diff', () => (require('./diff') as typeof Diff).addDiffCommand],
+  ['status', () => (require('./status') as typeof Status).addStatusCommand],
+  ['run', () => (require('./run') as typeof Run).addRunCommand],
+  ['invoke', () => (require('./invoke') as typeof Invoke).addInvokeCommand],
+  ['webhook', () => (require('./webhook-serve') as typeof WebhookServe).addWebhookCommand],
+];
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/**
+ * Builds the program.
+ *
+ * @param command the one command to give it, by name; every command when none is named
+ */
+export function program(command?: string): Command {
   const cli = new Command('kyma-serverless')
     .description('Tools of cdk8s-kyma-serverless: start an app, synthesize and check manifests, check a cluster before you deploy, '
       + 'see what a sync will change, apply in order, follow Functions after, run and invoke Functions on this machine')
@@ -32,16 +57,7 @@ export function program(): Command {
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .configureOutput({ outputError: (message, write) => write(message) });
-  addInitCommand(cli);
-  addSynthCommand(cli);
-  addValidateCommand(cli);
-  addPreflightCommand(cli);
-  addApplyCommand(cli);
-  addDiffCommand(cli);
-  addStatusCommand(cli);
-  addRunCommand(cli);
-  addInvokeCommand(cli);
-  addWebhookCommand(cli);
+  for (const [name, add] of COMMANDS) if (command === undefined || name === command) add()(cli);
   return cli;
 }
 
@@ -53,7 +69,10 @@ export function program(): Command {
  */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
-    await program().parseAsync([...argv]);
+    // A command line that starts with a command's name runs a program of that command only, as it
+    // would run in the program of all: what follows the name is the command's to parse.
+    const first = argv[2];
+    await program(COMMANDS.some(([name]) => name === first) ? first : undefined).parseAsync([...argv]);
   } catch (e) {
     process.stderr.write(`kyma-serverless: ${(e as Error).message}\n`);
     process.exitCode = e instanceof CliError ? e.exitCode : 1;

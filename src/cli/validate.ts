@@ -6,8 +6,9 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { CliError } from './errors';
 import { OutputFormat, isStructured, print, printDocument, table } from './_output';
-import { RELEASES, RUNTIME_FILES, ServerlessRelease, parseRelease } from '../api';
-import { FUNCTION_FILE } from '../function/function-folder';
+import { RELEASES, ServerlessRelease, parseRelease } from '../api/release';
+import { RUNTIME_FILES } from '../api/runtimes';
+import { FUNCTION_FILE } from '../function/_declared';
 import { manifestFiles } from '../policy/_manifest-files';
 import { FolderRelease, ManifestReport, ReleaseSource, Severity, validateManifests } from '../policy/manifests';
 

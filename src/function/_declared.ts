@@ -4,6 +4,9 @@
  */
 import { IConstruct } from 'constructs';
 
+/** The name of the settings file of a function folder (here, not in function-folder.ts, for `validate`, which loads no construct). */
+export const FUNCTION_FILE = 'function.yaml';
+
 /**
  * The type of the construct metadata entry that names the file a Function was declared in
  * (such as a function folder's `function.yaml`); problems found at synth name that file too.

@@ -19,7 +19,7 @@ import { functionNameProblem } from '../api/function-rules';
 import { folderFileProblems } from '../api/handler-code';
 import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
 import type { SchemaCheck } from '../api/validator';
-import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
+import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA, FUNCTION_FILE } from './_declared';
 import { displayPath } from './_paths';
 import { EndpointAuth, EndpointCors } from '../exposure/endpoint-auth';
 import { Exposure, GatewayParentRef } from '../exposure/exposure';
@@ -31,8 +31,7 @@ import { FunctionRuntime } from './runtime';
 import { FunctionSource } from './source';
 import { SubscribeOptions } from './subscription';
 
-/** The name of the settings file of a function folder. */
-export const FUNCTION_FILE = 'function.yaml';
+export { FUNCTION_FILE };
 
 /**
  * Whether a file name looks like a misspelt {@link FUNCTION_FILE} (`function.yml`, `function.json`,

@@ -6,13 +6,20 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  APIRULE_API_VERSION, APIRULE_KIND, CrdReleaseEvidence, DEFAULT_RELEASE, FUNCTION_API_VERSION, FUNCTION_KIND, RELEASE_ANNOTATION,
-  SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, ServerlessRelease, Violation, functionCrdRelease, functionServiceClashes, isFunctionCrd,
-  functionWarnings, handlerCodeViolations, runtimeNotice, runtimeSupportNow, validateApiRule, validateFunction, validateSubscription,
-} from '../api';
+// The modules of src/api, not its index: the index brings cdk8s along (the presets' units), which `validate` never needs.
+import { validateApiRule } from '../api/apirule-rules';
+import { APIRULE_API_VERSION, APIRULE_KIND } from '../api/apirule-schema';
+import { CrdReleaseEvidence, RELEASE_ANNOTATION, functionCrdRelease, isFunctionCrd } from '../api/crd-release';
+import { functionServiceClashes, functionWarnings, validateFunction } from '../api/function-rules';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
+import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
+import { runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
+import { RuntimeFamily, runtimeFamily } from '../api/runtimes';
+import { validateSubscription } from '../api/subscription-rules';
+import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
+import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
-import { _parsePythonHandlers, _preparePythonParser } from '../api/handler-code';
+import { _parsePythonHandlers, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
@@ -348,14 +355,13 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   for (const [folder, entries] of byFolder) {
     for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
   }
-  // The Python handlers of the Functions to check, parsed in one round trip before the checks of each.
-  _parsePythonHandlers([...byFolder.values()].flat().map(e => e.object).filter(o => isFunction(o) && !checkedAlready.has(o)).flatMap(inlineHandler));
+  const checks = checkObjects(byFolder, releases, checkedAlready);
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
   const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
   for (const [folder, entries] of byFolder) {
-    for (const { object, file, where } of entries) {
+    for (const [index, { object, file, where }] of entries.entries()) {
       const release = releases.get(folder)!.release;
-      const { violations, known } = checkedAlready.has(object) ? { violations: [], known: true } : validateObject(object, { release });
+      const { violations, known } = checks.get(folder)![index];
       for (const v of violations) {
         findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
       }
@@ -405,6 +411,42 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const used = [...byFolder].filter(([, entries]) => entries.some(e => isFunction(e.object))).map(([folder]) => releases.get(folder)!)
     .sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
   return { files: names, objects, findings: sortFindings(findings, names), exceptions, releases: used };
+}
+
+/** What {@link validateObject} found for one object. */
+type ObjectCheck = ReturnType<typeof validateObject>;
+
+/**
+ * {@link validateObject} of each object not checked already, by folder and in the order of its
+ * entries. Functions with a Python handler come last: their handlers are parsed in one round trip
+ * to the parser's worker, which parses them (those sent ahead as their files were read) while this
+ * thread checks the other objects.
+ */
+function checkObjects(
+  byFolder: ReadonlyMap<string, readonly { object: any }[]>, releases: ReadonlyMap<string, FolderRelease>, checkedAlready: ReadonlySet<unknown>,
+): Map<string, ObjectCheck[]> {
+  const checks = new Map<string, ObjectCheck[]>();
+  const python: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease }[] = [];
+  for (const [folder, entries] of byFolder) {
+    const release = releases.get(folder)!.release;
+    const inFolder: ObjectCheck[] = [];
+    entries.forEach(({ object }, index) => {
+      if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
+      else if (pythonHandler(object)) python.push({ checks: inFolder, index, object, release });
+      else inFolder[index] = validateObject(object, { release });
+    });
+    checks.set(folder, inFolder);
+  }
+  _parsePythonHandlers(python.map(p => pythonHandler(p.object)!));
+  for (const { checks: inFolder, index, object, release } of python) inFolder[index] = validateObject(object, { release });
+  return checks;
+}
+
+/** The runtime and inline source of a Function with a Python handler. */
+function pythonHandler(object: any): { runtime: string; source: string } | undefined {
+  if (!isFunction(object)) return undefined;
+  const [handler] = inlineHandler(object);
+  return handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON ? handler : undefined;
 }
 
 function isFunction(object: any): boolean {
@@ -473,10 +515,17 @@ function folderReleases(
  */
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
-  const texts = manifestFiles(dir, options.recursive ?? true).map(full => ({ file: path.relative(dir, full), text: fs.readFileSync(full, 'utf8') }));
-  // A folder that seems to hold Python Functions has the Python parser load while its YAML is read.
-  if (texts.some(t => /\bruntime: ["']?python/.test(t.text))) _preparePythonParser();
-  return validateDocuments(texts.map(({ file, text }) => ({ file, documents: parseManifests(text) })), { release: options.release, runtimeEnd: options.runtimeEnd });
+  const files = manifestFiles(dir, options.recursive ?? true).map(full => {
+    const text = fs.readFileSync(full, 'utf8');
+    // A file that seems to hold Python Functions has the Python parser load while its YAML is read,
+    // and their handlers go to it as soon as they are: it parses them while this thread goes on.
+    const python = /\bruntime: ["']?python/.test(text);
+    if (python) _preparePythonParser();
+    const documents = parseManifests(text);
+    if (python) _preparePythonParser(documents.flatMap(d => pythonHandler(d.object)?.source ?? []));
+    return { file: path.relative(dir, full), documents };
+  });
+  return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {
