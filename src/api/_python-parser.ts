@@ -6,8 +6,9 @@
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
  * this thread waits on a shared count of answers (`Atomics.wait`), then takes the worker's answers
- * from its port. An answer is a plain tree of the nodes (type, position, text of names) for each
- * source of a message. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
+ * from its port. An answer holds the nodes of each source of a message as numbers, in one buffer
+ * moved to this thread (not a copy of objects, nor JSON), which reads positions and names from
+ * the sources it has. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
  * handler when it is built), so the worker parses while this thread builds the app; a wait
  * ({@link parsePythonSources}) sends what is left in one message and takes every tree asked for
  * at once: synth and `validate` wait once for all the Python handlers they will check.
@@ -42,6 +43,33 @@ interface Answer {
   readonly error?: string;
 }
 
+/**
+ * The worker's answer to one message: the trees of its sources, flat, in one buffer that is moved
+ * to this thread rather than copied. For each source, the count of its nodes (0 when it failed, its
+ * error then in `errors`), then each node in document order as {@link NODE_INTS} numbers: type id,
+ * field id, start and end index (UTF-16 code units, as JavaScript strings count), flags, count of
+ * children. Positions and texts are the source's own: this thread has the source, and reads them
+ * from it. The worker's first answer also names the language's types and fields.
+ */
+interface Reply {
+  readonly nodes: Int32Array;
+  readonly errors: readonly (string | null)[];
+  readonly names?: Names;
+}
+
+/** The names of the grammar's type ids and field ids, as web-tree-sitter's `Language` lists them. */
+interface Names {
+  readonly types: readonly (string | null)[];
+  readonly fields: readonly (string | null)[];
+}
+
+/** The numbers of one node in a {@link Reply}. */
+const NODE_INTS = 6;
+/** A flag of a node: one the grammar expected and did not find. */
+const MISSING = 1;
+/** A flag of a node: it has children in the tree, kept or not. */
+const PARENT = 2;
+
 /** How many sources sent ahead go in one message. */
 const SEND_AHEAD_BATCH = 32;
 
@@ -58,63 +86,88 @@ interface Parser {
   queued: string[];
   /** Answers taken from the port and not yet asked for, by source. */
   readonly answers: Map<string, Answer>;
+  /** The grammar's names, from the worker's first answer. */
+  names?: Names;
 }
 
 let parser: Parser | undefined;
 
-// Runs in the worker: loads the grammar once, then parses each source it is sent and answers with a plain copy of the tree.
+// Runs in the worker: loads the grammar once, then parses each source it is sent and answers with
+// its nodes as numbers. Calls into WebAssembly are what a tree costs here, so it makes as few as it
+// can: a tree without errors keeps only its named nodes (the checks read no keyword or punctuation),
+// each with its type, field, start and end index, and whether it has children; a tree with errors
+// keeps every node, and whether each is missing.
 function workerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
   const { runtime, wasm, port, answered } = workerData;
-  const answer = (message: unknown) => {
-    port.postMessage(message);
+  const answer = (message: unknown, transfer: any[]) => {
+    port.postMessage(message, transfer);
     Atomics.add(answered, 0, 1);
     Atomics.notify(answered, 0);
   };
+  let names: unknown;
+  let named: boolean[] = [];
   const ready = (async () => {
     const { Parser: TreeSitter, Language } = require(runtime);
     await TreeSitter.init();
     const p = new TreeSitter();
-    p.setLanguage(await Language.load(wasm));
+    const language = await Language.load(wasm);
+    p.setLanguage(language);
+    names = { types: language.types, fields: language.fields };
+    named = language.types.map((_: unknown, id: number) => language.nodeTypeIsNamed(id));
     return p;
   })();
-  // A plain copy of the tree, walked with a cursor (far fewer calls into WebAssembly than node by node).
-  const copy = (cursor: any): unknown => {
-    const type = cursor.nodeType;
-    const field = cursor.currentFieldName;
-    const start = cursor.startPosition;
-    const end = cursor.endPosition;
-    const node: any = {
-      type, field: field ?? undefined, row: start.row, column: start.column, endRow: end.row, endColumn: end.column,
-      missing: cursor.nodeIsMissing || undefined, text: undefined, children: [] as unknown[],
-    };
-    const short = cursor.endIndex - cursor.startIndex <= 200;
-    if (cursor.gotoFirstChild()) {
-      do node.children.push(copy(cursor)); while (cursor.gotoNextSibling());
+  // Each node before its children; the count of its children kept is written once they are.
+  const copy = (cursor: any, all: boolean, out: number[]): number => {
+    const type = cursor.nodeTypeId;
+    // An id the language does not list (ERROR's) is named.
+    if (!all && named[type] === false) {
+      if (!cursor.gotoFirstChild()) return 0;
       cursor.gotoParent();
     }
-    const leafy = node.children.length === 0 || type === 'identifier' || type === 'dotted_name';
-    if (leafy && short) node.text = cursor.nodeText;
-    return node;
+    const at = out.length;
+    out.push(type, cursor.currentFieldId, cursor.startIndex, cursor.endIndex, all && cursor.nodeIsMissing ? 1 : 0, 0);
+    let count = 1;
+    if (cursor.gotoFirstChild()) {
+      out[at + 4] |= 2;
+      let children = 0;
+      do {
+        const n = copy(cursor, all, out);
+        if (n) children++;
+        count += n;
+      } while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+      out[at + 5] = children;
+    }
+    return count;
   };
-  // One answer per message, always: a tree or an error for each of its sources, in order, as JSON
-  // (a string crosses to the other thread far faster than the objects would).
+  // One answer per message, always: the nodes or an error for each of its sources, in order.
   port.on('message', (sources: string[]) => {
-    ready.then(p => JSON.stringify(sources.map(source => {
-      try {
-        const tree = p.parse(source);
-        const cursor = tree.walk();
+    ready.then(p => {
+      const out: number[] = [];
+      const errors = sources.map(source => {
+        const head = out.length;
+        out.push(0);
         try {
-          return { tree: copy(cursor) };
-        } finally {
-          cursor.delete();
-          tree.delete();
+          const tree = p.parse(source);
+          const cursor = tree.walk();
+          try {
+            out[head] = copy(cursor, tree.rootNode.hasError, out);
+            return null;
+          } finally {
+            cursor.delete();
+            tree.delete();
+          }
+        } catch (e) {
+          out.length = head + 1;
+          return (e as Error).message;
         }
-      } catch (e) {
-        return { error: (e as Error).message };
-      }
-    }))).catch((e: Error) => JSON.stringify(sources.map(() => ({ error: e.message })))).then(answer);
+      });
+      const nodes = Int32Array.from(out);
+      answer({ nodes, errors, names }, [nodes.buffer]);
+      names = undefined;
+    }).catch((e: Error) => answer({ nodes: new Int32Array(sources.length), errors: sources.map(() => e.message) }, []));
   });
 }
 
@@ -209,7 +262,7 @@ function take(sources: readonly string[]): readonly Answer[] {
   _work.pythonParses += sources.length;
   while (p.inFlight.length) {
     const seen = Atomics.load(p.answered, 0);
-    const message = receiveMessageOnPort(p.port)?.message as string | undefined;
+    const message = receiveMessageOnPort(p.port)?.message as Reply | undefined;
     if (message === undefined) {
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
@@ -219,10 +272,16 @@ function take(sources: readonly string[]): readonly Answer[] {
       continue;
     }
     const asked = p.inFlight.shift()!;
-    const answers = JSON.parse(message) as Answer[];
+    const reply = message as Reply;
+    p.names ??= reply.names;
+    let at = 0;
     asked.forEach((source, i) => {
+      const count = reply.nodes[at++];
       p.pending.delete(source);
-      p.answers.set(source, answers[i] ?? {});
+      const error = reply.errors[i];
+      if (count > 0 && p.names) p.answers.set(source, { tree: treeOf(source, reply.nodes, at, p.names) });
+      else p.answers.set(source, { error: error ?? 'no tree' });
+      at += count * NODE_INTS;
     });
   }
   return sources.map(source => {
@@ -230,4 +289,46 @@ function take(sources: readonly string[]): readonly Answer[] {
     p.answers.delete(source);
     return answer;
   });
+}
+
+/**
+ * A source's tree from its nodes in a {@link Reply}, from `at` on: rows and columns counted in the
+ * source as tree-sitter counts them (a row ends at each `\n`; a column counts UTF-16 code units, as
+ * web-tree-sitter gives them), and the text of names and short leaves cut from the source.
+ */
+function treeOf(source: string, nodes: Int32Array, at: number, names: Names): PyNode {
+  const newlines: number[] = [];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) newlines.push(i);
+  // The row of an index: how many line ends come before it.
+  const rowOf = (index: number): number => {
+    let low = 0;
+    let high = newlines.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (newlines[middle] < index) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const node = (): PyNode => {
+    const base = at;
+    at += NODE_INTS;
+    const type = names.types[nodes[base]] || 'ERROR';
+    const start = nodes[base + 2];
+    const end = nodes[base + 3];
+    const flags = nodes[base + 4];
+    const row = rowOf(start);
+    const endRow = rowOf(end);
+    const children: PyNode[] = [];
+    for (let i = nodes[base + 5]; i > 0; i--) children.push(node());
+    const leafy = !(flags & PARENT) || type === 'identifier' || type === 'dotted_name';
+    return {
+      type, field: names.fields[nodes[base + 1]] ?? undefined,
+      row, column: start - (row ? newlines[row - 1] + 1 : 0), endRow, endColumn: end - (endRow ? newlines[endRow - 1] + 1 : 0),
+      missing: flags & MISSING ? true : undefined,
+      text: leafy && end - start <= 200 ? source.slice(start, end) : undefined,
+      children,
+    };
+  };
+  return node();
 }

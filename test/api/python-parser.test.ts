@@ -82,3 +82,54 @@ describe('sources sent ahead', () => {
     }
   });
 });
+
+describe('the trees the worker sends', () => {
+  /** The tree as tree-sitter gives it, walked in this thread: every node, with its position and text. */
+  async function directTree(source: string): Promise<{ tree: any; hasError: boolean }> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Parser, Language } = require('web-tree-sitter');
+    await Parser.init();
+    const parser = new Parser();
+    parser.setLanguage(await Language.load(fs.readFileSync(require.resolve('tree-sitter-python/tree-sitter-python.wasm'))));
+    const tree = parser.parse(source);
+    const copy = (node: any): any => {
+      const children = node.children.map(copy);
+      const leafy = children.length === 0 || node.type === 'identifier' || node.type === 'dotted_name';
+      return {
+        type: node.type, named: node.isNamed, row: node.startPosition.row, column: node.startPosition.column,
+        endRow: node.endPosition.row, endColumn: node.endPosition.column, missing: node.isMissing || undefined,
+        text: leafy && node.endIndex - node.startIndex <= 200 ? node.text : undefined, children,
+      };
+    };
+    return { tree: copy(tree.rootNode), hasError: tree.rootNode.hasError };
+  }
+  const shape = (node: any): any => ({
+    type: node.type, row: node.row, column: node.column, endRow: node.endRow, endColumn: node.endColumn,
+    missing: node.missing || undefined, text: node.text, children: node.children.map(shape),
+  });
+  /** A tree without errors crosses with its named nodes only: the checks read no keyword or punctuation. */
+  const named = (node: any): any => ({ ...node, children: node.children.filter((c: any) => c.named || c.children.length).map(named) });
+
+  test.each([
+    ['non-ASCII names and strings, tabs and CRLF', 'def main(event, context):\r\n\tgrüße = "😀 é"\r\n\treturn grüße\r\n'],
+    ['a missing colon', 'def main(event, context)\n    return 1\n'],
+    ['an error after astral characters', 'x = "😀😀"\nif x\n  y = (1,\n'],
+    ['a dotted import and a long string', `import os.path as p\nfrom a.b import c\nx = "${'a'.repeat(300)}"\n`],
+  ])('hold the positions and texts tree-sitter gives: %s', async (_, source) => {
+    const { tree, hasError } = await directTree(source);
+    const [sent] = parsePythonSources([source]).values();
+    expect(shape(sent)).toEqual(shape(hasError ? tree : named(tree)));
+  });
+
+  test('of a tree without errors hold its named nodes only', () => {
+    const [tree] = parsePythonSources(['def main(event, context):\n    return "x"\n']).values();
+    const types: string[] = [];
+    const visit = (node: { type: string; children: readonly any[] }) => {
+      types.push(node.type);
+      node.children.forEach(visit);
+    };
+    visit(tree);
+    expect(types).toEqual(['module', 'function_definition', 'identifier', 'parameters', 'identifier', 'identifier', 'block',
+      'return_statement', 'string', 'string_start', 'string_content', 'string_end']);
+  });
+});
