@@ -354,13 +354,15 @@ function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaSc
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const acorn = require('acorn') as typeof Acorn;
     try {
+      // Without locations, which cost three objects per node: the few lines wanted are counted from offsets (an error has its own).
       const program = acorn.parse(source, {
-        ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
+        ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script',
       });
+      const lineOf = lineCounter(source);
       // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
       facts = {
-        imports: /\b(require|import|from)\b|\\u/.test(source) ? nodeImports(program) : [],
-        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program) : [],
+        imports: /\b(require|import|from)\b|\\u/.test(source) ? nodeImports(program, lineOf) : [],
+        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program, lineOf) : [],
       };
     } catch (e) {
       facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
@@ -368,6 +370,29 @@ function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaSc
     javaScriptFacts.set(key, facts);
   }
   return facts;
+}
+
+/**
+ * The one-based line of an offset in JavaScript source, as acorn counts lines (a line ends at
+ * `\r\n`, `\r`, `\n`, U+2028 or U+2029); the lines' starts are found at the first call.
+ */
+function lineCounter(source: string): (offset: number) => number {
+  let starts: number[] | undefined;
+  return offset => {
+    if (!starts) {
+      starts = [];
+      for (const match of source.matchAll(/\r\n?|\n|\u2028|\u2029/g)) starts.push(match.index + match[0].length);
+    }
+    // How many lines start at or before the offset, after the first.
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (starts[middle] <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low + 1;
+  };
 }
 
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
@@ -408,7 +433,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 const COMMONJS_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
 
 /** The CommonJS names a program uses without declaring them, each with the line of its first use. */
-function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[] {
+function commonJsNamesUsed(program: Acorn.Program, lineOf: (offset: number) => number): (readonly [string, number])[] {
   const declared = new Set<string>();
   const used = new Map<string, number>();
   const visit = (node: any, parent: any, key: string): void => {
@@ -422,10 +447,9 @@ function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[
         || (parent?.type === 'ImportSpecifier' && key === 'local') || parent?.type === 'ImportDefaultSpecifier' || parent?.type === 'ImportNamespaceSpecifier'
         || (parent?.type === 'ClassDeclaration' && key === 'id') || (parent?.type === 'CatchClause' && key === 'param');
       if (isDeclaration) declared.add(node.name);
-      else if (!isProperty && !used.has(node.name)) used.set(node.name, node.loc.start.line);
+      else if (!isProperty && !used.has(node.name)) used.set(node.name, lineOf(node.start));
     }
     for (const [k, value] of Object.entries(node)) {
-      if (k === 'loc') continue;
       if (Array.isArray(value)) value.forEach(v => visit(v, node, k));
       else if (value && typeof value === 'object') visit(value, node, k);
     }
@@ -491,14 +515,14 @@ interface ImportUse {
 }
 
 /** Every module the program loads by a constant name, outside `try` blocks (a guarded import is the handler's own business). */
-function nodeImports(program: Acorn.Program): ImportUse[] {
+function nodeImports(program: Acorn.Program, lineOf: (offset: number) => number): ImportUse[] {
   const found: ImportUse[] = [];
   const literal = (n: any): string | undefined => (n?.type === 'Literal' && typeof n.value === 'string' ? n.value
     : n?.type === 'TemplateLiteral' && n.expressions.length === 0 ? n.quasis[0].value.cooked : undefined);
   const visit = (node: any, guarded: boolean): void => {
     if (!node || typeof node.type !== 'string') return;
     const add = (value: string | undefined) => {
-      if (value !== undefined && !guarded) found.push({ module: value, line: node.loc.start.line });
+      if (value !== undefined && !guarded) found.push({ module: value, line: lineOf(node.start) });
     };
     switch (node.type) {
       case 'ImportDeclaration':
@@ -516,7 +540,6 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
         break;
     }
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'loc') continue;
       const inTry = guarded || (node.type === 'TryStatement' && key === 'block' && node.handler);
       if (Array.isArray(value)) value.forEach(v => visit(v, inTry));
       else if (value && typeof value === 'object') visit(value, inTry);
