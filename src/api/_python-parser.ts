@@ -1,5 +1,5 @@
 /**
- * Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
+ * The parsers' worker thread. Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
  * run by `web-tree-sitter`): no Python installation is needed, and the grammar reads every file of
  * CPython's standard library without an error, so valid code is not refused.
  *
@@ -12,6 +12,10 @@
  * handler when it is built), so the worker parses while this thread builds the app; a wait
  * ({@link parsePythonSources}) sends what is left in one message and takes every tree asked for
  * at once: synth and `validate` wait once for all the Python handlers they will check.
+ *
+ * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
+ * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
+ * the other core while the app is built; they are taken in the same wait.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
@@ -78,8 +82,8 @@ interface Parser {
   readonly port: MessagePort;
   /** How many messages the worker has answered, counted by the worker. */
   readonly answered: Int32Array;
-  /** The sources of each message posted and not yet answered, oldest first. */
-  readonly inFlight: string[][];
+  /** The sources of each message posted and not yet answered, oldest first, by language. */
+  readonly inFlight: { readonly python?: string[]; readonly javascript?: string[] }[];
   /** Sources in a message not yet answered, or queued for the next one. */
   readonly pending: Set<string>;
   /** Sources for the next message. */
@@ -88,9 +92,26 @@ interface Parser {
   readonly answers: Map<string, Answer>;
   /** The grammar's names, from the worker's first answer. */
   names?: Names;
+  /** JavaScript sources in a message not yet answered. */
+  readonly javaScriptPending: Set<string>;
+  /** acorn's verdicts taken from the port and not yet asked for, by source. */
+  readonly verdicts: Map<string, JavaScriptVerdict | null>;
 }
 
 let parser: Parser | undefined;
+
+/**
+ * acorn's verdict on a JavaScript source: `null` when it parses, else what its error says: the
+ * message and line (`error.loc.line`) of acorn's error.
+ */
+export interface JavaScriptVerdict {
+  readonly message: string;
+  readonly line: number;
+}
+
+/** JavaScript sources for the next message, and the acorn options they are to be parsed with. */
+let javaScriptQueued: string[] = [];
+let javaScriptOptions: object | undefined;
 
 // Runs in the worker: loads the grammar once, then parses each source it is sent and answers with
 // its nodes as numbers. Calls into WebAssembly are what a tree costs here, so it makes as few as it
@@ -100,7 +121,7 @@ let parser: Parser | undefined;
 function workerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
-  const { runtime, wasm, port, answered } = workerData;
+  const { runtime, wasm, acorn: acornPath, python, port, answered } = workerData;
   const answer = (message: unknown, transfer: any[]) => {
     port.postMessage(message, transfer);
     Atomics.add(answered, 0, 1);
@@ -108,7 +129,9 @@ function workerMain(): void {
   };
   let names: unknown;
   let named: boolean[] = [];
-  const ready = (async () => {
+  let ready: Promise<any> | undefined;
+  // The grammar, loaded at the start when the worker is started for Python, else with the first Python message.
+  const grammar = () => ready ??= (async () => {
     const { Parser: TreeSitter, Language } = require(runtime);
     await TreeSitter.init();
     const p = new TreeSitter();
@@ -118,6 +141,8 @@ function workerMain(): void {
     named = language.types.map((_: unknown, id: number) => language.nodeTypeIsNamed(id));
     return p;
   })();
+  if (python) void grammar().catch(() => undefined);
+  let acorn: any;
   // Each node before its children; the count of its children kept is written once they are.
   const copy = (cursor: any, all: boolean, out: number[]): number => {
     const type = cursor.nodeTypeId;
@@ -142,36 +167,65 @@ function workerMain(): void {
     }
     return count;
   };
-  // One answer per message, always: the nodes or an error for each of its sources, in order.
-  port.on('message', (sources: string[]) => {
-    ready.then(p => {
-      const out: number[] = [];
-      const errors = sources.map(source => {
-        const head = out.length;
-        out.push(0);
+  // acorn's verdict on each JavaScript source: null, its error's message and line, or 0 for no verdict.
+  const verdicts = (sources: string[], options: object) => {
+    acorn ??= require(acornPath);
+    return sources.map(source => {
+      try {
+        acorn.parse(source, options);
+        return null;
+      } catch (e: any) {
+        // acorn's own errors; anything else (a stack too deep for this thread) is left to the thread that checks the source.
+        return e instanceof SyntaxError && typeof (e as any).loc?.line === 'number' ? { message: e.message, line: (e as any).loc.line } : 0;
+      }
+    });
+  };
+  // The nodes or an error for each Python source.
+  const trees = (p: any, sources: string[]) => {
+    const out: number[] = [];
+    const errors = sources.map(source => {
+      const head = out.length;
+      out.push(0);
+      try {
+        const tree = p.parse(source);
+        const cursor = tree.walk();
         try {
-          const tree = p.parse(source);
-          const cursor = tree.walk();
-          try {
-            out[head] = copy(cursor, tree.rootNode.hasError, out);
-            return null;
-          } finally {
-            cursor.delete();
-            tree.delete();
-          }
-        } catch (e) {
-          out.length = head + 1;
-          return (e as Error).message;
+          out[head] = copy(cursor, tree.rootNode.hasError, out);
+          return null;
+        } finally {
+          cursor.delete();
+          tree.delete();
         }
-      });
-      const nodes = Int32Array.from(out);
-      answer({ nodes, errors, names }, [nodes.buffer]);
-      names = undefined;
-    }).catch((e: Error) => answer({ nodes: new Int32Array(sources.length), errors: sources.map(() => e.message) }, []));
+      } catch (e) {
+        out.length = head + 1;
+        return (e as Error).message;
+      }
+    });
+    const nodes = Int32Array.from(out);
+    answer({ nodes, errors, names }, [nodes.buffer]);
+    names = undefined;
+  };
+  // One answer per message, always, in the order of the messages: a Python message (an array of
+  // sources) waits for the grammar, and a JavaScript one behind it waits its turn.
+  let turn: Promise<unknown> = Promise.resolve();
+  port.on('message', (message: string[] | { javascript: string[]; options: object }) => {
+    turn = turn.then(() => {
+      if (!Array.isArray(message)) {
+        let result: unknown;
+        try {
+          result = verdicts(message.javascript, message.options);
+        } catch {
+          // acorn did not load: no verdicts, and the sources are parsed where they are checked.
+        }
+        return answer({ verdicts: result }, []);
+      }
+      return grammar().then(p => trees(p, message))
+        .catch((e: Error) => answer({ nodes: new Int32Array(message.length), errors: message.map(() => e.message) }, []));
+    });
   });
 }
 
-function start(): Parser {
+function start(python: boolean): Parser {
   const answered = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(`(${workerMain.toString()})()`, {
@@ -182,13 +236,16 @@ function start(): Parser {
     workerData: {
       runtime: require.resolve('web-tree-sitter'),
       wasm: require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-      port: port2, answered,
+      acorn: require.resolve('acorn'),
+      python, port: port2, answered,
     },
     transferList: [port2],
   });
   worker.unref();
   port1.unref();
-  const started: Parser = { worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map() };
+  const started: Parser = {
+    worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map(), javaScriptPending: new Set(), verdicts: new Map(),
+  };
   worker.on('error', () => {
     if (parser === started) parser = undefined;
   });
@@ -197,7 +254,7 @@ function start(): Parser {
 
 /** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
 export function startPythonParser(): void {
-  parser ??= start();
+  parser ??= start(true);
 }
 
 /**
@@ -206,7 +263,7 @@ export function startPythonParser(): void {
  * {@link SEND_AHEAD_BATCH}; a source sent before and not asked for yet is not sent again.
  */
 export function sendPythonSources(sources: Iterable<string>): void {
-  const p = parser ??= start();
+  const p = parser ??= start(true);
   for (const source of sources) if (queue(p, source) && p.queued.length >= SEND_AHEAD_BATCH) post(p);
 }
 
@@ -220,9 +277,65 @@ function queue(p: Parser, source: string): boolean {
 
 function post(p: Parser): void {
   if (!p.queued.length) return;
-  p.inFlight.push(p.queued);
+  p.inFlight.push({ python: p.queued });
   p.port.postMessage(p.queued);
   p.queued = [];
+}
+
+/**
+ * Queues JavaScript sources for acorn in the worker, to be parsed while this thread goes on, with
+ * the options given (the same for every source): once {@link SEND_AHEAD_BATCH} are queued they go
+ * to the worker, started then if it is not running. An app with fewer never starts the worker for
+ * them: {@link takeJavaScriptVerdicts} answers none of them, and they are parsed where they are checked.
+ */
+export function sendJavaScriptSources(sources: Iterable<string>, options: object): void {
+  javaScriptOptions = options;
+  for (const source of sources) {
+    if (parser && (parser.javaScriptPending.has(source) || parser.verdicts.has(source))) continue;
+    javaScriptQueued.push(source);
+    if (javaScriptQueued.length >= SEND_AHEAD_BATCH) postJavaScript(parser ??= start(false));
+  }
+}
+
+function postJavaScript(p: Parser): void {
+  const sources = [...new Set(javaScriptQueued)].filter(source => !p.javaScriptPending.has(source) && !p.verdicts.has(source));
+  javaScriptQueued = [];
+  if (!sources.length) return;
+  sources.forEach(source => p.javaScriptPending.add(source));
+  p.inFlight.push({ javascript: sources });
+  p.port.postMessage({ javascript: sources, options: javaScriptOptions });
+}
+
+/**
+ * acorn's verdicts on the JavaScript sources sent to the worker, after one wait for all it owes
+ * (the rest of the queue goes with it when the worker runs). A source not sent, or sent when the
+ * worker could not answer, has none.
+ *
+ * @returns the verdicts by source, each taken once
+ */
+export function takeJavaScriptVerdicts(sources: Iterable<string>): Map<string, JavaScriptVerdict | null> {
+  const found = new Map<string, JavaScriptVerdict | null>();
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return found;
+  }
+  postJavaScript(p);
+  if (p.inFlight.length) {
+    _work.pythonRoundTrips++;
+    try {
+      settle(p);
+    } catch {
+      return found;
+    }
+  }
+  for (const source of sources) {
+    const verdict = p.verdicts.get(source);
+    if (verdict === undefined) continue;
+    found.set(source, verdict);
+    p.verdicts.delete(source);
+  }
+  return found;
 }
 
 /**
@@ -255,14 +368,30 @@ export function parsePython(source: string): PyNode {
 
 /** Sends the sources the worker lacks and waits for the answers: one per source, in order. */
 function take(sources: readonly string[]): readonly Answer[] {
-  const p = parser ??= start();
+  const p = parser ??= start(true);
   for (const source of sources) queue(p, source);
   post(p);
+  // JavaScript queued for the worker goes in the same wait.
+  postJavaScript(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
+  settle(p);
+  return sources.map(source => {
+    const answer = p.answers.get(source) ?? {};
+    p.answers.delete(source);
+    return answer;
+  });
+}
+
+/**
+ * Waits for every answer the worker owes, and keeps them by source.
+ *
+ * @throws when the worker does not answer in time
+ */
+function settle(p: Parser): void {
   while (p.inFlight.length) {
     const seen = Atomics.load(p.answered, 0);
-    const message = receiveMessageOnPort(p.port)?.message as Reply | undefined;
+    const message = receiveMessageOnPort(p.port)?.message as unknown;
     if (message === undefined) {
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
@@ -272,10 +401,19 @@ function take(sources: readonly string[]): readonly Answer[] {
       continue;
     }
     const asked = p.inFlight.shift()!;
+    if (asked.javascript) {
+      const { verdicts } = message as { verdicts?: (JavaScriptVerdict | null | 0)[] };
+      asked.javascript.forEach((source, i) => {
+        p.javaScriptPending.delete(source);
+        const verdict = verdicts?.[i];
+        if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
+      });
+      continue;
+    }
     const reply = message as Reply;
     p.names ??= reply.names;
     let at = 0;
-    asked.forEach((source, i) => {
+    asked.python?.forEach((source, i) => {
       const count = reply.nodes[at++];
       p.pending.delete(source);
       const error = reply.errors[i];
@@ -284,11 +422,6 @@ function take(sources: readonly string[]): readonly Answer[] {
       at += count * NODE_INTS;
     });
   }
-  return sources.map(source => {
-    const answer = p.answers.get(source) ?? {};
-    p.answers.delete(source);
-    return answer;
-  });
 }
 
 /**
