@@ -1,16 +1,21 @@
 /**
- * Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
+ * The parsers' worker thread. Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
  * run by `web-tree-sitter`): no Python installation is needed, and the grammar reads every file of
  * CPython's standard library without an error, so valid code is not refused.
  *
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
  * this thread waits on a shared count of answers (`Atomics.wait`), then takes the worker's answers
- * from its port. An answer is a plain tree of the nodes (type, position, text of names) for each
- * source of a message. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
+ * from its port. An answer holds the nodes of each source of a message as numbers, in one buffer
+ * moved to this thread (not a copy of objects, nor JSON), which reads positions and names from
+ * the sources it has. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
  * handler when it is built), so the worker parses while this thread builds the app; a wait
  * ({@link parsePythonSources}) sends what is left in one message and takes every tree asked for
  * at once: synth and `validate` wait once for all the Python handlers they will check.
+ *
+ * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
+ * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
+ * the other core while the app is built; they are taken in the same wait.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
@@ -42,6 +47,33 @@ interface Answer {
   readonly error?: string;
 }
 
+/**
+ * The worker's answer to one message: the trees of its sources, flat, in one buffer that is moved
+ * to this thread rather than copied. For each source, the count of its nodes (0 when it failed, its
+ * error then in `errors`), then each node in document order as {@link NODE_INTS} numbers: type id,
+ * field id, start and end index (UTF-16 code units, as JavaScript strings count), flags, count of
+ * children. Positions and texts are the source's own: this thread has the source, and reads them
+ * from it. The worker's first answer also names the language's types and fields.
+ */
+interface Reply {
+  readonly nodes: Int32Array;
+  readonly errors: readonly (string | null)[];
+  readonly names?: Names;
+}
+
+/** The names of the grammar's type ids and field ids, as web-tree-sitter's `Language` lists them. */
+interface Names {
+  readonly types: readonly (string | null)[];
+  readonly fields: readonly (string | null)[];
+}
+
+/** The numbers of one node in a {@link Reply}. */
+const NODE_INTS = 6;
+/** A flag of a node: one the grammar expected and did not find. */
+const MISSING = 1;
+/** A flag of a node: it has children in the tree, kept or not. */
+const PARENT = 2;
+
 /** How many sources sent ahead go in one message. */
 const SEND_AHEAD_BATCH = 32;
 
@@ -50,75 +82,150 @@ interface Parser {
   readonly port: MessagePort;
   /** How many messages the worker has answered, counted by the worker. */
   readonly answered: Int32Array;
-  /** The sources of each message posted and not yet answered, oldest first. */
-  readonly inFlight: string[][];
+  /** The sources of each message posted and not yet answered, oldest first, by language. */
+  readonly inFlight: { readonly python?: string[]; readonly javascript?: string[] }[];
   /** Sources in a message not yet answered, or queued for the next one. */
   readonly pending: Set<string>;
   /** Sources for the next message. */
   queued: string[];
   /** Answers taken from the port and not yet asked for, by source. */
   readonly answers: Map<string, Answer>;
+  /** The grammar's names, from the worker's first answer. */
+  names?: Names;
+  /** JavaScript sources in a message not yet answered. */
+  readonly javaScriptPending: Set<string>;
+  /** acorn's verdicts taken from the port and not yet asked for, by source. */
+  readonly verdicts: Map<string, JavaScriptVerdict | null>;
 }
 
 let parser: Parser | undefined;
 
-// Runs in the worker: loads the grammar once, then parses each source it is sent and answers with a plain copy of the tree.
+/**
+ * acorn's verdict on a JavaScript source: `null` when it parses, else what its error says: the
+ * message and line (`error.loc.line`) of acorn's error.
+ */
+export interface JavaScriptVerdict {
+  readonly message: string;
+  readonly line: number;
+}
+
+/** JavaScript sources for the next message, and the acorn options they are to be parsed with. */
+let javaScriptQueued: string[] = [];
+let javaScriptOptions: object | undefined;
+
+// Runs in the worker: loads the grammar once, then parses each source it is sent and answers with
+// its nodes as numbers. Calls into WebAssembly are what a tree costs here, so it makes as few as it
+// can: a tree without errors keeps only its named nodes (the checks read no keyword or punctuation),
+// each with its type, field, start and end index, and whether it has children; a tree with errors
+// keeps every node, and whether each is missing.
 function workerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
-  const { runtime, wasm, port, answered } = workerData;
-  const answer = (message: unknown) => {
-    port.postMessage(message);
+  const { runtime, wasm, acorn: acornPath, python, port, answered } = workerData;
+  const answer = (message: unknown, transfer: any[]) => {
+    port.postMessage(message, transfer);
     Atomics.add(answered, 0, 1);
     Atomics.notify(answered, 0);
   };
-  const ready = (async () => {
+  let names: unknown;
+  let named: boolean[] = [];
+  let ready: Promise<any> | undefined;
+  // The grammar, loaded at the start when the worker is started for Python, else with the first Python message.
+  const grammar = () => ready ??= (async () => {
     const { Parser: TreeSitter, Language } = require(runtime);
     await TreeSitter.init();
     const p = new TreeSitter();
-    p.setLanguage(await Language.load(wasm));
+    const language = await Language.load(wasm);
+    p.setLanguage(language);
+    names = { types: language.types, fields: language.fields };
+    named = language.types.map((_: unknown, id: number) => language.nodeTypeIsNamed(id));
     return p;
   })();
-  // A plain copy of the tree, walked with a cursor (far fewer calls into WebAssembly than node by node).
-  const copy = (cursor: any): unknown => {
-    const type = cursor.nodeType;
-    const field = cursor.currentFieldName;
-    const start = cursor.startPosition;
-    const end = cursor.endPosition;
-    const node: any = {
-      type, field: field ?? undefined, row: start.row, column: start.column, endRow: end.row, endColumn: end.column,
-      missing: cursor.nodeIsMissing || undefined, text: undefined, children: [] as unknown[],
-    };
-    const short = cursor.endIndex - cursor.startIndex <= 200;
-    if (cursor.gotoFirstChild()) {
-      do node.children.push(copy(cursor)); while (cursor.gotoNextSibling());
+  if (python) void grammar().catch(() => undefined);
+  let acorn: any;
+  // Each node before its children; the count of its children kept is written once they are.
+  const copy = (cursor: any, all: boolean, out: number[]): number => {
+    const type = cursor.nodeTypeId;
+    // An id the language does not list (ERROR's) is named.
+    if (!all && named[type] === false) {
+      if (!cursor.gotoFirstChild()) return 0;
       cursor.gotoParent();
     }
-    const leafy = node.children.length === 0 || type === 'identifier' || type === 'dotted_name';
-    if (leafy && short) node.text = cursor.nodeText;
-    return node;
+    const at = out.length;
+    out.push(type, cursor.currentFieldId, cursor.startIndex, cursor.endIndex, all && cursor.nodeIsMissing ? 1 : 0, 0);
+    let count = 1;
+    if (cursor.gotoFirstChild()) {
+      out[at + 4] |= 2;
+      let children = 0;
+      do {
+        const n = copy(cursor, all, out);
+        if (n) children++;
+        count += n;
+      } while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+      out[at + 5] = children;
+    }
+    return count;
   };
-  // One answer per message, always: a tree or an error for each of its sources, in order, as JSON
-  // (a string crosses to the other thread far faster than the objects would).
-  port.on('message', (sources: string[]) => {
-    ready.then(p => JSON.stringify(sources.map(source => {
+  // acorn's verdict on each JavaScript source: null, its error's message and line, or 0 for no verdict.
+  const verdicts = (sources: string[], options: object) => {
+    acorn ??= require(acornPath);
+    return sources.map(source => {
+      try {
+        acorn.parse(source, options);
+        return null;
+      } catch (e: any) {
+        // acorn's own errors; anything else (a stack too deep for this thread) is left to the thread that checks the source.
+        return e instanceof SyntaxError && typeof (e as any).loc?.line === 'number' ? { message: e.message, line: (e as any).loc.line } : 0;
+      }
+    });
+  };
+  // The nodes or an error for each Python source.
+  const trees = (p: any, sources: string[]) => {
+    const out: number[] = [];
+    const errors = sources.map(source => {
+      const head = out.length;
+      out.push(0);
       try {
         const tree = p.parse(source);
         const cursor = tree.walk();
         try {
-          return { tree: copy(cursor) };
+          out[head] = copy(cursor, tree.rootNode.hasError, out);
+          return null;
         } finally {
           cursor.delete();
           tree.delete();
         }
       } catch (e) {
-        return { error: (e as Error).message };
+        out.length = head + 1;
+        return (e as Error).message;
       }
-    }))).catch((e: Error) => JSON.stringify(sources.map(() => ({ error: e.message })))).then(answer);
+    });
+    const nodes = Int32Array.from(out);
+    answer({ nodes, errors, names }, [nodes.buffer]);
+    names = undefined;
+  };
+  // One answer per message, always, in the order of the messages: a Python message (an array of
+  // sources) waits for the grammar, and a JavaScript one behind it waits its turn.
+  let turn: Promise<unknown> = Promise.resolve();
+  port.on('message', (message: string[] | { javascript: string[]; options: object }) => {
+    turn = turn.then(() => {
+      if (!Array.isArray(message)) {
+        let result: unknown;
+        try {
+          result = verdicts(message.javascript, message.options);
+        } catch {
+          // acorn did not load: no verdicts, and the sources are parsed where they are checked.
+        }
+        return answer({ verdicts: result }, []);
+      }
+      return grammar().then(p => trees(p, message))
+        .catch((e: Error) => answer({ nodes: new Int32Array(message.length), errors: message.map(() => e.message) }, []));
+    });
   });
 }
 
-function start(): Parser {
+function start(python: boolean): Parser {
   const answered = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(`(${workerMain.toString()})()`, {
@@ -129,13 +236,16 @@ function start(): Parser {
     workerData: {
       runtime: require.resolve('web-tree-sitter'),
       wasm: require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-      port: port2, answered,
+      acorn: require.resolve('acorn'),
+      python, port: port2, answered,
     },
     transferList: [port2],
   });
   worker.unref();
   port1.unref();
-  const started: Parser = { worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map() };
+  const started: Parser = {
+    worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map(), javaScriptPending: new Set(), verdicts: new Map(),
+  };
   worker.on('error', () => {
     if (parser === started) parser = undefined;
   });
@@ -144,7 +254,7 @@ function start(): Parser {
 
 /** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
 export function startPythonParser(): void {
-  parser ??= start();
+  parser ??= start(true);
 }
 
 /**
@@ -153,7 +263,7 @@ export function startPythonParser(): void {
  * {@link SEND_AHEAD_BATCH}; a source sent before and not asked for yet is not sent again.
  */
 export function sendPythonSources(sources: Iterable<string>): void {
-  const p = parser ??= start();
+  const p = parser ??= start(true);
   for (const source of sources) if (queue(p, source) && p.queued.length >= SEND_AHEAD_BATCH) post(p);
 }
 
@@ -167,9 +277,65 @@ function queue(p: Parser, source: string): boolean {
 
 function post(p: Parser): void {
   if (!p.queued.length) return;
-  p.inFlight.push(p.queued);
+  p.inFlight.push({ python: p.queued });
   p.port.postMessage(p.queued);
   p.queued = [];
+}
+
+/**
+ * Queues JavaScript sources for acorn in the worker, to be parsed while this thread goes on, with
+ * the options given (the same for every source): once {@link SEND_AHEAD_BATCH} are queued they go
+ * to the worker, started then if it is not running. An app with fewer never starts the worker for
+ * them: {@link takeJavaScriptVerdicts} answers none of them, and they are parsed where they are checked.
+ */
+export function sendJavaScriptSources(sources: Iterable<string>, options: object): void {
+  javaScriptOptions = options;
+  for (const source of sources) {
+    if (parser && (parser.javaScriptPending.has(source) || parser.verdicts.has(source))) continue;
+    javaScriptQueued.push(source);
+    if (javaScriptQueued.length >= SEND_AHEAD_BATCH) postJavaScript(parser ??= start(false));
+  }
+}
+
+function postJavaScript(p: Parser): void {
+  const sources = [...new Set(javaScriptQueued)].filter(source => !p.javaScriptPending.has(source) && !p.verdicts.has(source));
+  javaScriptQueued = [];
+  if (!sources.length) return;
+  sources.forEach(source => p.javaScriptPending.add(source));
+  p.inFlight.push({ javascript: sources });
+  p.port.postMessage({ javascript: sources, options: javaScriptOptions });
+}
+
+/**
+ * acorn's verdicts on the JavaScript sources sent to the worker, after one wait for all it owes
+ * (the rest of the queue goes with it when the worker runs). A source not sent, or sent when the
+ * worker could not answer, has none.
+ *
+ * @returns the verdicts by source, each taken once
+ */
+export function takeJavaScriptVerdicts(sources: Iterable<string>): Map<string, JavaScriptVerdict | null> {
+  const found = new Map<string, JavaScriptVerdict | null>();
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return found;
+  }
+  postJavaScript(p);
+  if (p.inFlight.length) {
+    _work.pythonRoundTrips++;
+    try {
+      settle(p);
+    } catch {
+      return found;
+    }
+  }
+  for (const source of sources) {
+    const verdict = p.verdicts.get(source);
+    if (verdict === undefined) continue;
+    found.set(source, verdict);
+    p.verdicts.delete(source);
+  }
+  return found;
 }
 
 /**
@@ -202,14 +368,30 @@ export function parsePython(source: string): PyNode {
 
 /** Sends the sources the worker lacks and waits for the answers: one per source, in order. */
 function take(sources: readonly string[]): readonly Answer[] {
-  const p = parser ??= start();
+  const p = parser ??= start(true);
   for (const source of sources) queue(p, source);
   post(p);
+  // JavaScript queued for the worker goes in the same wait.
+  postJavaScript(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
+  settle(p);
+  return sources.map(source => {
+    const answer = p.answers.get(source) ?? {};
+    p.answers.delete(source);
+    return answer;
+  });
+}
+
+/**
+ * Waits for every answer the worker owes, and keeps them by source.
+ *
+ * @throws when the worker does not answer in time
+ */
+function settle(p: Parser): void {
   while (p.inFlight.length) {
     const seen = Atomics.load(p.answered, 0);
-    const message = receiveMessageOnPort(p.port)?.message as string | undefined;
+    const message = receiveMessageOnPort(p.port)?.message as unknown;
     if (message === undefined) {
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
@@ -219,15 +401,67 @@ function take(sources: readonly string[]): readonly Answer[] {
       continue;
     }
     const asked = p.inFlight.shift()!;
-    const answers = JSON.parse(message) as Answer[];
-    asked.forEach((source, i) => {
+    if (asked.javascript) {
+      const { verdicts } = message as { verdicts?: (JavaScriptVerdict | null | 0)[] };
+      asked.javascript.forEach((source, i) => {
+        p.javaScriptPending.delete(source);
+        const verdict = verdicts?.[i];
+        if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
+      });
+      continue;
+    }
+    const reply = message as Reply;
+    p.names ??= reply.names;
+    let at = 0;
+    asked.python?.forEach((source, i) => {
+      const count = reply.nodes[at++];
       p.pending.delete(source);
-      p.answers.set(source, answers[i] ?? {});
+      const error = reply.errors[i];
+      if (count > 0 && p.names) p.answers.set(source, { tree: treeOf(source, reply.nodes, at, p.names) });
+      else p.answers.set(source, { error: error ?? 'no tree' });
+      at += count * NODE_INTS;
     });
   }
-  return sources.map(source => {
-    const answer = p.answers.get(source) ?? {};
-    p.answers.delete(source);
-    return answer;
-  });
+}
+
+/**
+ * A source's tree from its nodes in a {@link Reply}, from `at` on: rows and columns counted in the
+ * source as tree-sitter counts them (a row ends at each `\n`; a column counts UTF-16 code units, as
+ * web-tree-sitter gives them), and the text of names and short leaves cut from the source.
+ */
+function treeOf(source: string, nodes: Int32Array, at: number, names: Names): PyNode {
+  const newlines: number[] = [];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) newlines.push(i);
+  // The row of an index: how many line ends come before it.
+  const rowOf = (index: number): number => {
+    let low = 0;
+    let high = newlines.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (newlines[middle] < index) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const node = (): PyNode => {
+    const base = at;
+    at += NODE_INTS;
+    const type = names.types[nodes[base]] || 'ERROR';
+    const start = nodes[base + 2];
+    const end = nodes[base + 3];
+    const flags = nodes[base + 4];
+    const row = rowOf(start);
+    const endRow = rowOf(end);
+    const children: PyNode[] = [];
+    for (let i = nodes[base + 5]; i > 0; i--) children.push(node());
+    const leafy = !(flags & PARENT) || type === 'identifier' || type === 'dotted_name';
+    return {
+      type, field: names.fields[nodes[base + 1]] ?? undefined,
+      row, column: start - (row ? newlines[row - 1] + 1 : 0), endRow, endColumn: end - (endRow ? newlines[endRow - 1] + 1 : 0),
+      missing: flags & MISSING ? true : undefined,
+      text: leafy && end - start <= 200 ? source.slice(start, end) : undefined,
+      children,
+    };
+  };
+  return node();
 }

@@ -10,11 +10,14 @@
 
 /** The counts since the last {@link _resetWork}. */
 export interface WorkCounts {
-  /** JavaScript handlers parsed with acorn (syntax, imports), one per distinct source and kind (script, module). */
+  /** JavaScript handlers parsed with acorn (syntax, imports), here or in the parsers' worker, one per distinct source and kind (script, module). */
   nodeParses: number;
   /** Python handlers parsed by tree-sitter in the worker. */
   pythonParses: number;
-  /** Waits for the Python parser's worker, each for every tree asked for (the handlers of a synth are sent ahead, as their Functions are built). */
+  /**
+   * Waits for the parsers' worker, each for every tree and verdict it owes (the handlers of a synth are sent ahead, as their Functions are built):
+   * Python handlers, and Node.js ones sent to acorn there.
+   */
   pythonRoundTrips: number;
   /** Functions rendered by their KymaFunction (the spec built from the props). */
   functionRenders: number;

@@ -21,7 +21,9 @@ import { spawnSync } from 'node:child_process';
 import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
-import { PyNode, parsePython, parsePythonSources, sendPythonSources, startPythonParser } from './_python-parser';
+import {
+  PyNode, parsePython, parsePythonSources, sendJavaScriptSources, sendPythonSources, startPythonParser, takeJavaScriptVerdicts,
+} from './_python-parser';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
@@ -263,24 +265,50 @@ export function _preparePythonParser(sources: readonly string[] = []): void {
 }
 
 /**
+ * Sends a Node.js handler ahead to acorn in the parser's worker, to be parsed there while this
+ * thread builds the app, when its verdict alone is all its check needs: a script (its package.json
+ * does not say `"type": "module"`) whose text cannot hold an import. Handlers go once 32 are
+ * queued, so an app with a few parses them where they are checked, without a worker.
+ *
+ * @param source the handler
+ * @param dependencies its package.json
+ * @internal
+ */
+export function _prepareNodeHandler(source: string, dependencies?: string): void {
+  if (packageJsonOf(dependencies)?.type === 'module' || MAY_IMPORT.test(source) || javaScriptFacts.has(`script:${source}`)) return;
+  sendJavaScriptSources([source], acornOptions('script'));
+}
+
+/**
  * Parses the Python handlers among many at once, in one round trip to the parser's worker, so that
  * {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all the
  * Functions they are about to check. A handler the parser fails on is left to that call to report.
+ * The same wait takes acorn's verdicts on the Node.js handlers sent ahead ({@link _prepareNodeHandler}).
  *
  * @param codes the runtime and source of each handler
  * @internal
  */
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
-  for (const code of codes) if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
-  let trees: Map<string, PyNode>;
+  const scripts: string[] = [];
+  for (const code of codes) {
+    const family = runtimeFamily(code.runtime);
+    if (family === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
+    else if (family === RuntimeFamily.NODEJS) scripts.push(code.source);
+  }
+  let trees: Map<string, PyNode> = new Map();
   try {
     trees = parsePythonSources(sources);
   } catch {
     // The parser did not load or answer: the check of each handler says so.
-    return;
   }
   for (const [source, tree] of trees) readPython(source, tree);
+  for (const [source, verdict] of takeJavaScriptVerdicts(scripts)) {
+    _work.nodeParses++;
+    javaScriptFacts.set(`script:${source}`, verdict
+      ? { error: Object.assign(new SyntaxError(verdict.message), { loc: { line: verdict.line } }), imports: [], commonJsNames: [] }
+      : { imports: [], commonJsNames: [] });
+  }
 }
 
 /**
@@ -346,6 +374,14 @@ interface JavaScriptFacts {
 /** The facts of each handler, by kind and source: each distinct source parsed once per kind. */
 const javaScriptFacts = new ContentMemo<JavaScriptFacts>(16 * 2 ** 20);
 
+/** Text that may hold an import (an escaped identifier aside): only such a handler's tree is walked for them. */
+const MAY_IMPORT = /\b(require|import|from)\b|\\u/;
+
+/** How acorn reads a handler of each kind, here and in the parser's worker. */
+function acornOptions(sourceType: 'script' | 'module'): Acorn.Options {
+  return { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script' };
+}
+
 function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
   const key = `${sourceType}:${source}`;
   let facts = javaScriptFacts.get(key);
@@ -354,13 +390,13 @@ function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaSc
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const acorn = require('acorn') as typeof Acorn;
     try {
-      const program = acorn.parse(source, {
-        ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script', locations: true,
-      });
+      // Without locations, which cost three objects per node: the few lines wanted are counted from offsets (an error has its own).
+      const program = acorn.parse(source, acornOptions(sourceType));
+      const lineOf = lineCounter(source);
       // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
       facts = {
-        imports: /\b(require|import|from)\b|\\u/.test(source) ? nodeImports(program) : [],
-        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program) : [],
+        imports: MAY_IMPORT.test(source) ? nodeImports(program, lineOf) : [],
+        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program, lineOf) : [],
       };
     } catch (e) {
       facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
@@ -368,6 +404,29 @@ function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaSc
     javaScriptFacts.set(key, facts);
   }
   return facts;
+}
+
+/**
+ * The one-based line of an offset in JavaScript source, as acorn counts lines (a line ends at
+ * `\r\n`, `\r`, `\n`, U+2028 or U+2029); the lines' starts are found at the first call.
+ */
+function lineCounter(source: string): (offset: number) => number {
+  let starts: number[] | undefined;
+  return offset => {
+    if (!starts) {
+      starts = [];
+      for (const match of source.matchAll(/\r\n?|\n|\u2028|\u2029/g)) starts.push(match.index + match[0].length);
+    }
+    // How many lines start at or before the offset, after the first.
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (starts[middle] <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low + 1;
+  };
 }
 
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
@@ -408,7 +467,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 const COMMONJS_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
 
 /** The CommonJS names a program uses without declaring them, each with the line of its first use. */
-function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[] {
+function commonJsNamesUsed(program: Acorn.Program, lineOf: (offset: number) => number): (readonly [string, number])[] {
   const declared = new Set<string>();
   const used = new Map<string, number>();
   const visit = (node: any, parent: any, key: string): void => {
@@ -422,10 +481,9 @@ function commonJsNamesUsed(program: Acorn.Program): (readonly [string, number])[
         || (parent?.type === 'ImportSpecifier' && key === 'local') || parent?.type === 'ImportDefaultSpecifier' || parent?.type === 'ImportNamespaceSpecifier'
         || (parent?.type === 'ClassDeclaration' && key === 'id') || (parent?.type === 'CatchClause' && key === 'param');
       if (isDeclaration) declared.add(node.name);
-      else if (!isProperty && !used.has(node.name)) used.set(node.name, node.loc.start.line);
+      else if (!isProperty && !used.has(node.name)) used.set(node.name, lineOf(node.start));
     }
     for (const [k, value] of Object.entries(node)) {
-      if (k === 'loc') continue;
       if (Array.isArray(value)) value.forEach(v => visit(v, node, k));
       else if (value && typeof value === 'object') visit(value, node, k);
     }
@@ -491,14 +549,14 @@ interface ImportUse {
 }
 
 /** Every module the program loads by a constant name, outside `try` blocks (a guarded import is the handler's own business). */
-function nodeImports(program: Acorn.Program): ImportUse[] {
+function nodeImports(program: Acorn.Program, lineOf: (offset: number) => number): ImportUse[] {
   const found: ImportUse[] = [];
   const literal = (n: any): string | undefined => (n?.type === 'Literal' && typeof n.value === 'string' ? n.value
     : n?.type === 'TemplateLiteral' && n.expressions.length === 0 ? n.quasis[0].value.cooked : undefined);
   const visit = (node: any, guarded: boolean): void => {
     if (!node || typeof node.type !== 'string') return;
     const add = (value: string | undefined) => {
-      if (value !== undefined && !guarded) found.push({ module: value, line: node.loc.start.line });
+      if (value !== undefined && !guarded) found.push({ module: value, line: lineOf(node.start) });
     };
     switch (node.type) {
       case 'ImportDeclaration':
@@ -516,7 +574,6 @@ function nodeImports(program: Acorn.Program): ImportUse[] {
         break;
     }
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'loc') continue;
       const inTry = guarded || (node.type === 'TryStatement' && key === 'block' && node.handler);
       if (Array.isArray(value)) value.forEach(v => visit(v, inTry));
       else if (value && typeof value === 'object') visit(value, inTry);

@@ -82,3 +82,128 @@ describe('sources sent ahead', () => {
     }
   });
 });
+
+describe('the trees the worker sends', () => {
+  /** The tree as tree-sitter gives it, walked in this thread: every node, with its position and text. */
+  async function directTree(source: string): Promise<{ tree: any; hasError: boolean }> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Parser, Language } = require('web-tree-sitter');
+    await Parser.init();
+    const parser = new Parser();
+    parser.setLanguage(await Language.load(fs.readFileSync(require.resolve('tree-sitter-python/tree-sitter-python.wasm'))));
+    const tree = parser.parse(source);
+    const copy = (node: any): any => {
+      const children = node.children.map(copy);
+      const leafy = children.length === 0 || node.type === 'identifier' || node.type === 'dotted_name';
+      return {
+        type: node.type, named: node.isNamed, row: node.startPosition.row, column: node.startPosition.column,
+        endRow: node.endPosition.row, endColumn: node.endPosition.column, missing: node.isMissing || undefined,
+        text: leafy && node.endIndex - node.startIndex <= 200 ? node.text : undefined, children,
+      };
+    };
+    return { tree: copy(tree.rootNode), hasError: tree.rootNode.hasError };
+  }
+  const shape = (node: any): any => ({
+    type: node.type, row: node.row, column: node.column, endRow: node.endRow, endColumn: node.endColumn,
+    missing: node.missing || undefined, text: node.text, children: node.children.map(shape),
+  });
+  /** A tree without errors crosses with its named nodes only: the checks read no keyword or punctuation. */
+  const named = (node: any): any => ({ ...node, children: node.children.filter((c: any) => c.named || c.children.length).map(named) });
+
+  test.each([
+    ['non-ASCII names and strings, tabs and CRLF', 'def main(event, context):\r\n\tgrüße = "😀 é"\r\n\treturn grüße\r\n'],
+    ['a missing colon', 'def main(event, context)\n    return 1\n'],
+    ['an error after astral characters', 'x = "😀😀"\nif x\n  y = (1,\n'],
+    ['a dotted import and a long string', `import os.path as p\nfrom a.b import c\nx = "${'a'.repeat(300)}"\n`],
+  ])('hold the positions and texts tree-sitter gives: %s', async (_, source) => {
+    const { tree, hasError } = await directTree(source);
+    const [sent] = parsePythonSources([source]).values();
+    expect(shape(sent)).toEqual(shape(hasError ? tree : named(tree)));
+  });
+
+  test('of a tree without errors hold its named nodes only', () => {
+    const [tree] = parsePythonSources(['def main(event, context):\n    return "x"\n']).values();
+    const types: string[] = [];
+    const visit = (node: { type: string; children: readonly any[] }) => {
+      types.push(node.type);
+      node.children.forEach(visit);
+    };
+    visit(tree);
+    expect(types).toEqual(['module', 'function_definition', 'identifier', 'parameters', 'identifier', 'identifier', 'block',
+      'return_statement', 'string', 'string_start', 'string_content', 'string_end']);
+  });
+});
+
+describe('Node.js handlers sent ahead to acorn in the worker', () => {
+  const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
+  let spy: jest.SpyInstance;
+  /** The messages of JavaScript sources posted to the worker. */
+  const messages = () => spy.mock.calls.map(call => call[0] as { javascript?: string[] }).filter(m => m && Array.isArray(m.javascript)).map(m => m.javascript);
+  beforeEach(() => {
+    _resetWork();
+    spy = jest.spyOn(MessagePort.prototype, 'postMessage');
+  });
+  afterEach(() => spy.mockRestore());
+
+  /** Synth of an app of Node.js Functions with these sources; the problems it fails with, if it does. */
+  function synth(sources: readonly string[], dependencies?: string): string {
+    const outdir = dir();
+    try {
+      const app = new GitOpsApp({ outdir });
+      const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+      sources.forEach((source, i) => new KymaFunction(team, `fn-${i}`, { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(source, dependencies) }));
+      app.synth();
+      return '';
+    } catch (e) {
+      return (e as Error).message;
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  }
+  const sources = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `exports.main = () => '${tag} ${i}';\n`);
+
+  test('go in batches of 32 as their Functions are built, each parsed once, in one wait with the Python ones', () => {
+    const node = sources('batch', 40);
+    expect(synth(node)).toBe('');
+    expect(messages()).toEqual([node.slice(0, 32), node.slice(32)]);
+    expect(_work).toMatchObject({ nodeParses: 40, pythonRoundTrips: 1, pythonParses: 0 });
+  });
+
+  test('fewer than 32 in a process without the worker are parsed where they are checked, without starting it', () => {
+    const outdir = dir();
+    try {
+      // A fresh copy of the modules: no worker started by the tests above.
+      jest.isolateModules(() => {
+        /* eslint-disable @typescript-eslint/no-require-imports */
+        const s = require('../../src') as typeof import('../../src');
+        const work = require('../../src/api/_work') as typeof import('../../src/api/_work');
+        /* eslint-enable @typescript-eslint/no-require-imports */
+        const app = new s.GitOpsApp({ outdir });
+        const team = new s.FunctionNamespace(app, 'team', { stack: new s.ServerlessStack(app, 'serverless') });
+        sources('few', 31).forEach((source, i) => new s.KymaFunction(team, `fn-${i}`, { runtime: s.FunctionRuntime.NODEJS_22, source: s.FunctionSource.fromInline(source) }));
+        app.synth();
+        expect(work._work).toMatchObject({ nodeParses: 31, pythonRoundTrips: 0 });
+      });
+      expect(messages()).toEqual([]);
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  test('a handler that may import, or an ES module, is parsed where it is checked: its tree is walked', () => {
+    expect(synth(sources('module', 40).map(s => s.replace('exports.main =', 'export const main =')), '{ "type": "module" }')).toBe('');
+    expect(synth(sources('require', 40).map(s => `require('node:os');\n${s}`))).toBe('');
+    expect(messages()).toEqual([]);
+  });
+
+  test("a syntax error found in the worker reads as the one found here: V8's words, acorn's line", () => {
+    const broken = 'exports.main = () => {\n  return (1 + ;\n};\n';
+    const inWorker = synth([...sources('error', 39), broken]);
+    expect(messages().flat()).toContain(broken);
+    spy.mockClear();
+    const here = synth([broken]);
+    expect(messages()).toEqual([]);
+    expect(inWorker).toContain("handler.js:2: SyntaxError: Unexpected token ';'");
+    expect(inWorker.slice(inWorker.indexOf('handler.js:2'))).toBe(here.slice(here.indexOf('handler.js:2')));
+  });
+});
