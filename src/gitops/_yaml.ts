@@ -172,57 +172,90 @@ function scalarNumber(value: number): string {
   return Object.is(value, -0) ? '-0' : JSON.stringify(value);
 }
 
-/** Whether a value is written as a block map or list (a non-empty one), after its key on a line of its own. */
-function isBlock(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0);
+/**
+ * Strings written before, by whether they were keys: most keys and many values of a chart's
+ * objects repeat. Only strings whose writing does not depend on where they stand: one line, and
+ * no document marker. Bounded: past {@link MAX_REMEMBERED} strings it starts again empty.
+ */
+const rememberedKeys = new Map<string, string>();
+const rememberedValues = new Map<string, string>();
+const MAX_REMEMBERED = 20_000;
+/** The longest string remembered. */
+const MAX_REMEMBERED_LENGTH = 80;
+
+/** {@link scalarString}, remembered for strings whose writing does not depend on where they stand. */
+function rememberedScalar(value: string, indent: string, key: boolean): string {
+  const remembered = key ? rememberedKeys : rememberedValues;
+  let written = remembered.get(value);
+  if (written !== undefined) return written;
+  written = scalarString(value, { indent, key });
+  if (value.length <= MAX_REMEMBERED_LENGTH && !value.includes('\n') && !DOCUMENT_MARKER.test(value)) {
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(value, written);
+  }
+  return written;
 }
 
 /** The YAML of a value at an indentation; a block collection's first line carries no indentation. */
 function node(value: unknown, indent: string, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
-      return scalarString(value, { indent, key: false });
+      return rememberedScalar(value, indent, false);
     case 'number':
       return scalarNumber(value);
     case 'boolean':
       return value ? 'true' : 'false';
-    case 'object':
+    case 'object': {
       if (value === null) return 'null';
       if (seen.has(value)) throw new Unsupported('an object met twice');
       seen.add(value);
       if (Array.isArray(value)) return list(value, indent, seen);
-      if (![Object.prototype, null].includes(Object.getPrototypeOf(value)) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+      const prototype = Object.getPrototypeOf(value);
+      if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
         throw new Unsupported('an object that is not plain JSON');
       }
       return map(value as { [key: string]: unknown }, indent, seen);
+    }
     default:
       throw new Unsupported(`a value of type ${typeof value}`);
   }
 }
 
+/**
+ * Whether a value, written as `written`, is a block map or list (a non-empty one), after its key
+ * on a line of its own: a non-empty map or list is never written as `{}` or `[]`.
+ */
+function isBlock(value: unknown, written: string): boolean {
+  return typeof value === 'object' && value !== null && written !== '{}' && written !== '[]';
+}
+
 function list(items: readonly unknown[], indent: string, seen: Set<object>): string {
   if (!items.length) return '[]';
   const itemIndent = indent + INDENT_STEP;
-  const lines: string[] = [];
+  const separator = `\n${indent}- `;
+  let out = '';
   for (let i = 0; i < items.length; i++) {
     if (!(i in items)) throw new Unsupported('a sparse list');
-    lines.push(`- ${node(items[i], itemIndent, seen)}`);
+    out += `${i ? separator : '- '}${node(items[i], itemIndent, seen)}`;
   }
-  return lines.join(`\n${indent}`);
+  return out;
 }
 
 function map(object: { [key: string]: unknown }, indent: string, seen: Set<object>): string {
-  const keys = Object.keys(object);
-  if (!keys.length) return '{}';
   const inner = indent + INDENT_STEP;
-  const lines: string[] = [];
-  for (const key of keys) {
+  const separator = `\n${indent}`;
+  const blockStart = `:\n${inner}`;
+  let out = '';
+  let first = true;
+  for (const key in object) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
     if (key.length > 1000) throw new Unsupported('a long key');
     const value = object[key];
     const written = node(value, inner, seen);
-    lines.push(`${scalarString(key, { indent: inner, key: true })}:${isBlock(value) ? `\n${inner}` : ' '}${written}`);
+    out += `${first ? '' : separator}${rememberedScalar(key, inner, true)}${isBlock(value, written) ? blockStart : ': '}${written}`;
+    first = false;
   }
-  return lines.join(`\n${indent}`);
+  return first ? '{}' : out;
 }
 
 /**
