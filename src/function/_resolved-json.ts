@@ -72,13 +72,29 @@ export function resolvedJson(value: unknown): unknown {
   }
   // A map as resolve() takes it, which sanitizeValue() takes too: only one of this realm, straight from Object.
   if (Object.getPrototypeOf(object) !== Object.prototype) return UNRESOLVED;
-  const keys = Object.keys(object);
+  const keys = sortedKeys(object);
   const result: { [key: string]: unknown } = {};
-  for (const key of keys.sort()) {
+  for (const key of keys) {
     if (key === '__proto__') return UNRESOLVED;
     const item = resolvedJson(object[key]);
     if (item === UNRESOLVED) return UNRESOLVED;
     if (item !== undefined) result[key] = item;
   }
   return result;
+}
+
+/**
+ * `Object.keys(object).sort()`: by UTF-16 code units, as `<` compares strings. Most maps have a
+ * few keys, often in order already, which an insertion sort puts in order faster than `sort()`.
+ */
+function sortedKeys(object: object): string[] {
+  const keys = Object.keys(object);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  return keys;
 }

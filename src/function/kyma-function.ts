@@ -371,7 +371,8 @@ class FunctionObject extends FunctionResource {
    */
   private resolvedJson(): any {
     if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
-    const data = resolvedJson({ ...FunctionResource.GVK, ...this.given, metadata: this.metadata.toJson() });
+    // The data cdk8s resolves: the props the generated class was given, with the metadata rendered.
+    const data = resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec });
     if (data === UNRESOLVED) return undefined;
     return { ...FunctionResource.GVK, ...toJson_FunctionProps(data as FunctionProps) };
   }
