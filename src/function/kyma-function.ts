@@ -522,7 +522,9 @@ export class KymaFunction extends Construct implements IExposable {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
       FUNCTIONS_BY_NAME.set(this.node.root, byName);
       const key = `${this.namespace}/${this.name}`;
-      byName.set(key, [...byName.get(key) ?? [], this]);
+      const namesakes = byName.get(key);
+      if (namesakes) namesakes.push(this);
+      else byName.set(key, [this]);
     }
     this.node.addValidation({ validate: () => this.validateFunction() });
   }

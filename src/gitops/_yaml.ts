@@ -173,25 +173,24 @@ function scalarNumber(value: number): string {
 }
 
 /**
- * Strings written before, by whether they were keys: most keys and many values of a chart's
- * objects repeat. Only strings whose writing does not depend on where they stand: one line, and
- * no document marker. Bounded: past {@link MAX_REMEMBERED} strings it starts again empty.
+ * Keys written before: the keys of a chart's objects repeat. Only keys whose writing does not
+ * depend on where they stand: one line, and no document marker. Bounded: past
+ * {@link MAX_REMEMBERED_KEYS} keys it starts again empty. (Values repeat less; remembering them
+ * costs as much as it saves.)
  */
 const rememberedKeys = new Map<string, string>();
-const rememberedValues = new Map<string, string>();
-const MAX_REMEMBERED = 20_000;
-/** The longest string remembered. */
-const MAX_REMEMBERED_LENGTH = 80;
+const MAX_REMEMBERED_KEYS = 10_000;
+/** The longest key remembered. */
+const MAX_REMEMBERED_LENGTH = 100;
 
-/** {@link scalarString}, remembered for strings whose writing does not depend on where they stand. */
-function rememberedScalar(value: string, indent: string, key: boolean): string {
-  const remembered = key ? rememberedKeys : rememberedValues;
-  let written = remembered.get(value);
+/** {@link scalarString} of a key, remembered when its writing does not depend on where it stands. */
+function keyScalar(key: string, indent: string): string {
+  let written = rememberedKeys.get(key);
   if (written !== undefined) return written;
-  written = scalarString(value, { indent, key });
-  if (value.length <= MAX_REMEMBERED_LENGTH && !value.includes('\n') && !DOCUMENT_MARKER.test(value)) {
-    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-    remembered.set(value, written);
+  written = scalarString(key, { indent, key: true });
+  if (key.length <= MAX_REMEMBERED_LENGTH && !key.includes('\n') && !DOCUMENT_MARKER.test(key)) {
+    if (rememberedKeys.size >= MAX_REMEMBERED_KEYS) rememberedKeys.clear();
+    rememberedKeys.set(key, written);
   }
   return written;
 }
@@ -200,7 +199,7 @@ function rememberedScalar(value: string, indent: string, key: boolean): string {
 function node(value: unknown, indent: string, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
-      return rememberedScalar(value, indent, false);
+      return scalarString(value, { indent, key: false });
     case 'number':
       return scalarNumber(value);
     case 'boolean':
@@ -252,7 +251,7 @@ function map(object: { [key: string]: unknown }, indent: string, seen: Set<objec
     if (key.length > 1000) throw new Unsupported('a long key');
     const value = object[key];
     const written = node(value, inner, seen);
-    out += `${first ? '' : separator}${rememberedScalar(key, inner, true)}${isBlock(value, written) ? blockStart : ': '}${written}`;
+    out += `${first ? '' : separator}${keyScalar(key, inner)}${isBlock(value, written) ? blockStart : ': '}${written}`;
     first = false;
   }
   return first ? '{}' : out;
