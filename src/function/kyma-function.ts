@@ -360,7 +360,7 @@ class FunctionObject extends FunctionResource {
   }
 
   public override toJson(): any {
-    const json = this.resolvedJson() ?? super.toJson();
+    const json = this.builtInJson() ?? super.toJson();
     return { ...json, metadata: withObjectKinds(json.metadata, this.objectKinds()), spec: withExtraSpec(json.spec, this.extraSpec()) };
   }
 
@@ -369,7 +369,7 @@ class FunctionObject extends FunctionResource {
    * without cdk8s's generic resolution of the spec, whose tokens are known: `undefined` when cdk8s
    * must resolve it (a resolver of the app's own, a JSON patch, a token in the props).
    */
-  private resolvedJson(): any {
+  private builtInJson(): any {
     if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
     // The data cdk8s resolves: the props the generated class was given, with the metadata rendered.
     const data = resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec });
