@@ -23,10 +23,12 @@ export interface WorkCounts {
   functionRenders: number;
   /** Function objects checked by `validateFunction` (schema, CEL and the controller's rules) at synth: by their KymaFunction, or in the output. */
   functionValidations: number;
+  /** Walks of a whole app's construct tree by GitOpsApp's synth (one, whatever the number of Functions). */
+  treeWalks: number;
 }
 
 const counts: WorkCounts = {
-  nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 0,
+  nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 0, treeWalks: 0,
 };
 
 /**

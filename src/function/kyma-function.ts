@@ -2,7 +2,7 @@
  * KymaFunction: one Function, declared as code.
  */
 import * as path from 'node:path';
-import { ApiObject, Chart, Lazy } from 'cdk8s';
+import { ApiObject, Chart, JsonPatch, Lazy } from 'cdk8s';
 import { EnvValue, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
 import {
@@ -17,6 +17,7 @@ import {
   FunctionSpecResourceConfigurationFunctionResourcesRequests,
   FunctionSpecRuntime,
   FunctionSpecSourceGitRepositoryAuthType,
+  toJson_FunctionProps,
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 import {
@@ -33,6 +34,7 @@ import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-names
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { _onStackRelease, releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
+import { UNRESOLVED, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
@@ -344,14 +346,35 @@ const AUTOSCALER_ID = 'Autoscaler';
  * contexts; they are added to its JSON here (in key order, as every other field).
  */
 class FunctionObject extends FunctionResource {
-  constructor(scope: Construct, id: string, props: FunctionProps, private readonly extraSpec: () => Json,
+  /** Whether JSON patches were added: cdk8s applies them in its own toJson. */
+  private patched = false;
+
+  constructor(scope: Construct, id: string, private readonly given: FunctionProps, private readonly extraSpec: () => Json,
     private readonly objectKinds: () => string | undefined) {
-    super(scope, id, props);
+    super(scope, id, given);
+  }
+
+  public override addJsonPatch(...ops: JsonPatch[]): void {
+    this.patched = true;
+    super.addJsonPatch(...ops);
   }
 
   public override toJson(): any {
-    const json = super.toJson();
+    const json = this.builtInJson() ?? super.toJson();
     return { ...json, metadata: withObjectKinds(json.metadata, this.objectKinds()), spec: withExtraSpec(json.spec, this.extraSpec()) };
+  }
+
+  /**
+   * What the generated class's toJson returns (cdk8s's ApiObject.toJson, then toJson_FunctionProps),
+   * without cdk8s's generic resolution of the spec, whose tokens are known: `undefined` when cdk8s
+   * must resolve it (a resolver of the app's own, a JSON patch, a token in the props).
+   */
+  private builtInJson(): any {
+    if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
+    // The data cdk8s resolves: the props the generated class was given, with the metadata rendered.
+    const data = resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec });
+    if (data === UNRESOLVED) return undefined;
+    return { ...FunctionResource.GVK, ...toJson_FunctionProps(data as FunctionProps) };
   }
 }
 
@@ -500,7 +523,9 @@ export class KymaFunction extends Construct implements IExposable {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
       FUNCTIONS_BY_NAME.set(this.node.root, byName);
       const key = `${this.namespace}/${this.name}`;
-      byName.set(key, [...byName.get(key) ?? [], this]);
+      const namesakes = byName.get(key);
+      if (namesakes) namesakes.push(this);
+      else byName.set(key, [this]);
     }
     this.node.addValidation({ validate: () => this.validateFunction() });
   }

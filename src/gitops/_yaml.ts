@@ -47,6 +47,14 @@ const NOT_A_STRING: readonly RegExp[] = [
 /** {@link NOT_A_STRING} as one expression: one test per scalar instead of thirteen (a tenth of the writer's time with 10,000 Functions). */
 const ANY_NOT_A_STRING = new RegExp(NOT_A_STRING.map(pattern => `(?:${pattern.source})`).join('|'));
 
+/**
+ * Strings written plain for sure, tested with one short expression before the rules below: a
+ * letter, then at least four letters, digits, `.`, `_`, `/`, `-` or spaces, and no space at the end.
+ * None holds a character {@link PLAIN_UNSAFE} or {@link NEEDS_ESCAPES} looks for, and none of six
+ * characters or more that starts with a letter is one of {@link NOT_A_STRING}, but a number such as
+ * `e12345`, which the lookahead leaves out.
+ */
+const SURELY_PLAIN = /^(?![eE]-?[0-9]+$)[A-Za-z][A-Za-z0-9._/ -]{4,}[A-Za-z0-9._/-]$/;
 /** Characters that a plain scalar cannot hold, or not where they stand. */
 const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 /** Characters only a double-quoted scalar can hold: control characters and unpaired surrogates. */
@@ -157,6 +165,7 @@ function literalBlock(text: string, place: Place): string {
 }
 
 function scalarString(value: string, place: Place): string {
+  if (SURELY_PLAIN.test(value)) return value;
   if (NEEDS_ESCAPES.test(value)) return doubleQuoted(value, place);
   const multiline = value.includes('\n');
   if (place.key && multiline) return quoted(value, place);
@@ -172,9 +181,27 @@ function scalarNumber(value: number): string {
   return Object.is(value, -0) ? '-0' : JSON.stringify(value);
 }
 
-/** Whether a value is written as a block map or list (a non-empty one), after its key on a line of its own. */
-function isBlock(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0);
+/**
+ * Keys written before: the keys of a chart's objects repeat. Only keys whose writing does not
+ * depend on where they stand: one line, and no document marker. Bounded: past
+ * {@link MAX_REMEMBERED_KEYS} keys it starts again empty. (Values repeat less; remembering them
+ * costs as much as it saves.)
+ */
+const rememberedKeys = new Map<string, string>();
+const MAX_REMEMBERED_KEYS = 10_000;
+/** The longest key remembered. */
+const MAX_REMEMBERED_LENGTH = 100;
+
+/** {@link scalarString} of a key, remembered when its writing does not depend on where it stands. */
+function keyScalar(key: string, indent: string): string {
+  let written = rememberedKeys.get(key);
+  if (written !== undefined) return written;
+  written = scalarString(key, { indent, key: true });
+  if (key.length <= MAX_REMEMBERED_LENGTH && !key.includes('\n') && !DOCUMENT_MARKER.test(key)) {
+    if (rememberedKeys.size >= MAX_REMEMBERED_KEYS) rememberedKeys.clear();
+    rememberedKeys.set(key, written);
+  }
+  return written;
 }
 
 /** The YAML of a value at an indentation; a block collection's first line carries no indentation. */
@@ -186,43 +213,57 @@ function node(value: unknown, indent: string, seen: Set<object>): string {
       return scalarNumber(value);
     case 'boolean':
       return value ? 'true' : 'false';
-    case 'object':
+    case 'object': {
       if (value === null) return 'null';
       if (seen.has(value)) throw new Unsupported('an object met twice');
       seen.add(value);
       if (Array.isArray(value)) return list(value, indent, seen);
-      if (![Object.prototype, null].includes(Object.getPrototypeOf(value)) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+      const prototype = Object.getPrototypeOf(value);
+      if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
         throw new Unsupported('an object that is not plain JSON');
       }
       return map(value as { [key: string]: unknown }, indent, seen);
+    }
     default:
       throw new Unsupported(`a value of type ${typeof value}`);
   }
 }
 
+/**
+ * Whether a value, written as `written`, is a block map or list (a non-empty one), after its key
+ * on a line of its own: a non-empty map or list is never written as `{}` or `[]`.
+ */
+function isBlock(value: unknown, written: string): boolean {
+  return typeof value === 'object' && value !== null && written !== '{}' && written !== '[]';
+}
+
 function list(items: readonly unknown[], indent: string, seen: Set<object>): string {
   if (!items.length) return '[]';
   const itemIndent = indent + INDENT_STEP;
-  const lines: string[] = [];
+  const separator = `\n${indent}- `;
+  let out = '';
   for (let i = 0; i < items.length; i++) {
     if (!(i in items)) throw new Unsupported('a sparse list');
-    lines.push(`- ${node(items[i], itemIndent, seen)}`);
+    out += `${i ? separator : '- '}${node(items[i], itemIndent, seen)}`;
   }
-  return lines.join(`\n${indent}`);
+  return out;
 }
 
 function map(object: { [key: string]: unknown }, indent: string, seen: Set<object>): string {
-  const keys = Object.keys(object);
-  if (!keys.length) return '{}';
   const inner = indent + INDENT_STEP;
-  const lines: string[] = [];
-  for (const key of keys) {
+  const separator = `\n${indent}`;
+  const blockStart = `:\n${inner}`;
+  let out = '';
+  let first = true;
+  for (const key in object) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
     if (key.length > 1000) throw new Unsupported('a long key');
     const value = object[key];
     const written = node(value, inner, seen);
-    lines.push(`${scalarString(key, { indent: inner, key: true })}:${isBlock(value) ? `\n${inner}` : ' '}${written}`);
+    out += `${first ? '' : separator}${keyScalar(key, inner)}${isBlock(value, written) ? blockStart : ': '}${written}`;
+    first = false;
   }
-  return lines.join(`\n${indent}`);
+  return first ? '{}' : out;
 }
 
 /**

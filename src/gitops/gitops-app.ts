@@ -3,7 +3,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApiObject, App, Chart, DependencyGraph, Names, Yaml, YamlOutputType } from 'cdk8s';
+import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { wasValidAtSynth } from '../function/_valid-at-synth';
@@ -11,6 +11,7 @@ import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, form
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { ServerlessStack } from '../stack/serverless-stack';
+import { ConstructTree } from './_tree';
 import { stringifyYamlDocuments } from './_yaml';
 import { FLUX_STAGES_FOLDER, fluxStageKustomizations } from './flux-stages';
 import { addSyncAnnotations } from './sync-waves';
@@ -33,14 +34,14 @@ function appliedAfter(chart: Chart): readonly Chart[] {
 }
 
 /** The API objects a chart writes, in dependency order: those whose closest chart it is (cdk8s's order). */
-function apiObjectsOf(chart: Chart): ApiObject[] {
-  return new DependencyGraph(chart.node).topology().filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
+function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
+  return tree.topology(chart).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
 }
 
 /** A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it starts with, unless the chart overrides it. */
-function chartObjects(chart: Chart): unknown[] {
+function chartObjects(chart: Chart, tree: ConstructTree): unknown[] {
   if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
-  return apiObjectsOf(chart).map(o => o.toJson());
+  return apiObjectsOf(chart, tree).map(o => o.toJson());
 }
 
 /**
@@ -50,7 +51,7 @@ function chartObjects(chart: Chart): unknown[] {
  *
  * @returns whether any chart depends on another (cdk8s then numbers the files)
  */
-function resolveDependencies(app: App, findAll: (construct: IConstruct) => IConstruct[]): boolean {
+function resolveDependencies(app: App, findAll: (construct: IConstruct) => readonly IConstruct[]): boolean {
   let dependantCharts = false;
   for (const parent of findAll(app).filter(Chart.isChart)) {
     for (const child of parent.node.children.filter(Chart.isChart)) {
@@ -122,31 +123,29 @@ export class GitOpsApp extends App {
    * baseline, naming the file, the object, the field and the rule
    */
   public override synth(): void {
-    addSyncAnnotations(this);
+    // The tree is decided before validation: walked once, for everything below.
+    const tree = new ConstructTree(this);
+    addSyncAnnotations(this, tree.all);
     // What cdk8s's App.synth does, once: each construct validated, the charts' dependencies taken
     // from their constructs', one file per chart. Its Chart.toJson would validate the whole app
     // again for every chart, so each chart's objects are rendered here, once: the files are
     // written from them, and the check below reads the same objects, not the files parsed back.
     fs.mkdirSync(this.outdir, { recursive: true });
-    const subtrees = new Map<IConstruct, IConstruct[]>();
-    const findAll = (construct: IConstruct) => {
-      let all = subtrees.get(construct);
-      if (!all) subtrees.set(construct, all = construct.node.findAll());
-      return all;
-    };
-    const errors = findAll(this).flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
+    const errors = tree.all.flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
     if (errors.length) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
-    const numbered = resolveDependencies(this, findAll);
+    const numbered = resolveDependencies(this, construct => tree.subtree(construct));
+    // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.
+    const charts = tree.topology(this).filter(Chart.isChart);
     const written = new Map<Chart, unknown[]>();
-    this.charts.forEach((chart, index) => {
-      const objects = chartObjects(chart);
+    charts.forEach((chart, index) => {
+      const objects = chartObjects(chart, tree);
       written.set(chart, objects);
       const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
       // A writer that gives cdk8s's bytes in a tenth of the time (src/gitops/_yaml.ts), and cdk8s's own for what it leaves to it.
       fs.writeFileSync(path.join(this.outdir, file), stringifyYamlDocuments(objects) ?? Yaml.stringify(...objects), { encoding: 'utf8' });
     });
     if (this.recordsConstructMetadata) {
-      const resources = Object.fromEntries(this.charts.flatMap(apiObjectsOf).map(o => [o.name, { path: o.node.path }]));
+      const resources = Object.fromEntries(charts.flatMap(chart => apiObjectsOf(chart, tree)).map(o => [o.name, { path: o.node.path }]));
       fs.writeFileSync(path.join(this.outdir, 'construct-metadata.json'), JSON.stringify({ version: '1.0.0', resources }));
     }
     this.nameFilesInApplyOrder();

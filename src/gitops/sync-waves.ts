@@ -113,9 +113,10 @@ function givenSyncOptions(object: ApiObject): string {
  * ignore these annotations, so the output stays usable with Flux and `kubectl apply`.
  *
  * @param scope usually the App, after every chart is added
+ * @param constructs the constructs under it, itself included, when the caller has them
  */
-export function addSyncAnnotations(scope: IConstruct): void {
-  for (const construct of scope.node.findAll()) {
+export function addSyncAnnotations(scope: IConstruct, constructs: readonly IConstruct[] = scope.node.findAll()): void {
+  for (const construct of constructs) {
     if (!ApiObject.isApiObject(construct)) continue;
     construct.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, syncWaveOf(construct));
     // Options set before (allowReplacement) are kept, after the ones of the kind.

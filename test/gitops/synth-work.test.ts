@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApiObject, App, Chart, Testing, Yaml } from 'cdk8s';
+import { Node } from 'constructs';
 import {
   FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessRelease, ServerlessStack,
 } from '../../src';
@@ -55,6 +56,8 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
       functionRenders: 12,
       // By their constructs; the check of the output finds them unchanged and checks none again.
       functionValidations: 12,
+      // One walk of the app's tree serves the annotations, the validation, the charts' order and their objects.
+      treeWalks: 1,
     });
     expect(loadYamlDocuments(path.join(dir, '0001-team-a.k8s.yaml')).filter(o => o.kind === 'Function')).toHaveLength(12);
   });
@@ -69,8 +72,31 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     expect(report.findings).toEqual([]);
     expect(report.releases.map(r => r.release)).toEqual([release]);
     expect(_work).toEqual({
-      nodeParses: NODE_SOURCES.length, pythonParses: PYTHON_SOURCES.length, pythonRoundTrips: 1, functionRenders: 0, functionValidations: 12,
+      nodeParses: NODE_SOURCES.length, pythonParses: PYTHON_SOURCES.length, pythonRoundTrips: 1, functionRenders: 0, functionValidations: 12, treeWalks: 0,
     });
+  });
+});
+
+describe.each([12, 24])('GitOpsApp synth of %i Functions', count => {
+  test('walks the app\'s tree once, and renders no Function through cdk8s\'s generic resolve', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const stack = new ServerlessStack(app, 'serverless');
+    for (let i = 0; i < count / 12; i++) functions(new FunctionNamespace(app, `team-${i}`, { stack }));
+    const findAll = jest.spyOn(Node.prototype, 'findAll');
+    const toJson = jest.spyOn(ApiObject.prototype, 'toJson');
+    try {
+      _resetWork();
+      app.synth();
+      expect(_work.treeWalks).toBe(1);
+      // No walk of the app or of a chart: cdk8s's App.charts and Chart.toJson each walk them twice.
+      const walked = (findAll.mock.contexts as Node[]).filter(node => !node.scope || Chart.isChart(node.scopes[node.scopes.length - 1]));
+      expect(walked.map(node => node.path)).toEqual([]);
+      expect((toJson.mock.contexts as ApiObject[]).filter(object => object.kind === 'Function').map(object => object.node.path)).toEqual([]);
+      expect(_work.functionRenders).toBe(count);
+    } finally {
+      findAll.mockRestore();
+      toJson.mockRestore();
+    }
   });
 });
 
@@ -94,7 +120,7 @@ test('an app without inline code starts no Python parser and parses nothing', ()
   });
   _resetWork();
   app.synth();
-  expect(_work).toEqual({ nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1 });
+  expect(_work).toEqual({ nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1, treeWalks: 1 });
 });
 
 test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {

@@ -50,6 +50,14 @@ describe('stringifyYamlDocuments', () => {
     }), { numRuns: 3000 });
   });
 
+  test('writes plain, as cdk8s does, the strings of names, paths and words it takes as plain without its full rules', () => {
+    const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9._/ -]{4,12}[A-Za-z0-9._/-]$/);
+    const numberLike = fc.tuple(fc.constantFrom('e', 'E', 'e-', 'E-'), fc.stringMatching(/^[0-9]{5,8}$/)).map(([e, digits]) => e + digits);
+    fc.assert(fc.property(fc.oneof(word, numberLike), s => {
+      for (const doc of [{ [s]: s }, [s], { a: { [s]: [s] } }]) expect(stringifyYamlDocuments([doc])).toBe(Yaml.stringify(doc));
+    }), { numRuns: 3000 });
+  });
+
   test('writes an undefined document as an empty line, as cdk8s does', () => {
     expect(stringifyYamlDocuments([undefined, { a: 1 }, undefined])).toBe(Yaml.stringify(undefined, { a: 1 }, undefined));
   });

@@ -1,0 +1,100 @@
+/**
+ * What cdk8s's `ApiObject.toJson` makes of an object's data, `sanitizeValue(resolve([], data))`,
+ * for the data a KymaFunction renders, without cdk8s's generic walk: that walk asks every
+ * resolver of the app about every value, with a new context and key path for each, and costs
+ * more than everything else a Function's output takes (a third of writing 10,000 Functions).
+ *
+ * It answers only for data whose result it knows for certain: under the app's built-in
+ * resolvers alone, strings, numbers, booleans, `null` and `undefined`, arrays without holes,
+ * plain objects, cdk8s `Lazy` values and union values (the generated classes of quantities:
+ * `{ value }`). For anything else (a token with `resolve()`, an object of another class or
+ * realm, a function, a key `__proto__` or `constructor`) it answers {@link UNRESOLVED}, and the
+ * caller takes cdk8s's way. The tests compare both ways on generated data.
+ */
+import { App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
+import { IConstruct } from 'constructs';
+
+/** The answer for data this module leaves to cdk8s. */
+export const UNRESOLVED: unique symbol = Symbol('unresolved');
+
+/**
+ * Whether the app of a construct resolves with cdk8s's built-in resolvers only, in their order,
+ * and sorts keys (`CDK8S_DISABLE_SORT` unset): what {@link resolvedJson} does.
+ */
+export function resolvesAsBuiltIn(construct: IConstruct): boolean {
+  if (process.env.CDK8S_DISABLE_SORT) return false;
+  const resolvers = (App.of(construct) as App).resolvers;
+  return resolvers !== undefined && resolvers.length === 3 && resolvers[0].constructor === LazyResolver
+    && resolvers[1].constructor === ImplicitTokenResolver && resolvers[2].constructor === NumberStringUnionResolver;
+}
+
+/**
+ * `sanitizeValue(resolve([], value, object), { sortKeys: true })` of cdk8s under its built-in
+ * resolvers: tokens resolved, `null` and `undefined` dropped from maps (and written as
+ * `undefined` in lists), keys sorted.
+ *
+ * @param value the data
+ * @returns the JSON, or {@link UNRESOLVED} when the data holds something cdk8s would treat otherwise
+ */
+export function resolvedJson(value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return value;
+    case 'object':
+      break;
+    default:
+      return UNRESOLVED;
+  }
+  const object = value as { readonly [key: string]: unknown };
+  if (object instanceof Lazy) return resolvedJson(object.produce());
+  // An implicit token (ImplicitTokenResolver).
+  if (typeof object.resolve === 'function') return UNRESOLVED;
+  if (Array.isArray(object)) {
+    // NumberStringUnionResolver replaces a list with a string or number `value` too.
+    if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return UNRESOLVED;
+    const result = new Array<unknown>(object.length);
+    for (let i = 0; i < object.length; i++) {
+      if (!(i in object)) return UNRESOLVED;
+      const item = resolvedJson(object[i]);
+      if (item === UNRESOLVED) return UNRESOLVED;
+      result[i] = item;
+    }
+    return result;
+  }
+  if (Object.prototype.hasOwnProperty.call(object, 'constructor')) return UNRESOLVED;
+  if (object.constructor !== Object) {
+    // A union value of a generated class (NumberStringUnionResolver): `{ value }`.
+    const union = object.value;
+    return typeof union === 'string' || typeof union === 'number' ? { value: union } : UNRESOLVED;
+  }
+  // A map as resolve() takes it, which sanitizeValue() takes too: only one of this realm, straight from Object.
+  if (Object.getPrototypeOf(object) !== Object.prototype) return UNRESOLVED;
+  const keys = sortedKeys(object);
+  const result: { [key: string]: unknown } = {};
+  for (const key of keys) {
+    if (key === '__proto__') return UNRESOLVED;
+    const item = resolvedJson(object[key]);
+    if (item === UNRESOLVED) return UNRESOLVED;
+    if (item !== undefined) result[key] = item;
+  }
+  return result;
+}
+
+/**
+ * `Object.keys(object).sort()`: by UTF-16 code units, as `<` compares strings. Most maps have a
+ * few keys, often in order already, which an insertion sort puts in order faster than `sort()`.
+ */
+function sortedKeys(object: object): string[] {
+  const keys = Object.keys(object);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  return keys;
+}
