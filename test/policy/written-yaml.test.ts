@@ -90,9 +90,9 @@ describe('readWrittenYaml', () => {
         read++;
         expectSame(ours, jsYamlRead(written));
       }
-    }), { numRuns: 2000 });
-    // Many of them, odd characters and all, need no js-yaml (about 700 of the 4,000 texts).
-    expect(read).toBeGreaterThan(300);
+    }), { numRuns: 500 });
+    // Many of them, odd characters and all, need no js-yaml (about 175 of the 1,000 texts).
+    expect(read).toBeGreaterThan(75);
   });
 
   test('reads every manifest-like text it is given, as js-yaml does', () => {
@@ -101,7 +101,7 @@ describe('readWrittenYaml', () => {
       const ours = readWrittenYaml(written, jsYaml);
       expect(ours).toBeDefined();
       expectSame(ours, jsYamlRead(written));
-    }), { numRuns: 2000 });
+    }), { numRuns: 500 });
   });
 
   test('gives what js-yaml gives, or leaves the text to it, when the text is cut and changed at random', () => {
@@ -117,7 +117,7 @@ describe('readWrittenYaml', () => {
       if (ours === undefined) return;
       read++;
       expectSame(ours, jsYamlRead(written));
-    }), { numRuns: 4000 });
+    }), { numRuns: 1000 });
     // About 300 of them still read.
     expect(read).toBeGreaterThan(100);
   });
