@@ -22,7 +22,7 @@ import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
 import {
-  PyNode, parsePython, parsePythonSources, sendJavaScriptSources, sendPythonSources, startPythonParser, takeJavaScriptVerdicts,
+  PyNode, parsePython, parsePythonSources, sendJavaScriptSources, sendPythonSources, startPythonParser, stopParserWhenIdle, takeJavaScriptVerdicts,
 } from './_python-parser';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
@@ -309,6 +309,18 @@ export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string;
       ? { error: Object.assign(new SyntaxError(verdict.message), { loc: { line: verdict.line } }), imports: [], commonJsNames: [] }
       : { imports: [], commonJsNames: [] });
   }
+}
+
+/**
+ * Ends the handler parser's worker once every handler sent to it has been answered and read: what
+ * synth calls after checking every Function, so that the worker's memory is not held while it
+ * writes the output. A later check starts the worker again.
+ *
+ * @returns whether a worker was ended
+ * @internal
+ */
+export function _releaseHandlerParser(): boolean {
+  return stopParserWhenIdle();
 }
 
 /**

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { _releaseHandlerParser } from '../api/handler-code';
 import { wasValidAtSynth } from '../function/_valid-at-synth';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
 import type { IAppliedAfter } from '../namespace/applied-after';
@@ -132,6 +133,8 @@ export class GitOpsApp extends App {
     // written from them, and the check below reads the same objects, not the files parsed back.
     fs.mkdirSync(this.outdir, { recursive: true });
     const errors = tree.all.flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
+    // Every handler has been checked: the parser's worker is not needed for the rest.
+    _releaseHandlerParser();
     if (errors.length) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
     const numbered = resolveDependencies(this, construct => tree.subtree(construct));
     // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.

@@ -13,6 +13,7 @@ import {
   FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessRelease, ServerlessStack,
 } from '../../src';
 import { _resetWork, _work } from '../../src/api/_work';
+import { parserRunning } from '../../src/api/_python-parser';
 import { validateManifests } from '../../src/policy/manifests';
 import { loadYamlDocuments } from '../util/fixtures';
 
@@ -98,6 +99,24 @@ describe.each([12, 24])('GitOpsApp synth of %i Functions', count => {
       toJson.mockRestore();
     }
   });
+});
+
+test('ends the handler parser\'s worker once every handler is checked, and starts another for the next synth', () => {
+  const app = new GitOpsApp({ outdir: dir });
+  const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
+  functions(team);
+  expect(parserRunning()).toBe(true);
+  app.synth();
+  expect(parserRunning()).toBe(false);
+  // A new handler in another app: the parser starts again, and its check still finds the handler's problem.
+  const next = new GitOpsApp({ outdir: path.join(dir, 'next') });
+  new KymaFunction(new FunctionNamespace(next, 'team-b', { stack: new ServerlessStack(next, 'serverless') }), 'broken', {
+    runtime: FunctionRuntime.PYTHON_312,
+    source: FunctionSource.fromInline('def main(event, context)\n    return "no colon"\n'),
+  });
+  expect(parserRunning()).toBe(true);
+  expect(() => next.synth()).toThrow(/handler/i);
+  expect(parserRunning()).toBe(false);
 });
 
 test('a second synth of the same app parses nothing again', () => {
