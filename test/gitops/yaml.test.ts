@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
+import { yamlArbitraries } from '../util/yaml-arbitraries';
 
 /** Pieces of strings that exercise every style rule: indicators, YAML 1.1 scalars, line breaks, escapes. */
 const PIECES = [
@@ -11,24 +12,7 @@ const PIECES = [
   'é', '日本', '\u{1F600}', '\x00', '\x07', '\x08', '\x0b', '\x1b', '\x7f', '\x85', '\u00a0', '\u2028', '\u2029', '\ud800', '\udc00',
 ];
 
-const piece = fc.constantFrom(...PIECES);
-const text = fc.oneof(
-  { weight: 4, arbitrary: fc.array(piece, { maxLength: 8 }).map(parts => parts.join('')) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
-  // Long ones: double-quoted strings of 40 characters and more write their line breaks as such.
-  { weight: 1, arbitrary: fc.array(piece, { minLength: 10, maxLength: 40 }).map(parts => parts.join('')) },
-);
-const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -0, 1e21, 1e-7, 0.1, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER + 2));
-
-const { value } = fc.letrec<{ value: unknown }>(tie => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    text, number, fc.boolean(), fc.constant(null),
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(text, tie('value'), { maxKeys: 4 }),
-  ),
-}));
-const document = fc.oneof(fc.dictionary(text, value, { maxKeys: 6 }), fc.array(value, { maxLength: 4 }));
+const { text, document } = yamlArbitraries(PIECES);
 
 describe('stringifyYamlDocuments', () => {
   test('writes what cdk8s\'s Yaml.stringify writes, byte for byte, for any JSON documents', () => {

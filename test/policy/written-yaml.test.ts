@@ -13,6 +13,7 @@ import * as YAML from 'yaml';
 import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
 import { manifestFiles, parseManifests } from '../../src/policy/_manifest-files';
 import { readWrittenYaml } from '../../src/policy/_written-yaml';
+import { yamlArbitraries } from '../util/yaml-arbitraries';
 
 /**
  * Asserts two values equal as node's `isDeepStrictEqual` sees it (prototypes, -0 and 0 apart, NaN
@@ -40,22 +41,7 @@ const PIECES = [
   '1_000', '0o17', '0x_1', '1:20', '2001-12-14', '__proto__', 'constructor', 'toString', 'é', '日本', '\u{1F600}', '\x00', '\x07', '\x1b', '\x7f',
   '\x85', '\u00a0', '\u2028', '\ud800', '\udc00', '\ufeff',
 ];
-const piece = fc.constantFrom(...PIECES);
-const text = fc.oneof(
-  { weight: 4, arbitrary: fc.array(piece, { maxLength: 8 }).map(parts => parts.join('')) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.array(piece, { minLength: 10, maxLength: 40 }).map(parts => parts.join('')) },
-);
-const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -0, 1e21, 1e-7, 0.1, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER + 2));
-const { value } = fc.letrec<{ value: unknown }>(tie => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    text, number, fc.boolean(), fc.constant(null),
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(text, tie('value'), { maxKeys: 4 }),
-  ),
-}));
-const document = fc.oneof(fc.dictionary(text, value, { maxKeys: 6 }), fc.array(value, { maxLength: 4 }));
+const { piece, document } = yamlArbitraries(PIECES);
 const documents = fc.array(document, { minLength: 1, maxLength: 3 });
 
 /** Manifest-like data: the words and numbers of real manifests, multi-line handlers, no odd characters. */
