@@ -100,7 +100,7 @@ export const _celWork = { parses: 0, plans: 0, evaluations: 0 };
 
 /** A rule's text parsed: from the bundle when it is a rule of the package's schemas, else by the packages' parser. */
 function parseRule(module: CelModule, rule: string): CelExpr {
-  if (module.parsedRules && Object.hasOwn(module.parsedRules, rule)) return module.parsedRules[rule];
+  if (module.parsedRules && Object.prototype.hasOwnProperty.call(module.parsedRules, rule)) return module.parsedRules[rule];
   _celWork.parses++;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const parse = module.parse ?? (require('@bufbuild/cel') as typeof Cel).parse;
