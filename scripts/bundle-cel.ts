@@ -18,11 +18,10 @@
  *
  * `npm run bundle` writes it (npm test and npm run synth run that), and `npm run build` before packing.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as Cel from '@bufbuild/cel';
 import { buildSync } from 'esbuild';
-import { SHIPPED_BUNDLE, packagesOf } from './_bundle-options';
+import { SHIPPED_BUNDLE, bannered, writeBundle } from './_bundle-options';
 import { ServerlessRelease, apiRuleSchema, functionSchema, subscriptionSchema } from '../src/api';
 import { JsonSchemaProps } from '../src/api/schema';
 
@@ -94,17 +93,11 @@ export function bundleCel(): string {
     stdin: { contents: entry, resolveDir: root, sourcefile: 'cel-entry.js', loader: 'js' },
     ...SHIPPED_BUNDLE,
   });
-  const inputs = Object.keys(Object.values(result.metafile.outputs)[0].inputs);
-  const banner = `/*! The CEL interpreter of cdk8s-kyma-serverless's Function rules, bundled by scripts/bundle-cel.ts from:\n${packagesOf(inputs).map(p => ` * ${p}`).join('\n')}\n */\n`;
-  return banner + result.outputFiles[0].text;
+  return bannered(result, "The CEL interpreter of cdk8s-kyma-serverless's Function rules", 'scripts/bundle-cel.ts');
 }
 
 export function main(): void {
-  const code = bundleCel();
-  fs.mkdirSync(path.dirname(CEL_BUNDLE), { recursive: true });
-  const current = fs.existsSync(CEL_BUNDLE) ? fs.readFileSync(CEL_BUNDLE, 'utf8') : undefined;
-  if (current !== code) fs.writeFileSync(CEL_BUNDLE, code);
-  if (process.argv.includes('--verbose')) process.stdout.write(`${path.relative(root, CEL_BUNDLE)}: ${code.length} bytes\n`);
+  writeBundle(CEL_BUNDLE, bundleCel());
 }
 
 if (require.main === module) main();

@@ -13,10 +13,9 @@
  *
  * `npm run bundle` writes it (npm test and npm run synth run that), and `npm run build` before packing.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { SHIPPED_BUNDLE, packagesOf } from './_bundle-options';
+import { SHIPPED_BUNDLE, bannered, writeBundle } from './_bundle-options';
 
 const root = path.resolve(__dirname, '..');
 
@@ -76,17 +75,11 @@ export function bundleModels(): string {
     // English messages only: the only ones the classes use (see scripts/_ajv-i18n-en.ts).
     alias: { 'ajv-i18n': './scripts/_ajv-i18n-en.ts' },
   });
-  const inputs = Object.keys(Object.values(result.metafile.outputs)[0].inputs);
-  const banner = `/*! The kubernetes-models classes of the kinds cdk8s-kyma-serverless emits, bundled by scripts/bundle-models.ts from:\n${packagesOf(inputs).map(p => ` * ${p}`).join('\n')}\n */\n`;
-  return banner + result.outputFiles[0].text;
+  return bannered(result, 'The kubernetes-models classes of the kinds cdk8s-kyma-serverless emits', 'scripts/bundle-models.ts');
 }
 
 export function main(): void {
-  const code = bundleModels();
-  fs.mkdirSync(path.dirname(MODEL_BUNDLE), { recursive: true });
-  const current = fs.existsSync(MODEL_BUNDLE) ? fs.readFileSync(MODEL_BUNDLE, 'utf8') : undefined;
-  if (current !== code) fs.writeFileSync(MODEL_BUNDLE, code);
-  if (process.argv.includes('--verbose')) process.stdout.write(`${path.relative(root, MODEL_BUNDLE)}: ${code.length} bytes\n`);
+  writeBundle(MODEL_BUNDLE, bundleModels());
 }
 
 if (require.main === module) main();
