@@ -11,8 +11,13 @@
  * a check gives the same answer either way (a test compares both); kinds outside the bundle are
  * still loaded from their own modules.
  *
+ * Each kind's schema check (`kubernetes-models/_schemas/…`) is in it too, with the function that
+ * runs one as the classes do: `validateObject` runs a kind's check on the object itself, not on a
+ * copy the class makes of it, when the object is plain JSON data (the copy is then the same data).
+ *
  * `npm run bundle` writes it (npm test and npm run synth run that), and `npm run build` before packing.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { SHIPPED_BUNDLE, bannered, writeBundle } from './_bundle-options';
@@ -57,13 +62,40 @@ export function kindModule(apiVersionKind: string): { module: string; className:
   return { module: `kubernetes-models/${parts.join('/')}`, className };
 }
 
-/** The entry point: each kind a function that loads its class, so only the kinds used run their module. */
+/**
+ * The module of a kind's schema check, which its class's module requires (one per kind), as a
+ * path from the repository (the package exports no `_schemas/`):
+ * `./node_modules/kubernetes-models/_schemas/IoK8sApiCoreV1Namespace.js` for `v1/Namespace`.
+ */
+export function schemaModule(apiVersionKind: string): string {
+  const { module } = kindModule(apiVersionKind);
+  const file = require.resolve(module, { paths: [root] });
+  const schemas = [...fs.readFileSync(file, 'utf8').matchAll(/require\("((?:\.\.\/)+_schemas\/\w+\.js)"\)/g)].map(m => m[1]);
+  if (schemas.length !== 1) throw new Error(`${file} requires ${schemas.length} schema modules, not one: see how its class sets its check`);
+  return `./${path.relative(root, path.resolve(path.dirname(file), schemas[0])).split(path.sep).join('/')}`;
+}
+
+/** The formats of `@kubernetes-models/validate` that the bundle leaves out (see scripts/_unused-formats.ts). */
+export const UNUSED_FORMATS: readonly string[] = ['iri', 'duration', 'idn-email', 'idn-hostname', 'iri-reference', 'cidr'];
+
+/**
+ * The entry point: each kind's class and its schema check, each behind a function so that only
+ * the kinds used run their modules, and the function that runs a check as the classes do.
+ */
 function entry(): string {
-  const lines = BUNDLED_KINDS.map(k => {
-    const { module, className } = kindModule(k);
-    return `  ${JSON.stringify(k)}: () => require(${JSON.stringify(module)}).${className},`;
-  });
-  return `module.exports = {\n${lines.join('\n')}\n};\n`;
+  const table = (of: (kind: string) => string) => BUNDLED_KINDS.map(k => `    ${JSON.stringify(k)}: () => ${of(k)},`).join('\n');
+  return [
+    'module.exports = {',
+    '  models: {',
+    table(k => `require(${JSON.stringify(kindModule(k).module)}).${kindModule(k).className}`),
+    '  },',
+    '  checks: {',
+    table(k => `require(${JSON.stringify(schemaModule(k))}).validate`),
+    '  },',
+    "  runValidateFunc: require('@kubernetes-models/validate').runValidateFunc,",
+    '};',
+    '',
+  ].join('\n');
 }
 
 
@@ -72,8 +104,13 @@ export function bundleModels(): string {
   const result = buildSync({
     stdin: { contents: entry(), resolveDir: root, sourcefile: 'kubernetes-models-entry.js', loader: 'js' },
     ...SHIPPED_BUNDLE,
-    // English messages only: the only ones the classes use (see scripts/_ajv-i18n-en.ts).
-    alias: { 'ajv-i18n': './scripts/_ajv-i18n-en.ts' },
+    alias: {
+      // English messages only: the only ones the classes use (see scripts/_ajv-i18n-en.ts).
+      'ajv-i18n': './scripts/_ajv-i18n-en.ts',
+      // Formats no bundled schema names (see scripts/_unused-formats.ts).
+      'ajv-formats-draft2019/formats/index.js': './scripts/_unused-formats.ts',
+      'is-cidr': './scripts/_unused-formats.ts',
+    },
   });
   return bannered(result, 'The kubernetes-models classes of the kinds cdk8s-kyma-serverless emits', 'scripts/bundle-models.ts');
 }

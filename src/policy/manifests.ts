@@ -135,8 +135,18 @@ const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, releas
 
 const modelCache = new Map<string, ModelClass | undefined>();
 
-/** The classes of `lib/models/kubernetes-models.js`, by `apiVersion/kind` (see scripts/bundle-models.ts). */
-type ModelBundle = { readonly [apiVersionKind: string]: (() => ModelClass) | undefined };
+/** A schema check of `kubernetes-models` (ajv's code): whether the data is valid, its errors after a `false`. */
+type SchemaCheck = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** What `lib/models/kubernetes-models.js` holds (see scripts/bundle-models.ts). */
+interface ModelBundle {
+  /** The classes, by `apiVersion/kind`. */
+  readonly models: { readonly [apiVersionKind: string]: (() => ModelClass) | undefined };
+  /** Each class's schema check, by `apiVersion/kind`. */
+  readonly checks: { readonly [apiVersionKind: string]: (() => SchemaCheck) | undefined };
+  /** What a class's `validate()` does with its check: throws the check's errors, in English, as one error. */
+  readonly runValidateFunc: (check: SchemaCheck, data: unknown) => void;
+}
 let bundle: ModelBundle | null | undefined;
 
 /**
@@ -167,7 +177,7 @@ export function modelOf(apiVersion: string, kind: string): ModelClass | undefine
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   const packageName = MODEL_PACKAGES[group];
   const modulePath = packageName ? `${packageName}/${group}/${version}` : group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`;
-  let model: ModelClass | undefined = packageName ? undefined : modelBundle()?.[key]?.();
+  let model: ModelClass | undefined = packageName ? undefined : modelBundle()?.models[key]?.();
   // The kind's own module only: a group's index loads every kind of the group (100 ms for v1).
   if (!model && /^[A-Za-z0-9]+$/.test(kind)) {
     try {
@@ -179,6 +189,63 @@ export function modelOf(apiVersion: string, kind: string): ModelClass | undefine
   }
   modelCache.set(key, model);
   return model;
+}
+
+/** How many objects {@link validateObject} checked against a schema, by the way it ran the check; for tests. */
+export interface SchemaCheckCounts {
+  /** Checked with the bundle's check of their kind, on the object itself. */
+  bundled: number;
+  /** Checked through their kind's class, on the copy it makes (data that is not plain JSON, a kind outside the bundle, a CRD's kind). */
+  model: number;
+}
+
+/** @internal */
+export const _schemaCheckCounts: SchemaCheckCounts = { bundled: 0, model: 0 };
+
+const checkCache = new Map<string, SchemaCheck | undefined>();
+
+/** The bundle's schema check of a kind, when the bundle holds the kind. */
+function bundledCheck(apiVersionKind: string): SchemaCheck | undefined {
+  if (!checkCache.has(apiVersionKind)) checkCache.set(apiVersionKind, modelBundle()?.checks[apiVersionKind]?.());
+  return checkCache.get(apiVersionKind);
+}
+
+/**
+ * Whether a value is plain JSON data: null, strings, numbers, booleans, and arrays and objects
+ * (of `Object` or no prototype) of them, with no hole, no `undefined` and no `__proto__` key.
+ * A class's copy of such an object (`kubernetes-models` drops undefined values and copies plain
+ * objects key by key) holds the same data, so its check gives what the class gives.
+ */
+function isJsonData(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isJsonData(value[i])) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) {
+    if (key === '__proto__' || !Object.prototype.hasOwnProperty.call(value, key) || !isJsonData((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * Runs a kind's schema check as its class's `validate()` does: with a bundled check on the object
+ * itself when it is plain JSON data (its keys in the order the class puts them: `apiVersion` and
+ * `kind` first), else through the class. Either throws the same error. (The bundle's kinds are
+ * those of core API groups, whose class {@link modelOf} takes from the bundle too.)
+ */
+function runSchemaCheck(model: ModelClass, object: { apiVersion: string; kind: string }): void {
+  const check = bundledCheck(`${object.apiVersion}/${object.kind}`);
+  if (check && isJsonData(object)) {
+    _schemaCheckCounts.bundled++;
+    bundle!.runValidateFunc(check, Object.assign({ apiVersion: object.apiVersion, kind: object.kind }, object));
+    return;
+  }
+  _schemaCheckCounts.model++;
+  new model(object).validate();
 }
 
 function fieldPath(instancePath: string): string {
@@ -213,7 +280,7 @@ export function validateObject(object: unknown, options: ValidateObjectOptions =
   const model = modelOf(o.apiVersion, o.kind);
   if (!model) return { known: false, violations: [] };
   try {
-    new model(object).validate();
+    runSchemaCheck(model, o as { apiVersion: string; kind: string });
     return { known: true, violations: [] };
   } catch (e) {
     const errors = (e as ModelError).errors;
