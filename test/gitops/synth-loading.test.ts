@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { BUNDLED_KINDS } from '../../scripts/bundle-models';
+import { loadYamlDocuments } from '../util/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -104,3 +106,32 @@ describe('the code cache of the bundled schema classes', () => {
     }
   }, 60_000);
 });
+
+/**
+ * Which way the check of synth's output runs each object's schema (src/policy/manifests.ts): the
+ * core objects the stack and a namespace write are plain JSON data, so each goes to its kind's
+ * bundled check, run on the object itself, and none through a `kubernetes-models` class's copy.
+ */
+test("a synth checks each core object with its kind's bundled check, once", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-checks-'));
+  try {
+    const script = `
+      const { FunctionNamespace, GitOpsApp, ServerlessStack } = require('./src');
+      const app = new GitOpsApp({ outdir: ${JSON.stringify(dir)} });
+      new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+      app.synth();
+      console.log(JSON.stringify(require('./src/policy/manifests')._schemaCheckCounts));`;
+    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true' },
+    });
+    if (result.status !== 0) throw new Error(result.stderr);
+    const written = fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter(e => e.isFile() && e.name.endsWith('.k8s.yaml'))
+      .flatMap(e => loadYamlDocuments(path.join(e.parentPath, e.name)));
+    const core = written.filter(o => BUNDLED_KINDS.includes(`${o.apiVersion}/${o.kind}`));
+    expect(core.length).toBeGreaterThan(30);
+    expect(JSON.parse(result.stdout)).toEqual({ bundled: core.length, model: 0 });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
