@@ -92,6 +92,8 @@ export function _saveCodeCaches(): void {
     }
   }
   pending.clear();
+  // What was read of the files is older than what was just written: the next load reads them again.
+  libCaches.clear();
 }
 
 /**
@@ -169,8 +171,8 @@ type Compile = (this: Module, content: string, filename: string) => unknown;
  * Compiles the modules of this package's `lib/` folder that load from now until the returned
  * function is called with the code cache, as `v8-compile-cache` does: `Module.prototype._compile`
  * is replaced for that time, for the `.js` files of that folder only. The construct entry calls
- * it around its imports. Outside an installed or built package (`entry` not in `lib/src/`), it
- * does nothing.
+ * it around each module it loads (see scripts/lazy-entry.ts); the cache file is read once per
+ * process. Outside an installed or built package (`entry` not in `lib/src/`), it does nothing.
  *
  * @param entry the entry module's file (`__filename`)
  * @returns what stops it; a compile step that someone replaced meanwhile is left in place
@@ -180,9 +182,7 @@ export function _compileFromCodeCache(entry: string): () => void {
   const lib = path.dirname(path.dirname(entry));
   const folder = path.basename(lib) === 'lib' && path.basename(path.dirname(entry)) === 'src' ? cacheFolder() : undefined;
   if (!folder) return () => undefined;
-  const cacheFile = path.join(folder, `lib-${crypto.createHash('sha1').update(`${lib}\0${process.version}\0${process.arch}`).digest('hex')}.bin`);
-  const cached = readModuleCache(cacheFile);
-  const compiled = new Map<string, { key: string; script: vm.Script }>();
+  const { cacheFile, cached, compiled } = libCache(folder, lib);
   const prototype = Module.prototype as unknown as { _compile: Compile };
   const original = prototype._compile;
   const within = lib + path.sep;
@@ -207,6 +207,23 @@ export function _compileFromCodeCache(entry: string): () => void {
   return () => {
     if (prototype._compile === compile) prototype._compile = original;
   };
+}
+
+/** The cache of one `lib/` folder: its file, the code read from it, and the modules compiled since. */
+interface LibCache {
+  readonly cacheFile: string;
+  readonly cached: Map<string, { key: string; data: Buffer }>;
+  readonly compiled: Map<string, { key: string; script: vm.Script }>;
+}
+
+/** The caches of the `lib/` folders loaded so far, by cache file: read once, though the entry loads its modules in several steps. */
+const libCaches = new Map<string, LibCache>();
+
+function libCache(folder: string, lib: string): LibCache {
+  const cacheFile = path.join(folder, `lib-${crypto.createHash('sha1').update(`${lib}\0${process.version}\0${process.arch}`).digest('hex')}.bin`);
+  let cache = libCaches.get(cacheFile);
+  if (!cache) libCaches.set(cacheFile, cache = { cacheFile, cached: readModuleCache(cacheFile), compiled: new Map() });
+  return cache;
 }
 
 /** What `require` is inside a module, as Node.js makes it. */

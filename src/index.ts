@@ -9,6 +9,7 @@
 import { _compileFromCodeCache } from './_code-cache';
 
 // The modules below compile from the code cache, once a first load wrote it (src/_code-cache.ts).
+// In the built package each loads when one of its names is first read (scripts/lazy-entry.ts).
 const compiledFromCodeCache = _compileFromCodeCache(__filename);
 
 // The stack (L3) and its parts.
