@@ -392,26 +392,28 @@ function newClaims(): Int32Array {
 }
 
 /**
- * Takes back the last JavaScript message the worker has not started, if any, and parses it here.
+ * Takes back a JavaScript message the worker has not started, if any, and parses it here: the one
+ * that holds the source waited for, else the last.
  *
+ * @param wanted the JavaScript source waited for, if one is
  * @returns whether one was parsed here
  */
-function parseOneHere(p: Parser): boolean {
+function parseOneHere(p: Parser, wanted?: string): boolean {
   if (!_parserSettings.takeBack) return false;
-  for (let i = p.inFlight.length - 1; i >= 0; i--) {
-    const asked = p.inFlight[i];
-    if (!asked.javascript || asked.tried) continue;
+  const candidates = p.inFlight.filter(asked => asked.javascript && !asked.tried);
+  const own = wanted === undefined ? undefined : candidates.find(asked => asked.javascript!.includes(wanted));
+  for (const asked of own ? [own] : candidates.reverse()) {
     asked.tried = true;
     if (Atomics.compareExchange(asked.claims!, asked.claim!, UNCLAIMED, CLAIMED_HERE) !== UNCLAIMED) continue;
     let verdicts: (JavaScriptVerdict | null | 0)[] | undefined;
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      verdicts = acornVerdicts(require('acorn'), asked.javascript, asked.options!);
+      verdicts = acornVerdicts(require('acorn'), asked.javascript!, asked.options!);
     } catch {
       // acorn did not load: no verdicts, and the sources are parsed where they are checked.
     }
-    _javaScriptParses.here += asked.javascript.length;
-    keepVerdicts(p, asked.javascript, verdicts);
+    _javaScriptParses.here += asked.javascript!.length;
+    keepVerdicts(p, asked.javascript!, verdicts);
     return true;
   }
   return false;
@@ -459,8 +461,93 @@ export function takeJavaScriptVerdicts(sources: Iterable<string>): Map<string, J
 }
 
 /**
+ * Sends the worker every source it is to parse for the checks that follow, without waiting: the
+ * Python sources not sent yet, in one message, and the JavaScript queued, when the worker runs
+ * (else that is parsed where it is checked). Their answers are taken as each handler is checked
+ * ({@link takeSentPythonTree}, {@link takeSentJavaScriptVerdict}), each wait only for the messages
+ * up to the one that holds it: this thread checks the first handlers while the worker parses the
+ * rest. Counted as one round trip, and a parse of each distinct Python source.
+ */
+export function askSources(python: Iterable<string>): void {
+  const wanted = [...new Set(python)];
+  if (wanted.length) {
+    const p = parser ??= start(true);
+    for (const source of wanted) queue(p, source);
+    post(p);
+    _work.pythonParses += wanted.length;
+  }
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return;
+  }
+  postJavaScript(p);
+  if (p.inFlight.length || wanted.length) _work.pythonRoundTrips++;
+}
+
+/**
+ * The tree of a Python source sent to the worker before, waiting only until its answer has come.
+ *
+ * @returns the tree, taken once; undefined when the source was not sent, or the worker failed on it
+ */
+export function takeSentPythonTree(source: string): PyNode | undefined {
+  const p = parser;
+  if (!p || !(p.pending.has(source) || p.answers.has(source))) return undefined;
+  try {
+    settle(p, () => !p.pending.has(source));
+  } catch {
+    // No answer in time: the worker is ended, and the source is parsed again where it is checked.
+    return undefined;
+  }
+  const answer = p.answers.get(source);
+  p.answers.delete(source);
+  return answer?.tree;
+}
+
+/**
+ * acorn's verdict on a JavaScript source sent to the worker before, waiting only until its message
+ * is answered, or parsing that message here when the worker has not started it.
+ *
+ * @returns the verdict, taken once; undefined when the source was not sent, or has no verdict
+ */
+export function takeSentJavaScriptVerdict(source: string): JavaScriptVerdict | null | undefined {
+  const p = parser;
+  if (!p || !(p.javaScriptPending.has(source) || p.verdicts.has(source))) return undefined;
+  try {
+    settle(p, () => !p.javaScriptPending.has(source), source);
+  } catch {
+    return undefined;
+  }
+  const verdict = p.verdicts.get(source);
+  p.verdicts.delete(source);
+  return verdict;
+}
+
+/**
+ * Ends the worker once it has answered what it owes (answers no check took: the handlers of
+ * Functions whose check stopped before their code), and what is queued for it is dropped.
+ *
+ * @returns whether a worker was ended
+ */
+export function stopParser(): boolean {
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return false;
+  }
+  p.queued = [];
+  javaScriptQueued = [];
+  try {
+    settle(p);
+  } catch {
+    // Ended by the wait.
+  }
+  return stopParserWhenIdle();
+}
+
+/**
  * Parses Python sources, each distinct one once: sends those the worker does not have yet in one
- * message, then waits for every answer it owes.
+ * message, then waits for their answers.
  *
  * @returns the tree of each source, by source; a source the parser failed on has none
  * @throws when the parser cannot be loaded or does not answer in time
@@ -486,7 +573,7 @@ export function parsePython(source: string): PyNode {
   return answer.tree;
 }
 
-/** Sends the sources the worker lacks and waits for the answers: one per source, in order. */
+/** Sends the sources the worker lacks and waits for their answers: one per source, in order. */
 function take(sources: readonly string[]): readonly Answer[] {
   const p = parser ??= start(true);
   for (const source of sources) queue(p, source);
@@ -495,7 +582,12 @@ function take(sources: readonly string[]): readonly Answer[] {
   postJavaScript(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
-  settle(p);
+  // Answers only go (no source becomes pending again in a wait): the sources answered stay answered.
+  let answered = 0;
+  settle(p, () => {
+    while (answered < sources.length && !p.pending.has(sources[answered])) answered++;
+    return answered === sources.length;
+  });
   return sources.map(source => {
     const answer = p.answers.get(source) ?? {};
     p.answers.delete(source);
@@ -504,17 +596,20 @@ function take(sources: readonly string[]): readonly Answer[] {
 }
 
 /**
- * Waits for every answer the worker owes, and keeps them by source. While none has come, this
- * thread parses the JavaScript messages the worker has not started.
+ * Waits for the answers the worker owes, in order, and keeps them by source: every one, or those up
+ * to when `done` says so. While none has come, this thread parses the JavaScript messages the
+ * worker has not started.
  *
+ * @param done whether the answers wanted have come
+ * @param wanted the JavaScript source waited for, if one is
  * @throws when the worker does not answer in time
  */
-function settle(p: Parser): void {
-  while (p.inFlight.length) {
+function settle(p: Parser, done: () => boolean = () => false, wanted?: string): void {
+  while (p.inFlight.length && !done()) {
     const seen = Atomics.load(p.answered, 0);
     const message = receiveMessageOnPort(p.port)?.message as unknown;
     if (message === undefined) {
-      if (parseOneHere(p)) continue;
+      if (parseOneHere(p, wanted)) continue;
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
         if (parser === p) parser = undefined;

@@ -257,3 +257,35 @@ describe('Node.js handlers sent ahead to acorn in the worker', () => {
     expect(inWorker.slice(inWorker.indexOf('handler.js:2'))).toBe(here.slice(here.indexOf('handler.js:2')));
   });
 });
+
+describe('handlers sent ahead, each check taking its own answer', () => {
+  /** The lines of a synth's error that name a handler file, for Functions of these ids, runtimes and sources. */
+  function handlerLines(functions: readonly (readonly [string, FunctionRuntime, string])[]): string[] {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
+    try {
+      const app = new GitOpsApp({ outdir });
+      const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+      for (const [id, runtime, source] of functions) new KymaFunction(team, id, { runtime, source: FunctionSource.fromInline(source) });
+      app.synth();
+      return [];
+    } catch (e) {
+      return (e as Error).message.split('\n').filter(line => /handler\.(py|js)/.test(line)).map(line => line.trim());
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  }
+
+  test('every problem of an app of many handlers, in the first, a middle and the last message, reads as the handler\'s alone', () => {
+    _resetWork();
+    const broken = (i: number) => i % 50 === 0 || i === 99;
+    const functions = Array.from({ length: 100 }, (_, i) => [
+      [`py-${i}`, FunctionRuntime.PYTHON_312, broken(i) ? `def main(event, context)\n    return ${i}\n` : `def main(event, context):\n    return ${i}\n`],
+      [`js-${i}`, FunctionRuntime.NODEJS_22, broken(i) ? `exports.main = () => {\n  return (${i} + ;\n};\n` : `exports.main = () => ${i};\n`],
+    ] as const).flat();
+    const all = handlerLines(functions);
+    expect(_work).toMatchObject({ pythonParses: 100, nodeParses: 100, pythonRoundTrips: 1 });
+    const alone = functions.filter(([id]) => broken(Number(id.slice(3)))).flatMap(f => handlerLines([f]));
+    expect(alone).toHaveLength(6);
+    expect([...all].sort()).toEqual([...alone].sort());
+  });
+});
