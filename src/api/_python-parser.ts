@@ -89,6 +89,16 @@ const CLAIMED_HERE = 2;
 /** How many claims one shared buffer holds; messages past them get a new buffer. */
 const CLAIMS_PER_BUFFER = 1024;
 
+/**
+ * How many JavaScript messages the worker must have left unstarted before this thread loads acorn
+ * to take them back: loading it costs as much as parsing a few messages (once it is loaded here,
+ * any message is taken back).
+ */
+const TAKE_BACK_FROM = 4;
+
+/** Whether this thread has loaded acorn to take messages back. */
+let acornHere = false;
+
 /** A message posted to the worker and not yet answered. */
 interface InFlight {
   readonly python?: string[];
@@ -400,7 +410,9 @@ function newClaims(): Int32Array {
  */
 function parseOneHere(p: Parser, wanted?: string): boolean {
   if (!_parserSettings.takeBack) return false;
-  const candidates = p.inFlight.filter(asked => asked.javascript && !asked.tried);
+  // The worker's own claims are read as it sets them: a message it has started is no candidate.
+  const candidates = p.inFlight.filter(asked => asked.javascript && !asked.tried && Atomics.load(asked.claims!, asked.claim!) === UNCLAIMED);
+  if (!acornHere && candidates.length < TAKE_BACK_FROM) return false;
   const own = wanted === undefined ? undefined : candidates.find(asked => asked.javascript!.includes(wanted));
   for (const asked of own ? [own] : candidates.reverse()) {
     asked.tried = true;
@@ -409,6 +421,7 @@ function parseOneHere(p: Parser, wanted?: string): boolean {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       verdicts = acornVerdicts(require('acorn'), asked.javascript!, asked.options!);
+      acornHere = true;
     } catch {
       // acorn did not load: no verdicts, and the sources are parsed where they are checked.
     }
