@@ -15,7 +15,11 @@
  *
  * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
  * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
- * the other core while the app is built; they are taken in the same wait.
+ * the other core while the app is built; they are taken in the same wait. A wait does not idle
+ * while the worker has JavaScript messages it has not started: this thread takes them back, the
+ * last first, and parses them itself, so that both threads finish together. Each such message has
+ * a claim in memory both threads share; the thread that sets it first parses the message, so each
+ * is parsed exactly once.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
@@ -77,13 +81,44 @@ const PARENT = 2;
 /** How many sources sent ahead go in one message. */
 const SEND_AHEAD_BATCH = 32;
 
+/** The claim of a JavaScript message: which thread parses it, set once by the first to claim it. */
+const UNCLAIMED = 0;
+const CLAIMED_BY_WORKER = 1;
+const CLAIMED_HERE = 2;
+
+/** How many claims one shared buffer holds; messages past them get a new buffer. */
+const CLAIMS_PER_BUFFER = 1024;
+
+/**
+ * How many JavaScript messages the worker must have left unstarted before this thread loads acorn
+ * to take them back: loading it costs as much as parsing a few messages (once it is loaded here,
+ * any message is taken back).
+ */
+const TAKE_BACK_FROM = 4;
+
+/** Whether this thread has loaded acorn to take messages back. */
+let acornHere = false;
+
+/** A message posted to the worker and not yet answered. */
+interface InFlight {
+  readonly python?: string[];
+  readonly javascript?: string[];
+  /** The acorn options of its JavaScript sources. */
+  readonly options?: object;
+  /** The claims of JavaScript messages, shared with the worker, and this message's index in them. */
+  readonly claims?: Int32Array;
+  readonly claim?: number;
+  /** Whether this thread parsed it (the worker then answers it without verdicts), or tried to and found it claimed. */
+  tried?: boolean;
+}
+
 interface Parser {
   readonly worker: Worker;
   readonly port: MessagePort;
   /** How many messages the worker has answered, counted by the worker. */
   readonly answered: Int32Array;
   /** The sources of each message posted and not yet answered, oldest first, by language. */
-  readonly inFlight: { readonly python?: string[]; readonly javascript?: string[] }[];
+  readonly inFlight: InFlight[];
   /** Sources in a message not yet answered, or queued for the next one. */
   readonly pending: Set<string>;
   /** Sources for the next message. */
@@ -94,8 +129,11 @@ interface Parser {
   names?: Names;
   /** JavaScript sources in a message not yet answered. */
   readonly javaScriptPending: Set<string>;
-  /** acorn's verdicts taken from the port and not yet asked for, by source. */
+  /** acorn's verdicts taken from the port or parsed here, and not yet asked for, by source. */
   readonly verdicts: Map<string, JavaScriptVerdict | null>;
+  /** The claims of the JavaScript messages, and how many of them are used. */
+  claims: Int32Array;
+  claimsUsed: number;
 }
 
 let parser: Parser | undefined;
@@ -109,6 +147,40 @@ export interface JavaScriptVerdict {
   readonly line: number;
 }
 
+/**
+ * Which thread ran acorn on the JavaScript sources sent to the worker, counted rather than timed
+ * (issue 35): the worker, or this thread, for the messages it took back while waiting. Each source
+ * sent is counted once, by one of them. Not reset by `_resetWork`: a test reads how much each grew.
+ *
+ * @internal
+ */
+export const _javaScriptParses = { inWorker: 0, here: 0 };
+
+/**
+ * Whether a wait takes back the JavaScript messages the worker has not started: always, but for a
+ * test that compares the worker's verdicts with this thread's.
+ *
+ * @internal
+ */
+export const _parserSettings = { takeBack: true };
+
+/**
+ * acorn's verdict on each JavaScript source: null when it parses, else its error's message and
+ * line, or 0 for no verdict (an error that is not acorn's, such as a stack too deep for the thread:
+ * the source is then parsed again where it is checked). Runs in the worker and on this thread, so
+ * it uses only what it is given.
+ */
+function acornVerdicts(acorn: { parse(source: string, options: object): unknown }, sources: readonly string[], options: object): (JavaScriptVerdict | null | 0)[] {
+  return sources.map(source => {
+    try {
+      acorn.parse(source, options);
+      return null;
+    } catch (e: any) {
+      return e instanceof SyntaxError && typeof (e as any).loc?.line === 'number' ? { message: e.message, line: (e as any).loc.line } : 0;
+    }
+  });
+}
+
 /** JavaScript sources for the next message, and the acorn options they are to be parsed with. */
 let javaScriptQueued: string[] = [];
 let javaScriptOptions: object | undefined;
@@ -118,7 +190,7 @@ let javaScriptOptions: object | undefined;
 // can: a tree without errors keeps only its named nodes (the checks read no keyword or punctuation),
 // each with its type, field, start and end index, and whether it has children; a tree with errors
 // keeps every node, and whether each is missing.
-function workerMain(): void {
+function workerMain(verdictsOf: typeof acornVerdicts): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
   const { runtime, wasm, acorn: acornPath, python, port, answered } = workerData;
@@ -167,19 +239,6 @@ function workerMain(): void {
     }
     return count;
   };
-  // acorn's verdict on each JavaScript source: null, its error's message and line, or 0 for no verdict.
-  const verdicts = (sources: string[], options: object) => {
-    acorn ??= require(acornPath);
-    return sources.map(source => {
-      try {
-        acorn.parse(source, options);
-        return null;
-      } catch (e: any) {
-        // acorn's own errors; anything else (a stack too deep for this thread) is left to the thread that checks the source.
-        return e instanceof SyntaxError && typeof (e as any).loc?.line === 'number' ? { message: e.message, line: (e as any).loc.line } : 0;
-      }
-    });
-  };
   // The nodes or an error for each Python source.
   const trees = (p: any, sources: string[]) => {
     const out: number[] = [];
@@ -208,12 +267,16 @@ function workerMain(): void {
   // One answer per message, always, in the order of the messages: a Python message (an array of
   // sources) waits for the grammar, and a JavaScript one behind it waits its turn.
   let turn: Promise<unknown> = Promise.resolve();
-  port.on('message', (message: string[] | { javascript: string[]; options: object }) => {
+  port.on('message', (message: string[] | { javascript: string[]; options: object; claims: Int32Array; claim: number }) => {
     turn = turn.then(() => {
       if (!Array.isArray(message)) {
+        // Taken back by the thread that sent it, which parsed it: answered without verdicts.
+        // (0 and 1: UNCLAIMED and CLAIMED_BY_WORKER, which this function cannot see.)
+        if (Atomics.compareExchange(message.claims, message.claim, 0, 1) !== 0) return answer({}, []);
         let result: unknown;
         try {
-          result = verdicts(message.javascript, message.options);
+          acorn ??= require(acornPath);
+          result = verdictsOf(acorn, message.javascript, message.options);
         } catch {
           // acorn did not load: no verdicts, and the sources are parsed where they are checked.
         }
@@ -228,7 +291,7 @@ function workerMain(): void {
 function start(python: boolean): Parser {
   const answered = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(`(${workerMain.toString()})()`, {
+  const worker = new Worker(`(${workerMain.toString()})(${acornVerdicts.toString()})`, {
     eval: true,
     // Not the parent's options: with `node -r ts-node/register main.ts` the worker would load
     // ts-node and TypeScript again before its first parse (about 250 ms and 45 MiB).
@@ -245,6 +308,7 @@ function start(python: boolean): Parser {
   port1.unref();
   const started: Parser = {
     worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map(), javaScriptPending: new Set(), verdicts: new Map(),
+    claims: newClaims(), claimsUsed: 0,
   };
   worker.on('error', () => {
     if (parser === started) parser = undefined;
@@ -322,8 +386,59 @@ function postJavaScript(p: Parser): void {
   javaScriptQueued = [];
   if (!sources.length) return;
   sources.forEach(source => p.javaScriptPending.add(source));
-  p.inFlight.push({ javascript: sources });
-  p.port.postMessage({ javascript: sources, options: javaScriptOptions });
+  if (p.claimsUsed === p.claims.length) {
+    p.claims = newClaims();
+    p.claimsUsed = 0;
+  }
+  const claims = p.claims;
+  const claim = p.claimsUsed++;
+  const options = javaScriptOptions ?? {};
+  p.inFlight.push({ javascript: sources, options, claims, claim });
+  p.port.postMessage({ javascript: sources, options, claims, claim });
+}
+
+function newClaims(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(CLAIMS_PER_BUFFER * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/**
+ * Takes back a JavaScript message the worker has not started, if any, and parses it here: the one
+ * that holds the source waited for, else the last.
+ *
+ * @param wanted the JavaScript source waited for, if one is
+ * @returns whether one was parsed here
+ */
+function parseOneHere(p: Parser, wanted?: string): boolean {
+  if (!_parserSettings.takeBack) return false;
+  // The worker's own claims are read as it sets them: a message it has started is no candidate.
+  const candidates = p.inFlight.filter(asked => asked.javascript && !asked.tried && Atomics.load(asked.claims!, asked.claim!) === UNCLAIMED);
+  if (!acornHere && candidates.length < TAKE_BACK_FROM) return false;
+  const own = wanted === undefined ? undefined : candidates.find(asked => asked.javascript!.includes(wanted));
+  for (const asked of own ? [own] : candidates.reverse()) {
+    asked.tried = true;
+    if (Atomics.compareExchange(asked.claims!, asked.claim!, UNCLAIMED, CLAIMED_HERE) !== UNCLAIMED) continue;
+    let verdicts: (JavaScriptVerdict | null | 0)[] | undefined;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      verdicts = acornVerdicts(require('acorn'), asked.javascript!, asked.options!);
+      acornHere = true;
+    } catch {
+      // acorn did not load: no verdicts, and the sources are parsed where they are checked.
+    }
+    _javaScriptParses.here += asked.javascript!.length;
+    keepVerdicts(p, asked.javascript!, verdicts);
+    return true;
+  }
+  return false;
+}
+
+/** Keeps the verdicts on a message's sources, which are no longer pending. */
+function keepVerdicts(p: Parser, sources: readonly string[], verdicts: readonly (JavaScriptVerdict | null | 0)[] | undefined): void {
+  sources.forEach((source, i) => {
+    p.javaScriptPending.delete(source);
+    const verdict = verdicts?.[i];
+    if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
+  });
 }
 
 /**
@@ -359,8 +474,93 @@ export function takeJavaScriptVerdicts(sources: Iterable<string>): Map<string, J
 }
 
 /**
+ * Sends the worker every source it is to parse for the checks that follow, without waiting: the
+ * Python sources not sent yet, in one message, and the JavaScript queued, when the worker runs
+ * (else that is parsed where it is checked). Their answers are taken as each handler is checked
+ * ({@link takeSentPythonTree}, {@link takeSentJavaScriptVerdict}), each wait only for the messages
+ * up to the one that holds it: this thread checks the first handlers while the worker parses the
+ * rest. Counted as one round trip, and a parse of each distinct Python source.
+ */
+export function askSources(python: Iterable<string>): void {
+  const wanted = [...new Set(python)];
+  if (wanted.length) {
+    const p = parser ??= start(true);
+    for (const source of wanted) queue(p, source);
+    post(p);
+    _work.pythonParses += wanted.length;
+  }
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return;
+  }
+  postJavaScript(p);
+  if (p.inFlight.length || wanted.length) _work.pythonRoundTrips++;
+}
+
+/**
+ * The tree of a Python source sent to the worker before, waiting only until its answer has come.
+ *
+ * @returns the tree, taken once; undefined when the source was not sent, or the worker failed on it
+ */
+export function takeSentPythonTree(source: string): PyNode | undefined {
+  const p = parser;
+  if (!p || !(p.pending.has(source) || p.answers.has(source))) return undefined;
+  try {
+    settle(p, () => !p.pending.has(source));
+  } catch {
+    // No answer in time: the worker is ended, and the source is parsed again where it is checked.
+    return undefined;
+  }
+  const answer = p.answers.get(source);
+  p.answers.delete(source);
+  return answer?.tree;
+}
+
+/**
+ * acorn's verdict on a JavaScript source sent to the worker before, waiting only until its message
+ * is answered, or parsing that message here when the worker has not started it.
+ *
+ * @returns the verdict, taken once; undefined when the source was not sent, or has no verdict
+ */
+export function takeSentJavaScriptVerdict(source: string): JavaScriptVerdict | null | undefined {
+  const p = parser;
+  if (!p || !(p.javaScriptPending.has(source) || p.verdicts.has(source))) return undefined;
+  try {
+    settle(p, () => !p.javaScriptPending.has(source), source);
+  } catch {
+    return undefined;
+  }
+  const verdict = p.verdicts.get(source);
+  p.verdicts.delete(source);
+  return verdict;
+}
+
+/**
+ * Ends the worker once it has answered what it owes (answers no check took: the handlers of
+ * Functions whose check stopped before their code), and what is queued for it is dropped.
+ *
+ * @returns whether a worker was ended
+ */
+export function stopParser(): boolean {
+  const p = parser;
+  if (!p) {
+    javaScriptQueued = [];
+    return false;
+  }
+  p.queued = [];
+  javaScriptQueued = [];
+  try {
+    settle(p);
+  } catch {
+    // Ended by the wait.
+  }
+  return stopParserWhenIdle();
+}
+
+/**
  * Parses Python sources, each distinct one once: sends those the worker does not have yet in one
- * message, then waits for every answer it owes.
+ * message, then waits for their answers.
  *
  * @returns the tree of each source, by source; a source the parser failed on has none
  * @throws when the parser cannot be loaded or does not answer in time
@@ -386,7 +586,7 @@ export function parsePython(source: string): PyNode {
   return answer.tree;
 }
 
-/** Sends the sources the worker lacks and waits for the answers: one per source, in order. */
+/** Sends the sources the worker lacks and waits for their answers: one per source, in order. */
 function take(sources: readonly string[]): readonly Answer[] {
   const p = parser ??= start(true);
   for (const source of sources) queue(p, source);
@@ -395,7 +595,12 @@ function take(sources: readonly string[]): readonly Answer[] {
   postJavaScript(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
-  settle(p);
+  // Answers only go (no source becomes pending again in a wait): the sources answered stay answered.
+  let answered = 0;
+  settle(p, () => {
+    while (answered < sources.length && !p.pending.has(sources[answered])) answered++;
+    return answered === sources.length;
+  });
   return sources.map(source => {
     const answer = p.answers.get(source) ?? {};
     p.answers.delete(source);
@@ -404,15 +609,20 @@ function take(sources: readonly string[]): readonly Answer[] {
 }
 
 /**
- * Waits for every answer the worker owes, and keeps them by source.
+ * Waits for the answers the worker owes, in order, and keeps them by source: every one, or those up
+ * to when `done` says so. While none has come, this thread parses the JavaScript messages the
+ * worker has not started.
  *
+ * @param done whether the answers wanted have come
+ * @param wanted the JavaScript source waited for, if one is
  * @throws when the worker does not answer in time
  */
-function settle(p: Parser): void {
-  while (p.inFlight.length) {
+function settle(p: Parser, done: () => boolean = () => false, wanted?: string): void {
+  while (p.inFlight.length && !done()) {
     const seen = Atomics.load(p.answered, 0);
     const message = receiveMessageOnPort(p.port)?.message as unknown;
     if (message === undefined) {
+      if (parseOneHere(p, wanted)) continue;
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
         if (parser === p) parser = undefined;
@@ -422,12 +632,11 @@ function settle(p: Parser): void {
     }
     const asked = p.inFlight.shift()!;
     if (asked.javascript) {
-      const { verdicts } = message as { verdicts?: (JavaScriptVerdict | null | 0)[] };
-      asked.javascript.forEach((source, i) => {
-        p.javaScriptPending.delete(source);
-        const verdict = verdicts?.[i];
-        if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
-      });
+      // A message parsed here has its verdicts already.
+      if (Atomics.load(asked.claims!, asked.claim!) === CLAIMED_BY_WORKER) {
+        _javaScriptParses.inWorker += asked.javascript.length;
+        keepVerdicts(p, asked.javascript, (message as { verdicts?: (JavaScriptVerdict | null | 0)[] }).verdicts);
+      }
       continue;
     }
     const reply = message as Reply;

@@ -15,8 +15,8 @@ export interface WorkCounts {
   /** Python handlers parsed by tree-sitter in the worker. */
   pythonParses: number;
   /**
-   * Waits for the parsers' worker, each for every tree and verdict it owes (the handlers of a synth are sent ahead, as their Functions are built):
-   * Python handlers, and Node.js ones sent to acorn there.
+   * Round trips to the parsers' worker: the handlers of a synth or a `validate` asked for at once (most are sent ahead, as their Functions
+   * are built), Python ones and Node.js ones sent to acorn there, each answer then taken as its handler is checked.
    */
   pythonRoundTrips: number;
   /** Functions rendered by their KymaFunction (the spec built from the props). */

@@ -22,7 +22,7 @@ import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
 import {
-  PyNode, parsePython, parsePythonSources, sendJavaScriptSources, sendPythonSources, startPythonParser, stopParserWhenIdle, takeJavaScriptVerdicts,
+  PyNode, askSources, parsePython, sendJavaScriptSources, sendPythonSources, startPythonParser, stopParser, takeSentJavaScriptVerdict, takeSentPythonTree,
 } from './_python-parser';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
@@ -280,47 +280,38 @@ export function _prepareNodeHandler(source: string, dependencies?: string): void
 }
 
 /**
- * Parses the Python handlers among many at once, in one round trip to the parser's worker, so that
- * {@link handlerCodeProblems} of each finds its tree: what synth and `validate` call with all the
- * Functions they are about to check. A handler the parser fails on is left to that call to report.
- * The same wait takes acorn's verdicts on the Node.js handlers sent ahead ({@link _prepareNodeHandler}).
+ * Sends the Python handlers among many to the parser's worker at once, in one round trip, with the
+ * Node.js handlers still queued for acorn there ({@link _prepareNodeHandler}): what synth and
+ * `validate` call with all the Functions they are about to check. It does not wait: the check of
+ * each handler ({@link handlerCodeProblems}) waits for its own answer only, so that this thread
+ * checks the first Functions while the worker parses the others. A handler the parser fails on is
+ * left to that check to report.
  *
  * @param codes the runtime and source of each handler
  * @internal
  */
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
-  const scripts: string[] = [];
   for (const code of codes) {
-    const family = runtimeFamily(code.runtime);
-    if (family === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
-    else if (family === RuntimeFamily.NODEJS) scripts.push(code.source);
+    if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
   }
-  let trees: Map<string, PyNode> = new Map();
   try {
-    trees = parsePythonSources(sources);
+    askSources(sources);
   } catch {
-    // The parser did not load or answer: the check of each handler says so.
-  }
-  for (const [source, tree] of trees) readPython(source, tree);
-  for (const [source, verdict] of takeJavaScriptVerdicts(scripts)) {
-    _work.nodeParses++;
-    javaScriptFacts.set(`script:${source}`, verdict
-      ? { error: Object.assign(new SyntaxError(verdict.message), { loc: { line: verdict.line } }), imports: [], commonJsNames: [] }
-      : { imports: [], commonJsNames: [] });
+    // The parser did not start: the check of each handler says so.
   }
 }
 
 /**
- * Ends the handler parser's worker once every handler sent to it has been answered and read: what
- * synth calls after checking every Function, so that the worker's memory is not held while it
- * writes the output. A later check starts the worker again.
+ * Ends the handler parser's worker once it has answered all it was sent: what synth calls after
+ * checking every Function, so that the worker's memory is not held while it writes the output. A
+ * later check starts the worker again.
  *
  * @returns whether a worker was ended
  * @internal
  */
 export function _releaseHandlerParser(): boolean {
-  return stopParserWhenIdle();
+  return stopParser();
 }
 
 /**
@@ -397,6 +388,15 @@ function acornOptions(sourceType: 'script' | 'module'): Acorn.Options {
 function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
   const key = `${sourceType}:${source}`;
   let facts = javaScriptFacts.get(key);
+  // A script sent ahead to the worker: its verdict is all its check needs (it cannot hold an import).
+  const verdict = facts || sourceType !== 'script' ? undefined : takeSentJavaScriptVerdict(source);
+  if (verdict !== undefined) {
+    _work.nodeParses++;
+    facts = verdict
+      ? { error: Object.assign(new SyntaxError(verdict.message), { loc: { line: verdict.line } }), imports: [], commonJsNames: [] }
+      : { imports: [], commonJsNames: [] };
+    javaScriptFacts.set(key, facts);
+  }
   if (!facts) {
     _work.nodeParses++;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -657,14 +657,15 @@ interface PythonFacts {
 const pythonFacts = new ContentMemo<PythonFacts>(16 * 2 ** 20);
 
 /**
- * The facts of a Python handler, from its tree when one is given, else parsed now.
+ * The facts of a Python handler, from its tree: the one the worker parsed when it was sent before,
+ * else parsed now.
  *
  * @throws when the parser cannot be loaded or does not answer in time
  */
-function readPython(source: string, parsed?: PyNode): PythonFacts {
+function readPython(source: string): PythonFacts {
   let facts = pythonFacts.get(source);
   if (!facts) {
-    const tree = parsed ?? parsePython(source);
+    const tree = takeSentPythonTree(source) ?? parsePython(source);
     // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
     const lexical = pythonLexicalProblem(source);
     const syntax = pythonSyntaxProblem(tree, source);

@@ -12,6 +12,7 @@
 import type * as Cel from '@bufbuild/cel';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as vm from 'node:vm';
 import type { ErrorObject } from 'ajv';
 import { packageRoot } from '../_package-root';
 import { showJson } from './_json';
@@ -65,6 +66,7 @@ let cel: { readonly module: CelModule; readonly environment: ReturnType<typeof C
 
 /**
  * The CEL interpreter: `lib/cel/cel.js`, one file bundled from the packages (scripts/bundle-cel.ts),
+ * compiled with the package's code cache (src/_code-cache.ts) as the bundle of schema classes is,
  * or, in a checkout that has not run `npm run bundle` or a program bundled without it, the packages.
  */
 function loadCel(): CelModule {
@@ -75,7 +77,21 @@ function loadCel(): CelModule {
     // This module was bundled into a program of its own: no package folder.
   }
   /* eslint-disable @typescript-eslint/no-require-imports */
-  if (file && fs.existsSync(file)) return require(file) as CelModule;
+  if (file && fs.existsSync(file)) {
+    let load: (bundle: string) => unknown = require;
+    // The cache's scripts run in the process's main context. A test runner that runs this module in
+    // a context of its own gets the bundle from its require: the interpreter takes only the Maps of its own context.
+    if (vm.runInThisContext('Map') === Map) {
+      try {
+        // The code cache's module by its path, not an import: the webhook server's bundle, which
+        // never evaluates CEL (see SchemaValidatorOptions.celRules), leaves it out.
+        load = (require(path.join(__dirname, '..', '_code-cache')) as typeof import('../_code-cache')).requireBundle;
+      } catch {
+        // Not beside this module: the bundle compiles without the cache.
+      }
+    }
+    return load(file) as CelModule;
+  }
   return { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }

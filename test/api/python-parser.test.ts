@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessagePort } from 'node:worker_threads';
+import * as acorn from 'acorn';
 import { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
 import { _parsePythonHandlers } from '../../src/api/handler-code';
-import { parsePythonSources, sendPythonSources } from '../../src/api/_python-parser';
+import { _javaScriptParses, _parserSettings, parsePythonSources, sendJavaScriptSources, sendPythonSources, stopParserWhenIdle, takeJavaScriptVerdicts } from '../../src/api/_python-parser';
 import { _resetWork, _work } from '../../src/api/_work';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -196,14 +197,95 @@ describe('Node.js handlers sent ahead to acorn in the worker', () => {
     expect(messages()).toEqual([]);
   });
 
+  test('each is parsed once, by the worker or by this thread taking back what the worker has not started', () => {
+    const before = { ..._javaScriptParses };
+    const node = sources('shared', 200);
+    expect(synth([...node, ...node.slice(0, 50)])).toBe('');
+    // 200 distinct sources in 7 messages: whichever thread claimed a message parsed it, and only that one.
+    expect(messages().flat()).toEqual(node);
+    expect(_javaScriptParses.inWorker - before.inWorker + _javaScriptParses.here - before.here).toBe(200);
+    expect(_work).toMatchObject({ nodeParses: 200, pythonRoundTrips: 1 });
+  });
+
+  test.each([
+    ['parsed in the worker', false],
+    ['taken back by this thread while the worker starts', true],
+  ])('the verdicts are acorn\'s own whichever thread parsed a source: %s', (_, takeBack) => {
+    const options = { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true, allowReturnOutsideFunction: true } as const;
+    const broken = (i: number) => `exports.main = () => {\n${'\n'.repeat(i % 5)}  return (${i} + ;\n};\n`;
+    const node = Array.from({ length: 160 }, (_, i) => (i % 3 ? `exports.main = () => ${i};\n` : broken(i)));
+    stopParserWhenIdle();
+    const before = { ..._javaScriptParses };
+    _parserSettings.takeBack = takeBack;
+    let verdicts: Map<string, unknown>;
+    try {
+      sendJavaScriptSources(node, options);
+      verdicts = takeJavaScriptVerdicts(node);
+    } finally {
+      _parserSettings.takeBack = true;
+    }
+    const inWorker = _javaScriptParses.inWorker - before.inWorker;
+    const here = _javaScriptParses.here - before.here;
+    expect(inWorker + here).toBe(160);
+    if (!takeBack) expect(here).toBe(0);
+    const expected = (source: string) => {
+      try {
+        acorn.parse(source, options);
+        return null;
+      } catch (e) {
+        return { message: (e as Error).message, line: (e as { loc: { line: number } }).loc.line };
+      }
+    };
+    expect(node.map(source => verdicts.get(source))).toEqual(node.map(expected));
+  });
+
   test("a syntax error found in the worker reads as the one found here: V8's words, acorn's line", () => {
     const broken = 'exports.main = () => {\n  return (1 + ;\n};\n';
-    const inWorker = synth([...sources('error', 39), broken]);
+    // Left to the worker, which this thread would otherwise take it back from while it waits.
+    _parserSettings.takeBack = false;
+    let inWorker: string;
+    try {
+      inWorker = synth([...sources('error', 39), broken]);
+    } finally {
+      _parserSettings.takeBack = true;
+    }
     expect(messages().flat()).toContain(broken);
     spy.mockClear();
     const here = synth([broken]);
     expect(messages()).toEqual([]);
     expect(inWorker).toContain("handler.js:2: SyntaxError: Unexpected token ';'");
     expect(inWorker.slice(inWorker.indexOf('handler.js:2'))).toBe(here.slice(here.indexOf('handler.js:2')));
+  });
+});
+
+describe('handlers sent ahead, each check taking its own answer', () => {
+  /** The lines of a synth's error that name a handler file, for Functions of these ids, runtimes and sources. */
+  function handlerLines(functions: readonly (readonly [string, FunctionRuntime, string])[]): string[] {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
+    try {
+      const app = new GitOpsApp({ outdir });
+      const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+      for (const [id, runtime, source] of functions) new KymaFunction(team, id, { runtime, source: FunctionSource.fromInline(source) });
+      app.synth();
+      return [];
+    } catch (e) {
+      return (e as Error).message.split('\n').filter(line => /handler\.(py|js)/.test(line)).map(line => line.trim());
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  }
+
+  test('every problem of an app of many handlers, in the first, a middle and the last message, reads as the handler\'s alone', () => {
+    _resetWork();
+    const broken = (i: number) => i % 50 === 0 || i === 99;
+    const functions = Array.from({ length: 100 }, (_, i) => [
+      [`py-${i}`, FunctionRuntime.PYTHON_312, broken(i) ? `def main(event, context)\n    return ${i}\n` : `def main(event, context):\n    return ${i}\n`],
+      [`js-${i}`, FunctionRuntime.NODEJS_22, broken(i) ? `exports.main = () => {\n  return (${i} + ;\n};\n` : `exports.main = () => ${i};\n`],
+    ] as const).flat();
+    const all = handlerLines(functions);
+    expect(_work).toMatchObject({ pythonParses: 100, nodeParses: 100, pythonRoundTrips: 1 });
+    const alone = functions.filter(([id]) => broken(Number(id.slice(3)))).flatMap(f => handlerLines([f]));
+    expect(alone).toHaveLength(6);
+    expect([...all].sort()).toEqual([...alone].sort());
   });
 });

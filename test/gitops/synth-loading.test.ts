@@ -63,18 +63,21 @@ test('a synth loads parsers and CEL only for what its app holds', () => {
 }, 60_000);
 
 /**
- * The bundle of the schema classes compiles from a V8 code cache that the first synth writes
- * (src/_code-cache.ts): counted per process, with the output of every run the same.
+ * The bundles of the schema classes and of the CEL interpreter compile from a V8 code cache that the
+ * first synth writes (src/_code-cache.ts): counted per process, with the output of every run the same.
  */
-describe('the code cache of the bundled schema classes', () => {
-  /** Synthesizes the stack in a new process; its output folder's files, and what the loads did with the cache. */
-  function synth(dir: string, cache: string): { counts: unknown; files: Record<string, string> } {
+describe('the code cache of the bundled schema classes and CEL interpreter', () => {
+  /** Synthesizes the stack, and a Function when asked, in a new process; its output folder's files, and what the loads did with the cache. */
+  function synth(dir: string, cache: string, withFunction = false): { counts: unknown; files: Record<string, string> } {
     const outdir = path.join(dir, 'out');
     fs.rmSync(outdir, { recursive: true, force: true });
     const script = `
-      const { GitOpsApp, ServerlessStack } = require('./src');
+      const { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } = require('./src');
       const app = new GitOpsApp({ outdir: ${JSON.stringify(outdir)} });
-      new ServerlessStack(app, 'serverless');
+      const stack = new ServerlessStack(app, 'serverless');
+      ${withFunction ? `new KymaFunction(new FunctionNamespace(app, 'team', { stack }), 'fn', {
+        runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromGitRepository({ url: 'https://github.com/example/functions.git', baseDir: '/hello', reference: 'main' }),
+      });` : ''}
       app.synth();
       // Registered after the load's own listener, so the cache written at exit is counted.
       process.on('exit', () => console.log(JSON.stringify(require('./src/_code-cache')._codeCacheCounts)));`;
@@ -101,6 +104,21 @@ describe('the code cache of the bundled schema classes', () => {
       expect(warm.counts).toEqual({ hits: 1, misses: 0, moduleHits: 0, moduleMisses: 0, writes: 0 });
       expect(warm.files).toEqual(cold.files);
       expect(Object.keys(warm.files).length).toBeGreaterThan(3);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('a synth with a Function compiles the CEL interpreter from it too', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-cache-'));
+    try {
+      const cache = path.join(dir, 'cache');
+      const cold = synth(dir, cache, true);
+      expect(cold.counts).toEqual({ hits: 0, misses: 2, moduleHits: 0, moduleMisses: 0, writes: 2 });
+      expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^cel-[0-9a-f]{40}\.bin$/), expect.stringMatching(/^kubernetes-models-[0-9a-f]{40}\.bin$/)]);
+      const warm = synth(dir, cache, true);
+      expect(warm.counts).toEqual({ hits: 2, misses: 0, moduleHits: 0, moduleMisses: 0, writes: 0 });
+      expect(warm.files).toEqual(cold.files);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
