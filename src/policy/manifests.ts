@@ -19,7 +19,7 @@ import { validateSubscription } from '../api/subscription-rules';
 import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
 import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
-import { _parsePythonHandlers, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
+import { _parsePythonHandlers, _prepareNodeHandler, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
@@ -125,13 +125,16 @@ export function formatWarnings(findings: readonly Finding[], folder?: string): s
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => {
-    _work.functionValidations++;
-    return [...validateFunction(object, { release }), ...handlerCodeViolations(object, release)];
-  },
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...functionRuleViolations(object, release), ...handlerCodeViolations(object, release)],
   [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
   [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
 };
+
+/** A Function's violations of every rule of the Function API but those of its handler code ({@link handlerCodeViolations}). */
+function functionRuleViolations(object: unknown, release: ServerlessRelease): Violation[] {
+  _work.functionValidations++;
+  return validateFunction(object, { release });
+}
 
 const modelCache = new Map<string, ModelClass | undefined>();
 
@@ -418,27 +421,30 @@ type ObjectCheck = ReturnType<typeof validateObject>;
 
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
- * entries. Functions with a Python handler come last: their handlers are parsed in one round trip
- * to the parser's worker, which parses them (those sent ahead as their files were read) while this
- * thread checks the other objects.
+ * entries. The handler code of Functions with an inline source is checked last: their handlers
+ * are parsed in one round trip to the parser's worker (Python trees, and acorn's verdicts on the
+ * Node.js handlers sent ahead as their files were read), which parses them while this thread
+ * checks the other objects and every rule of those Functions but their handler's.
  */
 function checkObjects(
   byFolder: ReadonlyMap<string, readonly { object: any }[]>, releases: ReadonlyMap<string, FolderRelease>, checkedAlready: ReadonlySet<unknown>,
 ): Map<string, ObjectCheck[]> {
   const checks = new Map<string, ObjectCheck[]>();
-  const python: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease }[] = [];
+  const handlers: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease; rules: Violation[] }[] = [];
   for (const [folder, entries] of byFolder) {
     const release = releases.get(folder)!.release;
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
       if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
-      else if (pythonHandler(object)) python.push({ checks: inFolder, index, object, release });
-      else inFolder[index] = validateObject(object, { release });
+      else if (!isFunction(object) || !inlineHandler(object).length) inFolder[index] = validateObject(object, { release });
+      else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
     checks.set(folder, inFolder);
   }
-  _parsePythonHandlers(python.map(p => pythonHandler(p.object)!));
-  for (const { checks: inFolder, index, object, release } of python) inFolder[index] = validateObject(object, { release });
+  _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
+  for (const { checks: inFolder, index, object, release, rules } of handlers) {
+    inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
+  }
   return checks;
 }
 
@@ -451,6 +457,15 @@ function pythonHandler(object: any): { runtime: string; source: string } | undef
 
 function isFunction(object: any): boolean {
   return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
+}
+
+/** The inline source and dependencies of a Function with a Node.js handler. */
+function nodeHandler(object: any): { source: string; dependencies?: string } | undefined {
+  if (!isFunction(object)) return undefined;
+  const [handler] = inlineHandler(object);
+  if (!handler || runtimeFamily(handler.runtime) !== RuntimeFamily.NODEJS) return undefined;
+  const dependencies = object.spec.source.inline.dependencies;
+  return { source: handler.source, dependencies: typeof dependencies === 'string' ? dependencies : undefined };
 }
 
 /** The runtime and inline source of a Function, when it has both. */
@@ -523,6 +538,11 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
     if (python) _preparePythonParser();
     const documents = parseManifests(text);
     if (python) _preparePythonParser(documents.flatMap(d => pythonHandler(d.object)?.source ?? []));
+    // Node.js handlers go to acorn in the same worker (when enough of them are to be checked to be worth it).
+    for (const { object } of documents) {
+      const node = nodeHandler(object);
+      if (node) _prepareNodeHandler(node.source, node.dependencies);
+    }
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });
