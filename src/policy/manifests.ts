@@ -13,7 +13,7 @@ import { CrdReleaseEvidence, RELEASE_ANNOTATION, functionCrdRelease, isFunctionC
 import { functionServiceClashes, functionWarnings, validateFunction } from '../api/function-rules';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
-import { runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
+import { RuntimeNotice, runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
 import { RuntimeFamily, runtimeFamily } from '../api/runtimes';
 import { validateSubscription } from '../api/subscription-rules';
 import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
@@ -358,9 +358,22 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   for (const [folder, entries] of byFolder) {
     for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
   }
-  const checks = checkObjects(byFolder, releases, checkedAlready);
+  const checking = checkObjects(byFolder, releases, checkedAlready);
+  // What relates the objects of a folder needs no handler's parse: found while the parser's worker parses the handlers.
+  const related = [...byFolder.values()].map(entries => {
+    const objects = entries.map(e => e.object);
+    return { entries, clashes: functionServiceClashes(objects), policies: checkPolicies(objects) };
+  });
+  const checks = checking.finish();
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
   const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
+  // A notice depends on the runtime and the release alone (at one time): found once for each pair.
+  const notices = new Map<string, RuntimeNotice | undefined>();
+  const noticeOf = (runtime: string, release: ServerlessRelease) => {
+    const key = `${release} ${runtime}`;
+    if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
+    return notices.get(key);
+  };
   for (const [folder, entries] of byFolder) {
     for (const [index, { object, file, where }] of entries.entries()) {
       const release = releases.get(folder)!.release;
@@ -372,7 +385,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
         // What the release runs but apply or upstream will not keep taking: never a reason to fail,
         // unless asked to for a runtime's end of support. The dated notice says more than the
         // release's mark of a deprecated runtime, which the webhook still gives.
-        const notice = typeof object.spec?.runtime === 'string' ? runtimeNotice(object.spec.runtime, release, now) : undefined;
+        const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
         if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
         for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
           findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
@@ -391,8 +404,8 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
       }
     }
   }
-  for (const entries of byFolder.values()) {
-    for (const clash of functionServiceClashes(entries.map(e => e.object))) {
+  for (const { entries, clashes, policies } of related) {
+    for (const clash of clashes) {
       const fn = entries[clash.function];
       const service = entries[clash.service];
       findings.push({
@@ -401,7 +414,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
           + '(Running False, ServiceFailed: the Service already exists); rename the Function or the other Service',
       });
     }
-    for (const violation of checkPolicies(entries.map(e => e.object))) {
+    for (const violation of policies) {
       const { file, where } = entries[violation.index];
       if (violation.excepted !== undefined) {
         exceptions.push({ file, object: where, path: violation.path, rule: `policy.${violation.rule}`, reason: violation.excepted });
@@ -421,14 +434,15 @@ type ObjectCheck = ReturnType<typeof validateObject>;
 
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
- * entries. The handler code of Functions with an inline source is checked last: their handlers
- * are parsed in one round trip to the parser's worker (Python trees, and acorn's verdicts on the
- * Node.js handlers sent ahead as their files were read), which parses them while this thread
- * checks the other objects and every rule of those Functions but their handler's.
+ * entries, but the handler code of Functions with an inline source: their handlers are parsed in
+ * the parser's worker (Python trees, and acorn's verdicts on the Node.js handlers sent ahead as
+ * their files were read) while this thread checks the other objects, every other rule of those
+ * Functions, and whatever the caller does before it calls `finish`, which waits once for the
+ * worker and checks the handlers.
  */
 function checkObjects(
   byFolder: ReadonlyMap<string, readonly { object: any }[]>, releases: ReadonlyMap<string, FolderRelease>, checkedAlready: ReadonlySet<unknown>,
-): Map<string, ObjectCheck[]> {
+): { finish(): Map<string, ObjectCheck[]> } {
   const checks = new Map<string, ObjectCheck[]>();
   const handlers: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease; rules: Violation[] }[] = [];
   for (const [folder, entries] of byFolder) {
@@ -441,11 +455,15 @@ function checkObjects(
     });
     checks.set(folder, inFolder);
   }
-  _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
-  for (const { checks: inFolder, index, object, release, rules } of handlers) {
-    inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
-  }
-  return checks;
+  return {
+    finish: () => {
+      _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
+      for (const { checks: inFolder, index, object, release, rules } of handlers) {
+        inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
+      }
+      return checks;
+    },
+  };
 }
 
 /** The runtime and inline source of a Function with a Python handler. */
