@@ -466,24 +466,8 @@ function checkObjects(
   };
 }
 
-/** The runtime and inline source of a Function with a Python handler. */
-function pythonHandler(object: any): { runtime: string; source: string } | undefined {
-  if (!isFunction(object)) return undefined;
-  const [handler] = inlineHandler(object);
-  return handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON ? handler : undefined;
-}
-
 function isFunction(object: any): boolean {
   return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
-}
-
-/** The inline source and dependencies of a Function with a Node.js handler. */
-function nodeHandler(object: any): { source: string; dependencies?: string } | undefined {
-  if (!isFunction(object)) return undefined;
-  const [handler] = inlineHandler(object);
-  if (!handler || runtimeFamily(handler.runtime) !== RuntimeFamily.NODEJS) return undefined;
-  const dependencies = object.spec.source.inline.dependencies;
-  return { source: handler.source, dependencies: typeof dependencies === 'string' ? dependencies : undefined };
 }
 
 /** The runtime and inline source of a Function, when it has both. */
@@ -555,12 +539,19 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
     const python = /\bruntime: ["']?python/.test(text);
     if (python) _preparePythonParser();
     const documents = parseManifests(text);
-    if (python) _preparePythonParser(documents.flatMap(d => pythonHandler(d.object)?.source ?? []));
-    // Node.js handlers go to acorn in the same worker (when enough of them are to be checked to be worth it).
+    // Its handlers go to the parser's worker: Python ones, and Node.js ones to acorn there (once 32 are queued).
+    const pythonSources: string[] = [];
     for (const { object } of documents) {
-      const node = nodeHandler(object);
-      if (node) _prepareNodeHandler(node.source, node.dependencies);
+      const [handler] = isFunction(object) ? inlineHandler(object) : [];
+      const family = handler && runtimeFamily(handler.runtime);
+      if (family === RuntimeFamily.PYTHON) {
+        pythonSources.push(handler.source);
+      } else if (family === RuntimeFamily.NODEJS) {
+        const dependencies = object.spec.source.inline.dependencies;
+        _prepareNodeHandler(handler.source, typeof dependencies === 'string' ? dependencies : undefined);
+      }
     }
+    if (python) _preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });
