@@ -13,13 +13,13 @@ import { CrdReleaseEvidence, RELEASE_ANNOTATION, functionCrdRelease, isFunctionC
 import { functionServiceClashes, functionWarnings, validateFunction } from '../api/function-rules';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
-import { runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
+import { RuntimeNotice, runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
 import { RuntimeFamily, runtimeFamily } from '../api/runtimes';
 import { validateSubscription } from '../api/subscription-rules';
 import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
 import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
-import { _parsePythonHandlers, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
+import { _parsePythonHandlers, _prepareNodeHandler, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
@@ -125,13 +125,16 @@ export function formatWarnings(findings: readonly Finding[], folder?: string): s
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => {
-    _work.functionValidations++;
-    return [...validateFunction(object, { release }), ...handlerCodeViolations(object, release)];
-  },
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...functionRuleViolations(object, release), ...handlerCodeViolations(object, release)],
   [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
   [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
 };
+
+/** A Function's violations of every rule of the Function API but those of its handler code ({@link handlerCodeViolations}). */
+function functionRuleViolations(object: unknown, release: ServerlessRelease): Violation[] {
+  _work.functionValidations++;
+  return validateFunction(object, { release });
+}
 
 const modelCache = new Map<string, ModelClass | undefined>();
 
@@ -422,9 +425,22 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   for (const [folder, entries] of byFolder) {
     for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
   }
-  const checks = checkObjects(byFolder, releases, checkedAlready);
+  const checking = checkObjects(byFolder, releases, checkedAlready);
+  // What relates the objects of a folder needs no handler's parse: found while the parser's worker parses the handlers.
+  const related = [...byFolder.values()].map(entries => {
+    const objects = entries.map(e => e.object);
+    return { entries, clashes: functionServiceClashes(objects), policies: checkPolicies(objects) };
+  });
+  const checks = checking.finish();
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
   const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
+  // A notice depends on the runtime and the release alone (at one time): found once for each pair.
+  const notices = new Map<string, RuntimeNotice | undefined>();
+  const noticeOf = (runtime: string, release: ServerlessRelease) => {
+    const key = `${release} ${runtime}`;
+    if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
+    return notices.get(key);
+  };
   for (const [folder, entries] of byFolder) {
     for (const [index, { object, file, where }] of entries.entries()) {
       const release = releases.get(folder)!.release;
@@ -436,7 +452,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
         // What the release runs but apply or upstream will not keep taking: never a reason to fail,
         // unless asked to for a runtime's end of support. The dated notice says more than the
         // release's mark of a deprecated runtime, which the webhook still gives.
-        const notice = typeof object.spec?.runtime === 'string' ? runtimeNotice(object.spec.runtime, release, now) : undefined;
+        const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
         if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
         for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
           findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
@@ -455,8 +471,8 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
       }
     }
   }
-  for (const entries of byFolder.values()) {
-    for (const clash of functionServiceClashes(entries.map(e => e.object))) {
+  for (const { entries, clashes, policies } of related) {
+    for (const clash of clashes) {
       const fn = entries[clash.function];
       const service = entries[clash.service];
       findings.push({
@@ -465,7 +481,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
           + '(Running False, ServiceFailed: the Service already exists); rename the Function or the other Service',
       });
     }
-    for (const violation of checkPolicies(entries.map(e => e.object))) {
+    for (const violation of policies) {
       const { file, where } = entries[violation.index];
       if (violation.excepted !== undefined) {
         exceptions.push({ file, object: where, path: violation.path, rule: `policy.${violation.rule}`, reason: violation.excepted });
@@ -485,35 +501,36 @@ type ObjectCheck = ReturnType<typeof validateObject>;
 
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
- * entries. Functions with a Python handler come last: their handlers are parsed in one round trip
- * to the parser's worker, which parses them (those sent ahead as their files were read) while this
- * thread checks the other objects.
+ * entries, but the handler code of Functions with an inline source: their handlers are parsed in
+ * the parser's worker (Python trees, and acorn's verdicts on the Node.js handlers sent ahead as
+ * their files were read) while this thread checks the other objects, every other rule of those
+ * Functions, and whatever the caller does before it calls `finish`, which waits once for the
+ * worker and checks the handlers.
  */
 function checkObjects(
   byFolder: ReadonlyMap<string, readonly { object: any }[]>, releases: ReadonlyMap<string, FolderRelease>, checkedAlready: ReadonlySet<unknown>,
-): Map<string, ObjectCheck[]> {
+): { finish(): Map<string, ObjectCheck[]> } {
   const checks = new Map<string, ObjectCheck[]>();
-  const python: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease }[] = [];
+  const handlers: { checks: ObjectCheck[]; index: number; object: any; release: ServerlessRelease; rules: Violation[] }[] = [];
   for (const [folder, entries] of byFolder) {
     const release = releases.get(folder)!.release;
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
       if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
-      else if (pythonHandler(object)) python.push({ checks: inFolder, index, object, release });
-      else inFolder[index] = validateObject(object, { release });
+      else if (!isFunction(object) || !inlineHandler(object).length) inFolder[index] = validateObject(object, { release });
+      else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
     checks.set(folder, inFolder);
   }
-  _parsePythonHandlers(python.map(p => pythonHandler(p.object)!));
-  for (const { checks: inFolder, index, object, release } of python) inFolder[index] = validateObject(object, { release });
-  return checks;
-}
-
-/** The runtime and inline source of a Function with a Python handler. */
-function pythonHandler(object: any): { runtime: string; source: string } | undefined {
-  if (!isFunction(object)) return undefined;
-  const [handler] = inlineHandler(object);
-  return handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON ? handler : undefined;
+  return {
+    finish: () => {
+      _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
+      for (const { checks: inFolder, index, object, release, rules } of handlers) {
+        inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
+      }
+      return checks;
+    },
+  };
 }
 
 function isFunction(object: any): boolean {
@@ -589,7 +606,19 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
     const python = /\bruntime: ["']?python/.test(text);
     if (python) _preparePythonParser();
     const documents = parseManifests(text);
-    if (python) _preparePythonParser(documents.flatMap(d => pythonHandler(d.object)?.source ?? []));
+    // Its handlers go to the parser's worker: Python ones, and Node.js ones to acorn there (once 32 are queued).
+    const pythonSources: string[] = [];
+    for (const { object } of documents) {
+      const [handler] = isFunction(object) ? inlineHandler(object) : [];
+      const family = handler && runtimeFamily(handler.runtime);
+      if (family === RuntimeFamily.PYTHON) {
+        pythonSources.push(handler.source);
+      } else if (family === RuntimeFamily.NODEJS) {
+        const dependencies = object.spec.source.inline.dependencies;
+        _prepareNodeHandler(handler.source, typeof dependencies === 'string' ? dependencies : undefined);
+      }
+    }
+    if (python) _preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });

@@ -47,3 +47,46 @@ test('validate loads no cdk8s, and reads the files synth writes without js-yaml\
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A Function as synth writes it, with an inline handler. */
+function inlineFunction(name: string, runtime: string, source: string, dependencies: string): object {
+  return {
+    apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function',
+    metadata: { name, namespace: 'team-a', labels: { 'app.kubernetes.io/managed-by': 'cdk8s-kyma-serverless' } },
+    spec: { runtime, source: { inline: { source, dependencies } } },
+  };
+}
+
+test('validate parses the Node.js handlers in the parser\'s worker, sent as their files are read, and loads no acorn itself', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'validate-handlers-'));
+  const node = 40;
+  const python = 2;
+  try {
+    // More Node.js handlers than go to the worker in one message (32), in two files as synth writes them.
+    const functions = [
+      ...Array.from({ length: node }, (_, i) => inlineFunction(`node-${i}`, 'nodejs22', `exports.main = () => 'function ${i}';\n`, '{ "dependencies": {} }')),
+      ...Array.from({ length: python }, (_, i) => inlineFunction(`python-${i}`, 'python312', `def main(event, context):\n    return "function ${i}"\n`, '')),
+    ];
+    fs.writeFileSync(path.join(dir, '0000-team-a.k8s.yaml'), Yaml.stringify(NAMESPACE, ...functions.slice(0, 20)));
+    fs.writeFileSync(path.join(dir, '0001-team-a.k8s.yaml'), Yaml.stringify(...functions.slice(20)));
+    const script = `
+      const { _work } = require('./src/api/_work');
+      require('./src/cli/index').main(['node', 'kyma-serverless', 'validate', ${JSON.stringify(dir)}]).then(() => {
+        const acorn = Object.keys(require.cache).some(file => /node_modules\\/acorn\\//.test(file));
+        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, acorn, nodeParses: _work.nodeParses, pythonParses: _work.pythonParses,
+          pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
+      });`;
+    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true', KYMA_SERVERLESS_TODAY: '2026-01-01' },
+    });
+    if (result.status !== 0) throw new Error(result.stderr + result.stdout);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[lines.length - 3]).toBe(`${dir}: ${node + python + 1} objects in 2 files, 0 errors, 0 warnings`);
+    // Every handler parsed once, in one wait for the worker; acorn ran there, not here.
+    expect(JSON.parse(lines[lines.length - 1])).toEqual({
+      exitCode: 0, acorn: false, nodeParses: node, pythonParses: python, pythonRoundTrips: 1, functionValidations: node + python,
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
