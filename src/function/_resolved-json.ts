@@ -101,6 +101,9 @@ interface MetadataFields {
   readonly _additionalAttributes?: unknown;
 }
 
+/** The own fields of cdk8s's ApiObjectMetadataDefinition: those above, and the object it belongs to. */
+const METADATA_FIELDS: ReadonlySet<string> = new Set(['name', 'namespace', 'labels', 'annotations', 'finalizers', 'ownerReferences', 'apiObject', '_additionalAttributes']);
+
 /**
  * cdk8s's `metadata.toJson()` under its built-in resolvers, without its generic walk: the same
  * data (`{ ...additional attributes, name, namespace, annotations, finalizers, ownerReferences,
@@ -108,9 +111,11 @@ interface MetadataFields {
  *
  * @param metadata the metadata of an API object of an app that {@link resolvesAsBuiltIn}
  * @returns the JSON, or {@link UNRESOLVED} when the metadata holds something cdk8s would treat
- * otherwise, or its fields are not those this cdk8s keeps
+ * otherwise, or its fields are not those of the cdk8s this module was written for
  */
 export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
+  // A field this module does not know might be one that toJson renders: cdk8s renders it then.
+  for (const field of Object.keys(metadata)) if (!METADATA_FIELDS.has(field)) return UNRESOLVED;
   const fields = metadata as unknown as MetadataFields;
   const { labels, annotations, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
   if (!isPlainMap(labels) || !isPlainMap(annotations) || !isPlainMap(additional) || !Array.isArray(finalizers) || !Array.isArray(ownerReferences)) {

@@ -106,6 +106,12 @@ describe('metadataJson', () => {
     }), { numRuns: 500 });
   });
 
+  test('leaves to cdk8s a metadata with a field of its own that this module does not know', () => {
+    const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'thing' } });
+    Object.assign(object.metadata, { generatedName: 'other' });
+    expect(metadataJson(object.metadata)).toBe(UNRESOLVED);
+  });
+
   test('leaves a metadata with an implicit token to cdk8s', () => {
     const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'thing' } });
     object.metadata.add('token', new Token('x'));
