@@ -11,7 +11,7 @@
  * realm, a function, a key `__proto__` or `constructor`) it answers {@link UNRESOLVED}, and the
  * caller takes cdk8s's way. The tests compare both ways on generated data.
  */
-import { App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
+import { ApiObjectMetadataDefinition, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
 import { IConstruct } from 'constructs';
 
 /** The answer for data this module leaves to cdk8s. */
@@ -31,12 +31,14 @@ export function resolvesAsBuiltIn(construct: IConstruct): boolean {
 /**
  * `sanitizeValue(resolve([], value, object), { sortKeys: true })` of cdk8s under its built-in
  * resolvers: tokens resolved, `null` and `undefined` dropped from maps (and written as
- * `undefined` in lists), keys sorted.
+ * `undefined` in lists), keys sorted. With `dropEmpty`, what `filterEmptyArrays` and
+ * `filterEmptyObjects` add, as cdk8s renders metadata: empty lists and maps dropped too.
  *
  * @param value the data
+ * @param dropEmpty whether empty lists and maps are dropped
  * @returns the JSON, or {@link UNRESOLVED} when the data holds something cdk8s would treat otherwise
  */
-export function resolvedJson(value: unknown): unknown {
+export function resolvedJson(value: unknown, dropEmpty = false): unknown {
   if (value === null || value === undefined) return undefined;
   switch (typeof value) {
     case 'string':
@@ -49,16 +51,17 @@ export function resolvedJson(value: unknown): unknown {
       return UNRESOLVED;
   }
   const object = value as { readonly [key: string]: unknown };
-  if (object instanceof Lazy) return resolvedJson(object.produce());
+  if (object instanceof Lazy) return resolvedJson(object.produce(), dropEmpty);
   // An implicit token (ImplicitTokenResolver).
   if (typeof object.resolve === 'function') return UNRESOLVED;
   if (Array.isArray(object)) {
     // NumberStringUnionResolver replaces a list with a string or number `value` too.
     if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return UNRESOLVED;
+    if (dropEmpty && !object.length) return undefined;
     const result = new Array<unknown>(object.length);
     for (let i = 0; i < object.length; i++) {
       if (!(i in object)) return UNRESOLVED;
-      const item = resolvedJson(object[i]);
+      const item = resolvedJson(object[i], dropEmpty);
       if (item === UNRESOLVED) return UNRESOLVED;
       result[i] = item;
     }
@@ -74,13 +77,56 @@ export function resolvedJson(value: unknown): unknown {
   if (Object.getPrototypeOf(object) !== Object.prototype) return UNRESOLVED;
   const keys = sortedKeys(object);
   const result: { [key: string]: unknown } = {};
+  let kept = 0;
   for (const key of keys) {
     if (key === '__proto__') return UNRESOLVED;
-    const item = resolvedJson(object[key]);
+    const item = resolvedJson(object[key], dropEmpty);
     if (item === UNRESOLVED) return UNRESOLVED;
-    if (item !== undefined) result[key] = item;
+    if (item !== undefined) {
+      result[key] = item;
+      kept++;
+    }
   }
-  return result;
+  return dropEmpty && !kept ? undefined : result;
+}
+
+/** The fields cdk8s's ApiObjectMetadataDefinition keeps (private in its types), that its `toJson` renders. */
+interface MetadataFields {
+  readonly name?: unknown;
+  readonly namespace?: unknown;
+  readonly labels?: unknown;
+  readonly annotations?: unknown;
+  readonly finalizers?: unknown;
+  readonly ownerReferences?: unknown;
+  readonly _additionalAttributes?: unknown;
+}
+
+/** The own fields of cdk8s's ApiObjectMetadataDefinition: those above, and the object it belongs to. */
+const METADATA_FIELDS: ReadonlySet<string> = new Set(['name', 'namespace', 'labels', 'annotations', 'finalizers', 'ownerReferences', 'apiObject', '_additionalAttributes']);
+
+/**
+ * cdk8s's `metadata.toJson()` under its built-in resolvers, without its generic walk: the same
+ * data (`{ ...additional attributes, name, namespace, annotations, finalizers, ownerReferences,
+ * labels }`), resolved and sanitized with empty lists and maps dropped, keys sorted.
+ *
+ * @param metadata the metadata of an API object of an app that {@link resolvesAsBuiltIn}
+ * @returns the JSON, or {@link UNRESOLVED} when the metadata holds something cdk8s would treat
+ * otherwise, or its fields are not those of the cdk8s this module was written for
+ */
+export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
+  // A field this module does not know might be one that toJson renders: cdk8s renders it then.
+  for (const field of Object.keys(metadata)) if (!METADATA_FIELDS.has(field)) return UNRESOLVED;
+  const fields = metadata as unknown as MetadataFields;
+  const { labels, annotations, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
+  if (!isPlainMap(labels) || !isPlainMap(annotations) || !isPlainMap(additional) || !Array.isArray(finalizers) || !Array.isArray(ownerReferences)) {
+    return UNRESOLVED;
+  }
+  const data = { ...additional, name: fields.name, namespace: fields.namespace, annotations, finalizers, ownerReferences, labels };
+  return resolvedJson(data, true);
+}
+
+function isPlainMap(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /**

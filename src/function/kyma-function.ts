@@ -34,7 +34,7 @@ import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-names
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { _onStackRelease, releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
-import { UNRESOLVED, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
+import { UNRESOLVED, metadataJson, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
@@ -371,11 +371,20 @@ class FunctionObject extends FunctionResource {
    */
   private builtInJson(): any {
     if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
-    // The data cdk8s resolves: the props the generated class was given, with the metadata rendered.
-    const data = resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec });
+    // The data cdk8s resolves: the props the generated class was given, with the metadata rendered
+    // (without cdk8s's walk when it holds what resolvedJson knows: most of a Function's render).
+    const metadata = metadataJson(this.metadata);
+    const data = metadata === UNRESOLVED
+      ? resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec })
+      : withSpec(metadata, resolvedJson(this.given.spec));
     if (data === UNRESOLVED) return undefined;
     return { ...FunctionResource.GVK, ...toJson_FunctionProps(data as FunctionProps) };
   }
+}
+
+/** The props of the generated class from a rendered metadata and spec, or {@link UNRESOLVED} when the spec is. */
+function withSpec(metadata: unknown, spec: unknown): { readonly metadata?: unknown; readonly spec?: unknown } | typeof UNRESOLVED {
+  return spec === UNRESOLVED ? UNRESOLVED : { metadata, spec };
 }
 
 /** A Function's metadata with {@link OBJECT_KINDS_ANNOTATION}, when it has such objects, among its annotations in key order. */

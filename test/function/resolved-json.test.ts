@@ -6,7 +6,7 @@ import {
   BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType, KedaTrigger, KymaFunction,
   ServerlessRelease, ServerlessStack,
 } from '../../src';
-import { UNRESOLVED, resolvedJson, resolvesAsBuiltIn } from '../../src/function/_resolved-json';
+import { UNRESOLVED, metadataJson, resolvedJson, resolvesAsBuiltIn } from '../../src/function/_resolved-json';
 import {
   FunctionSpecResourceConfigurationFunctionResourcesLimits, FunctionSpecResourceConfigurationFunctionResourcesRequests,
 } from '../../imports/serverless.kyma-project.io';
@@ -74,6 +74,48 @@ describe('resolvedJson', () => {
     const data = { a: Lazy.any({ produce: () => FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1Gi') }) };
     expect(resolvedJson(data)).toEqual({ a: { value: '1Gi' } });
     expect(resolvedJson(data)).toEqual(cdk8sJson(data));
+  });
+});
+
+describe('metadataJson', () => {
+  const text = fc.oneof(fc.string({ maxLength: 6 }), fc.constant(''));
+  const maybeLazy = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof(arbitrary, arbitrary.map(v => Lazy.any({ produce: () => v })));
+  const strings = fc.dictionary(key, maybeLazy(fc.oneof(text, fc.constant(undefined))), { maxKeys: 4, noNullPrototype: true });
+  const metadata = fc.record({
+    name: fc.option(text, { nil: undefined }),
+    namespace: fc.option(text, { nil: undefined }),
+    labels: fc.option(strings, { nil: undefined }),
+    annotations: fc.option(strings, { nil: undefined }),
+    finalizers: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
+    ownerReferences: fc.option(fc.array(fc.record({ apiVersion: text, kind: text, name: text, uid: text }).map(owner => ({ ...owner })), { maxLength: 2 }), { nil: undefined }),
+    extra: fc.dictionary(fc.constantFrom('generateName', 'uid', 'managedFields', 'x', 'z'), value, { maxKeys: 3, noNullPrototype: true }),
+  });
+
+  test('gives what cdk8s\'s metadata.toJson gives, for any name, namespace, labels, annotations, finalizers, owners and other fields', () => {
+    fc.assert(fc.property(metadata, fc.array(fc.tuple(key, text), { maxLength: 2 }), (given, added) => {
+      const { extra, ...fields } = given;
+      const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { ...extra, ...fields } });
+      for (const [k, v] of added) {
+        object.metadata.addLabel(k, v);
+        object.metadata.addAnnotation(`a.example.com/${k}`, v);
+      }
+      const ours = metadataJson(object.metadata);
+      expect(ours).not.toBe(UNRESOLVED);
+      expect(ours).toStrictEqual(object.metadata.toJson());
+      expect(JSON.stringify(ours)).toBe(JSON.stringify(object.metadata.toJson()));
+    }), { numRuns: 500 });
+  });
+
+  test('leaves to cdk8s a metadata with a field of its own that this module does not know', () => {
+    const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'thing' } });
+    Object.assign(object.metadata, { generatedName: 'other' });
+    expect(metadataJson(object.metadata)).toBe(UNRESOLVED);
+  });
+
+  test('leaves a metadata with an implicit token to cdk8s', () => {
+    const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'thing' } });
+    object.metadata.add('token', new Token('x'));
+    expect(metadataJson(object.metadata)).toBe(UNRESOLVED);
   });
 });
 

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApiObject, App, Chart, Testing, Yaml } from 'cdk8s';
+import { ApiObject, ApiObjectMetadataDefinition, App, Chart, Testing, Yaml } from 'cdk8s';
 import { Node } from 'constructs';
 import {
   FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessRelease, ServerlessStack,
@@ -79,12 +79,13 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
 });
 
 describe.each([12, 24])('GitOpsApp synth of %i Functions', count => {
-  test('walks the app\'s tree once, and renders no Function through cdk8s\'s generic resolve', () => {
+  test('walks the app\'s tree once, and renders no Function nor its metadata through cdk8s\'s generic resolve', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless');
     for (let i = 0; i < count / 12; i++) functions(new FunctionNamespace(app, `team-${i}`, { stack }));
     const findAll = jest.spyOn(Node.prototype, 'findAll');
     const toJson = jest.spyOn(ApiObject.prototype, 'toJson');
+    const metadataToJson = jest.spyOn(ApiObjectMetadataDefinition.prototype, 'toJson');
     try {
       _resetWork();
       app.synth();
@@ -94,9 +95,14 @@ describe.each([12, 24])('GitOpsApp synth of %i Functions', count => {
       expect(walked.map(node => node.path)).toEqual([]);
       expect((toJson.mock.contexts as ApiObject[]).filter(object => object.kind === 'Function').map(object => object.node.path)).toEqual([]);
       expect(_work.functionRenders).toBe(count);
+      // cdk8s renders the metadata of the other objects only (the stack's, the namespaces', the autoscalers').
+      const metadataOf = (metadataToJson.mock.contexts as Array<{ apiObject: ApiObject }>).map(m => m.apiObject);
+      expect(metadataOf.filter(object => object.kind === 'Function').map(object => object.node.path)).toEqual([]);
+      expect(metadataOf.length).toBeGreaterThan(0);
     } finally {
       findAll.mockRestore();
       toJson.mockRestore();
+      metadataToJson.mockRestore();
     }
   });
 });
