@@ -11,6 +11,9 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CODE_CACHE_ENV, _codeCacheCounts, _compileFromCodeCache, _saveCodeCaches, requireBundle } from '../src/_code-cache';
 
+/** Loads the sources with ts-node and SWC, as bin/kyma-serverless.js does. */
+const SWC = path.join(__dirname, 'util', 'ts-node-swc.js');
+
 let dir: string;
 let loads = 0;
 const before = process.env[CODE_CACHE_ENV];
@@ -155,8 +158,8 @@ describe('the modules of lib/ while the entry loads', () => {
       const step = result => results.push({ result, counts: { ..._codeCacheCounts } });
       ${steps}
       console.log(JSON.stringify(results));`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
-      cwd: path.resolve(__dirname, '..'), encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true', [CODE_CACHE_ENV]: path.join(dir, 'cache') },
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
+      cwd: path.resolve(__dirname, '..'), encoding: 'utf8', env: { ...process.env, [CODE_CACHE_ENV]: path.join(dir, 'cache') },
     });
     if (result.status !== 0) throw new Error(result.stderr);
     return JSON.parse(result.stdout) as unknown[];

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { constructEntryFiles } from '../scripts/jsii';
 
 const ROOT = path.resolve(__dirname, '..');
+/** Loads the sources with ts-node and SWC, as bin/kyma-serverless.js does. */
+const SWC = path.join(ROOT, 'test', 'util', 'ts-node-swc.js');
 
 // A fresh Node.js that transpiles the sources it loads: a few seconds, more on a busy machine.
 const LOAD_BUDGET_MS = 120_000;
@@ -21,10 +23,10 @@ describe('loading the construct entry', () => {
       "new ServerlessStack(new app.App(), 'serverless');",
       'process.stdout.write(JSON.stringify(Object.keys(require.cache)));',
     ].join('\n');
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register', '-e', script], {
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SWC: 'true', CDK8S_CHECK_UPGRADE: 'false' },
+      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(`${result.status}\n${result.stderr}`).toBe('0\n');

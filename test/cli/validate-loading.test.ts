@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { Yaml } from 'cdk8s';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Loads the sources with ts-node and SWC, as bin/kyma-serverless.js does. */
+const SWC = path.join(ROOT, 'test', 'util', 'ts-node-swc.js');
 
 /** Packages that only other commands, or synth, need. */
 const NOT_FOR_VALIDATE = ['cdk8s', 'cdk8s-plus-27', 'constructs', 'yaml', '@kubernetes/client-node'];
@@ -35,8 +37,8 @@ test('validate loads no cdk8s, and reads the files synth writes without js-yaml\
         const names = new Set(Object.keys(require.cache).map(file => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file)?.[1]));
         console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, loadAll, loaded: ${JSON.stringify(NOT_FOR_VALIDATE)}.filter(name => names.has(name)) }));
       });`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true' },
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: process.env,
     });
     if (result.status !== 0) throw new Error(result.stderr + result.stdout);
     const lines = result.stdout.trim().split('\n');

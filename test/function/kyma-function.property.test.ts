@@ -541,11 +541,18 @@ function toCase(parts: Parts): Case {
 }
 
 function functionProps(validOnly: boolean): fc.Arbitrary<Case> {
-  return runtime(validOnly).chain(rt => fc.record({
-    name: sometimes(functionName(validOnly)),
-    namespace: fc.option(namespaceName(validOnly), { freq: 4, nil: undefined }),
-    runtime: fc.constant(rt),
-    source: fc.oneof(inlineSource(rt.value.family, validOnly), gitSource(validOnly)),
+  // Built once, outside the chain: fast-check prepares each string arbitrary as it is made (its
+  // slices of known-dangerous strings, worked out by throwing and catching), which cost most of
+  // the suite's time when every generated case made its own. The values generated are the same.
+  const name = sometimes(functionName(validOnly));
+  const namespace = fc.option(namespaceName(validOnly), { freq: 4, nil: undefined });
+  const sources = new Map<RuntimeFamily, fc.Arbitrary<Choice<FunctionSource>>>();
+  const git = gitSource(validOnly);
+  const source = (family: RuntimeFamily) => {
+    if (!sources.has(family)) sources.set(family, fc.oneof(inlineSource(family, validOnly), git));
+    return sources.get(family)!;
+  };
+  const rest = {
     env: sometimes(env(validOnly)),
     secretMounts: sometimes(secretMounts(validOnly)),
     resources: sometimes(resources(validOnly)),
@@ -554,6 +561,13 @@ function functionProps(validOnly: boolean): fc.Arbitrary<Case> {
     labels: sometimes(labels(validOnly)),
     annotations: sometimes(annotations(validOnly)),
     runtimeImageOverride: sometimes(runtimeImageOverride(validOnly)),
+  };
+  return runtime(validOnly).chain(rt => fc.record({
+    name,
+    namespace,
+    runtime: fc.constant(rt),
+    source: source(rt.value.family),
+    ...rest,
   })).map(toCase);
 }
 

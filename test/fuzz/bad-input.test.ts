@@ -36,6 +36,7 @@ import { createLogger } from '../../src/webhook/log';
 import { WebhookMetrics } from '../../src/webhook/metrics';
 import { OBSERVABILITY_PATHS, WebhookServer } from '../../src/webhook/server';
 import { admissionReviewOf } from '../util/admission';
+import { binaryString } from '../util/binary-string';
 import { VALID_FUNCTIONS } from '../util/function-rule-cases';
 
 // This file only: jest gives each test file its own fast-check module.
@@ -134,7 +135,7 @@ function vocabulary(maxHuge: number, maxDepth: number) {
   ).map(([c, n]) => c.repeat(n));
   const weirdString = fc.oneof(
     { weight: 4, arbitrary: fc.string() },
-    { weight: 2, arbitrary: fc.string({ unit: 'binary' }) },
+    { weight: 2, arbitrary: binaryString() },
     { weight: 1, arbitrary: fc.string({ unit: fc.oneof(loneSurrogate, fc.constantFrom('a', '/', '.', '-')) }) },
     { weight: 2, arbitrary: numericString },
     { weight: 1, arbitrary: quantityText },
@@ -436,7 +437,7 @@ const HANDLER_JS = 'exports.main = () => "ok";\n';
 const RESERVED_FILE_NAMES = [FUNCTION_FILE, 'handler.js', 'handler.py'];
 
 /** A file name Linux takes, but none of the names the loader looks for. */
-const fileName = fc.oneof(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), fc.string({ minLength: 1, maxLength: 12 }))
+const fileName = fc.oneof(binaryString({ minLength: 1, maxLength: 40 }), fc.string({ minLength: 1, maxLength: 12 }))
   .filter(n => !n.includes('/') && !n.includes('\0') && n !== '.' && n !== '..' && Buffer.byteLength(n) <= 255 && !RESERVED_FILE_NAMES.includes(n));
 
 /**
@@ -528,7 +529,7 @@ const yamlTrick = fc.constantFrom(
 );
 const yamlText = fc.oneof(
   { weight: 2, arbitrary: fc.string() },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+  { weight: 1, arbitrary: binaryString() },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 5 }).map(yamlOf) },
   { weight: 1, arbitrary: fc.json() },
   { weight: 6, arbitrary: settingsArb.map(yamlOf) },
@@ -776,7 +777,7 @@ const wellFormedReview = fc.record({
 /** Bodies: random bytes, random text and JSON, review-shaped JSON, well-formed reviews. */
 const bodyArb: fc.Arbitrary<string | Buffer> = fc.oneof(
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 200 }).map(b => Buffer.from(b)) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+  { weight: 1, arbitrary: binaryString() },
   { weight: 2, arbitrary: fc.jsonValue().map(v => JSON.stringify(v)) },
   { weight: 1, arbitrary: junk.map(v => JSON.stringify(v) ?? 'undefined') },
   { weight: 4, arbitrary: reviewShaped.map(v => JSON.stringify(v)) },

@@ -11,6 +11,8 @@ import { BUNDLED_KINDS } from '../../scripts/bundle-models';
 import { loadYamlDocuments } from '../util/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Loads the sources with ts-node and SWC, as bin/kyma-serverless.js does. */
+const SWC = path.join(ROOT, 'test', 'util', 'ts-node-swc.js');
 
 /**
  * What only reading Functions needs: handler parsers, and the interpreter of the CRD's CEL rules,
@@ -46,8 +48,8 @@ test('a synth loads parsers and CEL only for what its app holds', () => {
         after[${JSON.stringify(name)}] = loaded();
       }`).join('\n')}
       console.log(JSON.stringify(after));`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true' },
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: process.env,
     });
     if (result.status !== 0) throw new Error(result.stderr);
     // What each app loaded, on top of those before it.
@@ -81,8 +83,8 @@ describe('the code cache of the bundled schema classes and CEL interpreter', () 
       app.synth();
       // Registered after the load's own listener, so the cache written at exit is counted.
       process.on('exit', () => console.log(JSON.stringify(require('./src/_code-cache')._codeCacheCounts)));`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true', KYMA_SERVERLESS_CODE_CACHE: cache },
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, KYMA_SERVERLESS_CODE_CACHE: cache },
     });
     if (result.status !== 0) throw new Error(result.stderr);
     const files = Object.fromEntries(fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter(e => e.isFile())

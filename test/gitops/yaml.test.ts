@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
+import { expectToBe } from '../util/expect-many';
 import { yamlArbitraries } from '../util/yaml-arbitraries';
 
 /** Pieces of strings that exercise every style rule: indicators, YAML 1.1 scalars, line breaks, escapes. */
@@ -20,7 +21,7 @@ describe('stringifyYamlDocuments', () => {
     fc.assert(fc.property(fc.array(document, { minLength: 1, maxLength: 3 }), documents => {
       const ours = stringifyYamlDocuments(documents);
       if (ours !== undefined) written++;
-      expect(ours ?? Yaml.stringify(...documents)).toBe(Yaml.stringify(...documents));
+      expectToBe(ours ?? Yaml.stringify(...documents), Yaml.stringify(...documents));
     }), { numRuns: 3000 });
     // Plain JSON needs no fallback: every run was written by this writer.
     expect(written).toBe(3000);
@@ -29,7 +30,7 @@ describe('stringifyYamlDocuments', () => {
   test('writes every string as cdk8s does, as a key and as a value at every depth', () => {
     fc.assert(fc.property(text, s => {
       for (const doc of [{ [s]: s }, [s], { a: { [s]: [s, { [s]: s }] } }, [[s, [s]]]]) {
-        expect(stringifyYamlDocuments([doc])).toBe(Yaml.stringify(doc));
+        expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
       }
     }), { numRuns: 3000 });
   });
@@ -38,7 +39,7 @@ describe('stringifyYamlDocuments', () => {
     const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9._/ -]{4,12}[A-Za-z0-9._/-]$/);
     const numberLike = fc.tuple(fc.constantFrom('e', 'E', 'e-', 'E-'), fc.stringMatching(/^[0-9]{5,8}$/)).map(([e, digits]) => e + digits);
     fc.assert(fc.property(fc.oneof(word, numberLike), s => {
-      for (const doc of [{ [s]: s }, [s], { a: { [s]: [s] } }]) expect(stringifyYamlDocuments([doc])).toBe(Yaml.stringify(doc));
+      for (const doc of [{ [s]: s }, [s], { a: { [s]: [s] } }]) expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
     }), { numRuns: 3000 });
   });
 
