@@ -6,11 +6,13 @@
  * `FunctionNamespace`), but loading the entry loaded every module behind them, about 100 files
  * (Functions, exposure, KEDA, traffic, Argo CD, Flux, ...): in CPU time of the stack alone on a
  * user's path, 155 ms → 143 ms (median of 14 alternating runs) for the same output. TypeScript
- * compiles `export { X } from './x'` to a `require` at the top and a getter; this keeps the getters
- * and their order, and has each require its module on first use, within the code cache of
- * src/_code-cache.ts as the entry's own loading was. Names, their order and their values are the
- * same (a test compares both forms); src/index.ts stays as it is, for jsii and the type
- * declarations.
+ * compiles `export { X } from './x'` to a `require` at the top and a getter that reads the
+ * module's export; this keeps the getters as they are (Node.js reads their form to give an ES
+ * module's `import` the names) and makes each module's variable an object that requires the
+ * module when a name is first read from it, within the code cache of src/_code-cache.ts as the
+ * entry's own loading was. Names, their order and their values are the same (a test compares both
+ * forms, and the names `cjs-module-lexer` finds); src/index.ts stays as it is, for jsii and the
+ * type declarations.
  *
  * `npm run bundle` rewrites `lib/src/index.js` when there is one (after `tsc` in `npm run build`);
  * a rewritten file stays as it is.
@@ -29,36 +31,38 @@ const CODE_CACHE_IMPORT = 'const _code_cache_1 = require("./_code-cache");\n';
  *
  * @param js the entry as TypeScript compiles it to CommonJS
  * @returns the rewritten entry; `js` itself when it requires no module at its top (rewritten already)
- * @throws when a module's variable serves anything but the re-exports' getters
  */
 export function lazyEntry(js: string): string {
-  const modules = new Map<string, string>();
-  let out = js.replace(/^var (\w+) = require\(("\.[^"]+")\);\n/gm, (_, variable: string, module: string) => {
-    modules.set(variable, module);
-    return '';
+  let modules = 0;
+  const out = js.replace(/^var (\w+) = require\(("\.[^"]+")\);$/gm, (_, variable: string, module: string) => {
+    modules++;
+    return `var ${variable} = lazyModule(${module});`;
   });
-  if (modules.size === 0) return js;
+  if (modules === 0) return js;
   if (!out.includes(CODE_CACHE_IMPORT)) throw new Error('the entry does not import the code cache (src/_code-cache.ts) as it used to: see src/index.ts');
-  out = out.replace(/get: function \(\) \{ return (\w+)\.(\w+); \}/g, (getter, variable: string, name: string) =>
-    (modules.has(variable) ? `get: function () { return ${variable}().${name}; }` : getter));
-  for (const variable of modules.keys()) {
-    if (new RegExp(`\\b${variable}\\b(?!\\(\\)\\.)`).test(out)) throw new Error(`${variable} of the entry serves more than getters of its re-exports: see src/index.ts`);
-  }
-  const loaders = [
+  const loader = [
     '// Each module loads when one of its names is first read (scripts/lazy-entry.ts), compiled from the code cache.',
-    'function loadWithCodeCache(module) {',
-    '    const stop = (0, _code_cache_1._compileFromCodeCache)(__filename);',
-    '    try {',
-    '        return require(module);',
-    '    }',
-    '    finally {',
-    '        stop();',
-    '    }',
+    '// The getters below are those TypeScript writes, which Node.js reads to give ES modules their names.',
+    'function lazyModule(module) {',
+    '    let loaded;',
+    '    return new Proxy({}, {',
+    '        get(_, name) {',
+    '            if (loaded === undefined) {',
+    '                const stop = (0, _code_cache_1._compileFromCodeCache)(__filename);',
+    '                try {',
+    '                    loaded = require(module);',
+    '                }',
+    '                finally {',
+    '                    stop();',
+    '                }',
+    '            }',
+    '            return loaded[name];',
+    '        },',
+    '    });',
     '}',
-    ...[...modules].map(([variable, module]) => `let ${variable}_exports;\nconst ${variable} = () => ${variable}_exports ?? (${variable}_exports = loadWithCodeCache(${module}));`),
     '',
   ].join('\n');
-  return out.replace(CODE_CACHE_IMPORT, `${CODE_CACHE_IMPORT}${loaders}`);
+  return out.replace(CODE_CACHE_IMPORT, `${CODE_CACHE_IMPORT}${loader}`);
 }
 
 /** Rewrites `lib/src/index.js` when it is there and not rewritten yet. */
