@@ -9,17 +9,20 @@
  * from its port. An answer holds the nodes of each source of a message as numbers, in one buffer
  * moved to this thread (not a copy of objects, nor JSON), which reads positions and names from
  * the sources it has. Sources can be sent ahead ({@link sendPythonSources}: a Function sends its
- * handler when it is built), so the worker parses while this thread builds the app; a wait
- * ({@link parsePythonSources}) sends what is left in one message and takes every tree asked for
- * at once: synth and `validate` wait once for all the Python handlers they will check.
+ * handler when it is built), so the worker parses while this thread builds the app. Synth and
+ * `validate` send what is left in one message ({@link askSources}) and take each tree as its
+ * handler is checked ({@link takeSentPythonTree}), waiting only until the message that holds it is
+ * answered: this thread checks the first Functions while the worker parses the others.
+ * ({@link parsePythonSources} sends and waits for the trees asked for at once.)
  *
  * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
  * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
- * the other core while the app is built; they are taken in the same wait. A wait does not idle
- * while the worker has JavaScript messages it has not started: this thread takes them back, the
- * last first, and parses them itself, so that both threads finish together. Each such message has
- * a claim in memory both threads share; the thread that sets it first parses the message, so each
- * is parsed exactly once.
+ * the other core while the app is built; each verdict is taken as its handler is checked
+ * ({@link takeSentJavaScriptVerdict}). A wait does not idle while the worker has JavaScript
+ * messages it has not started: this thread takes them back (the one it waits for, else the last
+ * first) and parses them itself, so that both threads finish together. Each such message has a
+ * claim in memory both threads share; the thread that sets it first parses the message, so each is
+ * parsed exactly once.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
