@@ -121,7 +121,13 @@ export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   if (!isPlainMap(labels) || !isPlainMap(annotations) || !isPlainMap(additional) || !Array.isArray(finalizers) || !Array.isArray(ownerReferences)) {
     return UNRESOLVED;
   }
-  const data = { ...additional, name: fields.name, namespace: fields.namespace, annotations, finalizers, ownerReferences, labels };
+  // Copied key by key: the attributes are a map cdk8s deleted a key from, which V8 spreads slowly.
+  const data: { [key: string]: unknown } = {};
+  for (const key of Object.keys(additional)) {
+    if (key === '__proto__') return UNRESOLVED;
+    data[key] = (additional as { readonly [key: string]: unknown })[key];
+  }
+  Object.assign(data, { name: fields.name, namespace: fields.namespace, annotations, finalizers, ownerReferences, labels });
   return resolvedJson(data, true);
 }
 
