@@ -18,8 +18,12 @@ if (!process.env.KYMA_SERVERLESS_TEST_TMPDIR) {
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  // Jest's default leaves one of two cores idle; the suites are independent and CPU-bound.
-  maxWorkers: 2,
+  // Three workers on the two cores of the machines this runs on: most suites are CPU-bound, but
+  // some spend most of their time waiting (faults.test.ts 10 of its 15 s on retry pauses and
+  // Retry-After, siege.test.ts on connection timeouts, the runtime tests on npm, pip and the
+  // processes they start), and with two workers a core idles through each of those waits. The
+  // third runs a suite meanwhile. (Jest's default, cores - 1, would leave a core idle throughout.)
+  maxWorkers: 3,
   // Jest's default of 5 s per test is a wall-clock budget, and this suite runs on shared 2-core
   // machines where a load of 6 (a build beside it) makes the same work take 3-4 times as long. No
   // async test that has no budget of its own takes 2.5 s on an idle machine (the longest: runApply's
