@@ -180,7 +180,7 @@ export function modelOf(apiVersion: string, kind: string): ModelClass | undefine
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   const packageName = MODEL_PACKAGES[group];
   const modulePath = packageName ? `${packageName}/${group}/${version}` : group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`;
-  let model: ModelClass | undefined = packageName ? undefined : modelBundle()?.models[key]?.();
+  let model: ModelClass | undefined = packageName ? undefined : modelBundle()?.models?.[key]?.();
   // The kind's own module only: a group's index loads every kind of the group (100 ms for v1).
   if (!model && /^[A-Za-z0-9]+$/.test(kind)) {
     try {
@@ -207,9 +207,9 @@ export const _schemaCheckCounts: SchemaCheckCounts = { bundled: 0, model: 0 };
 
 const checkCache = new Map<string, SchemaCheck | undefined>();
 
-/** The bundle's schema check of a kind, when the bundle holds the kind. */
+/** The bundle's schema check of a kind, when the bundle holds the kind (a bundle built before it held checks has none: the class checks). */
 function bundledCheck(apiVersionKind: string): SchemaCheck | undefined {
-  if (!checkCache.has(apiVersionKind)) checkCache.set(apiVersionKind, modelBundle()?.checks[apiVersionKind]?.());
+  if (!checkCache.has(apiVersionKind)) checkCache.set(apiVersionKind, modelBundle()?.checks?.[apiVersionKind]?.());
   return checkCache.get(apiVersionKind);
 }
 
