@@ -13,7 +13,7 @@
  * `validate` send what is left in one message ({@link askSources}) and take each tree as its
  * handler is checked ({@link takeSentPythonTree}), waiting only until the message that holds it is
  * answered: this thread checks the first Functions while the worker parses the others.
- * ({@link parsePythonSources} sends and waits for the trees asked for at once.)
+ * ({@link parsePython} sends one source and waits for its tree.)
  *
  * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
  * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
@@ -346,7 +346,7 @@ export function startPythonParser(): void {
 
 /**
  * Sends sources to the worker to parse while this thread goes on, without waiting: a later
- * {@link parsePythonSources} of them finds their trees parsed. Sources go in messages of
+ * {@link askSources} and {@link takeSentPythonTree} of them find their trees parsed. Sources go in messages of
  * {@link SEND_AHEAD_BATCH}; a source sent before and not asked for yet is not sent again.
  */
 export function sendPythonSources(sources: Iterable<string>): void {
@@ -373,7 +373,7 @@ function post(p: Parser): void {
  * Queues JavaScript sources for acorn in the worker, to be parsed while this thread goes on, with
  * the options given (the same for every source): once {@link SEND_AHEAD_BATCH} are queued they go
  * to the worker, started then if it is not running. An app with fewer never starts the worker for
- * them: {@link takeJavaScriptVerdicts} answers none of them, and they are parsed where they are checked.
+ * them: {@link takeSentJavaScriptVerdict} answers none of them, and they are parsed where they are checked.
  */
 export function sendJavaScriptSources(sources: Iterable<string>, options: object): void {
   javaScriptOptions = options;
@@ -442,38 +442,6 @@ function keepVerdicts(p: Parser, sources: readonly string[], verdicts: readonly 
     const verdict = verdicts?.[i];
     if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
   });
-}
-
-/**
- * acorn's verdicts on the JavaScript sources sent to the worker, after one wait for all it owes
- * (the rest of the queue goes with it when the worker runs). A source not sent, or sent when the
- * worker could not answer, has none.
- *
- * @returns the verdicts by source, each taken once
- */
-export function takeJavaScriptVerdicts(sources: Iterable<string>): Map<string, JavaScriptVerdict | null> {
-  const found = new Map<string, JavaScriptVerdict | null>();
-  const p = parser;
-  if (!p) {
-    javaScriptQueued = [];
-    return found;
-  }
-  postJavaScript(p);
-  if (p.inFlight.length) {
-    _work.pythonRoundTrips++;
-    try {
-      settle(p);
-    } catch {
-      return found;
-    }
-  }
-  for (const source of sources) {
-    const verdict = p.verdicts.get(source);
-    if (verdict === undefined) continue;
-    found.set(source, verdict);
-    p.verdicts.delete(source);
-  }
-  return found;
 }
 
 /**
@@ -559,23 +527,6 @@ export function stopParser(): boolean {
     // Ended by the wait.
   }
   return stopParserWhenIdle();
-}
-
-/**
- * Parses Python sources, each distinct one once: sends those the worker does not have yet in one
- * message, then waits for their answers.
- *
- * @returns the tree of each source, by source; a source the parser failed on has none
- * @throws when the parser cannot be loaded or does not answer in time
- */
-export function parsePythonSources(sources: Iterable<string>): Map<string, PyNode> {
-  const wanted = [...new Set(sources)];
-  const trees = new Map<string, PyNode>();
-  if (!wanted.length) return trees;
-  take(wanted).forEach((answer, i) => {
-    if (answer.tree) trees.set(wanted[i], answer.tree);
-  });
-  return trees;
 }
 
 /**

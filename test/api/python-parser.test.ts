@@ -6,10 +6,22 @@ import { MessagePort } from 'node:worker_threads';
 import * as acorn from 'acorn';
 import { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
 import { _parsePythonHandlers } from '../../src/api/handler-code';
-import { _javaScriptParses, _parserSettings, parsePythonSources, sendJavaScriptSources, sendPythonSources, stopParserWhenIdle, takeJavaScriptVerdicts } from '../../src/api/_python-parser';
+import {
+  PyNode, _javaScriptParses, _parserSettings, askSources, parsePython, sendJavaScriptSources, sendPythonSources, stopParserWhenIdle, takeSentJavaScriptVerdict, takeSentPythonTree,
+} from '../../src/api/_python-parser';
 import { _resetWork, _work } from '../../src/api/_work';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The trees of Python sources asked for before ({@link askSources}), each taken as a check takes it. */
+function takeTrees(sources: readonly string[]): Map<string, PyNode> {
+  const trees = new Map<string, PyNode>();
+  for (const source of sources) {
+    const tree = takeSentPythonTree(source);
+    if (tree) trees.set(source, tree);
+  }
+  return trees;
+}
 
 describe("the Python parser's worker", () => {
   // A user's `node -r ts-node/register main.ts` (and the bench's user path) passes `-r` to the
@@ -43,13 +55,14 @@ describe('sources sent ahead', () => {
   });
   afterEach(() => spy.mockRestore());
 
-  test('go in batches of 32 without a wait; the wait sends the rest in one message and takes every tree', () => {
+  test('go in batches of 32 without a wait; asking sends the rest in one message, and every tree is taken', () => {
     const python = sources('batch');
     sendPythonSources(python);
     expect(messages()).toEqual([python.slice(0, 32)]);
     expect(_work.pythonRoundTrips).toBe(0);
-    const trees = parsePythonSources(python);
+    askSources(python);
     expect(messages()).toEqual([python.slice(0, 32), python.slice(32)]);
+    const trees = takeTrees(python);
     expect([...trees.keys()]).toEqual(python);
     expect([...trees.values()].every(tree => tree.type === 'module')).toBe(true);
     expect(_work).toMatchObject({ pythonRoundTrips: 1, pythonParses: 40 });
@@ -58,9 +71,11 @@ describe('sources sent ahead', () => {
   test('a source sent twice is parsed once, and one asked for again is sent again', () => {
     const python = sources('twice').slice(0, 3);
     sendPythonSources([...python, ...python]);
-    expect(parsePythonSources(python).size).toBe(3);
+    askSources(python);
+    expect(takeTrees(python).size).toBe(3);
     expect(messages()).toEqual([python]);
-    expect(parsePythonSources(python.slice(0, 1)).size).toBe(1);
+    askSources(python.slice(0, 1));
+    expect(takeTrees(python.slice(0, 1)).size).toBe(1);
     expect(messages()).toEqual([python, python.slice(0, 1)]);
   });
 
@@ -118,12 +133,12 @@ describe('the trees the worker sends', () => {
     ['a dotted import and a long string', `import os.path as p\nfrom a.b import c\nx = "${'a'.repeat(300)}"\n`],
   ])('hold the positions and texts tree-sitter gives: %s', async (_, source) => {
     const { tree, hasError } = await directTree(source);
-    const [sent] = parsePythonSources([source]).values();
+    const sent = parsePython(source);
     expect(shape(sent)).toEqual(shape(hasError ? tree : named(tree)));
   });
 
   test('of a tree without errors hold its named nodes only', () => {
-    const [tree] = parsePythonSources(['def main(event, context):\n    return "x"\n']).values();
+    const tree = parsePython('def main(event, context):\n    return "x"\n');
     const types: string[] = [];
     const visit = (node: { type: string; children: readonly any[] }) => {
       types.push(node.type);
@@ -220,7 +235,8 @@ describe('Node.js handlers sent ahead to acorn in the worker', () => {
     let verdicts: Map<string, unknown>;
     try {
       sendJavaScriptSources(node, options);
-      verdicts = takeJavaScriptVerdicts(node);
+      askSources([]);
+      verdicts = new Map(node.map(source => [source, takeSentJavaScriptVerdict(source)]));
     } finally {
       _parserSettings.takeBack = true;
     }
