@@ -1,7 +1,9 @@
 /**
- * The parsers' worker thread. Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
+ * The Python parser's worker thread. Python source read by tree-sitter's Python grammar (`tree-sitter-python`, its WebAssembly build,
  * run by `web-tree-sitter`): no Python installation is needed, and the grammar reads every file of
- * CPython's standard library without an error, so valid code is not refused.
+ * CPython's standard library without an error, so valid code is not refused. The handler checks
+ * send it only what the reader of `_python-reader.ts` leaves to it: most handlers are read on the
+ * main thread without it, and then no worker is started.
  *
  * `web-tree-sitter` only loads asynchronously, and synth is synchronous: the parse runs in a worker
  * thread, started on first use and kept (unreferenced, so it never keeps the process alive), while
@@ -14,15 +16,6 @@
  * handler is checked ({@link takeSentPythonTree}), waiting only until the message that holds it is
  * answered: this thread checks the first Functions while the worker parses the others.
  * ({@link parsePython} sends one source and waits for its tree.)
- *
- * The same worker runs acorn on Node.js handlers sent ahead ({@link sendJavaScriptSources}) whose
- * check needs only acorn's verdict, so that their parse, the larger part of their check, runs on
- * the other core while the app is built; each verdict is taken as its handler is checked
- * ({@link takeSentJavaScriptVerdict}). A wait does not idle while the worker has JavaScript
- * messages it has not started: this thread takes them back (the one it waits for, else the last
- * first) and parses them itself, so that both threads finish together. Each such message has a
- * claim in memory both threads share; the thread that sets it first parses the message, so each is
- * parsed exactly once.
  */
 import { MessageChannel, MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { _work } from './_work';
@@ -84,35 +77,9 @@ const PARENT = 2;
 /** How many sources sent ahead go in one message. */
 const SEND_AHEAD_BATCH = 32;
 
-/** The claim of a JavaScript message: which thread parses it, set once by the first to claim it. */
-const UNCLAIMED = 0;
-const CLAIMED_BY_WORKER = 1;
-const CLAIMED_HERE = 2;
-
-/** How many claims one shared buffer holds; messages past them get a new buffer. */
-const CLAIMS_PER_BUFFER = 1024;
-
-/**
- * How many JavaScript messages the worker must have left unstarted before this thread loads acorn
- * to take them back: loading it costs as much as parsing a few messages (once it is loaded here,
- * any message is taken back).
- */
-const TAKE_BACK_FROM = 4;
-
-/** Whether this thread has loaded acorn to take messages back. */
-let acornHere = false;
-
-/** A message posted to the worker and not yet answered. */
+/** A message posted to the worker and not yet answered: its sources. */
 interface InFlight {
-  readonly python?: string[];
-  readonly javascript?: string[];
-  /** The acorn options of its JavaScript sources. */
-  readonly options?: object;
-  /** The claims of JavaScript messages, shared with the worker, and this message's index in them. */
-  readonly claims?: Int32Array;
-  readonly claim?: number;
-  /** Whether this thread parsed it (the worker then answers it without verdicts), or tried to and found it claimed. */
-  tried?: boolean;
+  readonly python: string[];
 }
 
 interface Parser {
@@ -120,7 +87,7 @@ interface Parser {
   readonly port: MessagePort;
   /** How many messages the worker has answered, counted by the worker. */
   readonly answered: Int32Array;
-  /** The sources of each message posted and not yet answered, oldest first, by language. */
+  /** The sources of each message posted and not yet answered, oldest first. */
   readonly inFlight: InFlight[];
   /** Sources in a message not yet answered, or queued for the next one. */
   readonly pending: Set<string>;
@@ -130,73 +97,19 @@ interface Parser {
   readonly answers: Map<string, Answer>;
   /** The grammar's names, from the worker's first answer. */
   names?: Names;
-  /** JavaScript sources in a message not yet answered. */
-  readonly javaScriptPending: Set<string>;
-  /** acorn's verdicts taken from the port or parsed here, and not yet asked for, by source. */
-  readonly verdicts: Map<string, JavaScriptVerdict | null>;
-  /** The claims of the JavaScript messages, and how many of them are used. */
-  claims: Int32Array;
-  claimsUsed: number;
 }
 
 let parser: Parser | undefined;
-
-/**
- * acorn's verdict on a JavaScript source: `null` when it parses, else what its error says: the
- * message and line (`error.loc.line`) of acorn's error.
- */
-export interface JavaScriptVerdict {
-  readonly message: string;
-  readonly line: number;
-}
-
-/**
- * Which thread ran acorn on the JavaScript sources sent to the worker, counted rather than timed
- * (issue 35): the worker, or this thread, for the messages it took back while waiting. Each source
- * sent is counted once, by one of them. Not reset by `_resetWork`: a test reads how much each grew.
- *
- * @internal
- */
-export const _javaScriptParses = { inWorker: 0, here: 0 };
-
-/**
- * Whether a wait takes back the JavaScript messages the worker has not started: always, but for a
- * test that compares the worker's verdicts with this thread's.
- *
- * @internal
- */
-export const _parserSettings = { takeBack: true };
-
-/**
- * acorn's verdict on each JavaScript source: null when it parses, else its error's message and
- * line, or 0 for no verdict (an error that is not acorn's, such as a stack too deep for the thread:
- * the source is then parsed again where it is checked). Runs in the worker and on this thread, so
- * it uses only what it is given.
- */
-function acornVerdicts(acorn: { parse(source: string, options: object): unknown }, sources: readonly string[], options: object): (JavaScriptVerdict | null | 0)[] {
-  return sources.map(source => {
-    try {
-      acorn.parse(source, options);
-      return null;
-    } catch (e: any) {
-      return e instanceof SyntaxError && typeof (e as any).loc?.line === 'number' ? { message: e.message, line: (e as any).loc.line } : 0;
-    }
-  });
-}
-
-/** JavaScript sources for the next message, and the acorn options they are to be parsed with. */
-let javaScriptQueued: string[] = [];
-let javaScriptOptions: object | undefined;
 
 // Runs in the worker: loads the grammar once, then parses each source it is sent and answers with
 // its nodes as numbers. Calls into WebAssembly are what a tree costs here, so it makes as few as it
 // can: a tree without errors keeps only its named nodes (the checks read no keyword or punctuation),
 // each with its type, field, start and end index, and whether it has children; a tree with errors
 // keeps every node, and whether each is missing.
-function workerMain(verdictsOf: typeof acornVerdicts): void {
+function workerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-var-requires */
   const { workerData } = require('node:worker_threads');
-  const { runtime, wasm, acorn: acornPath, python, port, answered } = workerData;
+  const { runtime, wasm, port, answered } = workerData;
   const answer = (message: unknown, transfer: any[]) => {
     port.postMessage(message, transfer);
     Atomics.add(answered, 0, 1);
@@ -205,7 +118,7 @@ function workerMain(verdictsOf: typeof acornVerdicts): void {
   let names: unknown;
   let named: boolean[] = [];
   let ready: Promise<any> | undefined;
-  // The grammar, loaded at the start when the worker is started for Python, else with the first Python message.
+  // The grammar, loaded at the start.
   const grammar = () => ready ??= (async () => {
     const { Parser: TreeSitter, Language } = require(runtime);
     await TreeSitter.init();
@@ -216,8 +129,7 @@ function workerMain(verdictsOf: typeof acornVerdicts): void {
     named = language.types.map((_: unknown, id: number) => language.nodeTypeIsNamed(id));
     return p;
   })();
-  if (python) void grammar().catch(() => undefined);
-  let acorn: any;
+  void grammar().catch(() => undefined);
   // Each node before its children; the count of its children kept is written once they are.
   const copy = (cursor: any, all: boolean, out: number[]): number => {
     const type = cursor.nodeTypeId;
@@ -267,34 +179,18 @@ function workerMain(verdictsOf: typeof acornVerdicts): void {
     answer({ nodes, errors, names }, [nodes.buffer]);
     names = undefined;
   };
-  // One answer per message, always, in the order of the messages: a Python message (an array of
-  // sources) waits for the grammar, and a JavaScript one behind it waits its turn.
+  // One answer per message, always, in the order of the messages, each waiting for the grammar.
   let turn: Promise<unknown> = Promise.resolve();
-  port.on('message', (message: string[] | { javascript: string[]; options: object; claims: Int32Array; claim: number }) => {
-    turn = turn.then(() => {
-      if (!Array.isArray(message)) {
-        // Taken back by the thread that sent it, which parsed it: answered without verdicts.
-        // (0 and 1: UNCLAIMED and CLAIMED_BY_WORKER, which this function cannot see.)
-        if (Atomics.compareExchange(message.claims, message.claim, 0, 1) !== 0) return answer({}, []);
-        let result: unknown;
-        try {
-          acorn ??= require(acornPath);
-          result = verdictsOf(acorn, message.javascript, message.options);
-        } catch {
-          // acorn did not load: no verdicts, and the sources are parsed where they are checked.
-        }
-        return answer({ verdicts: result }, []);
-      }
-      return grammar().then(p => trees(p, message))
-        .catch((e: Error) => answer({ nodes: new Int32Array(message.length), errors: message.map(() => e.message) }, []));
-    });
+  port.on('message', (message: string[]) => {
+    turn = turn.then(() => grammar().then(p => trees(p, message))
+      .catch((e: Error) => answer({ nodes: new Int32Array(message.length), errors: message.map(() => e.message) }, [])));
   });
 }
 
-function start(python: boolean): Parser {
+function start(): Parser {
   const answered = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(`(${workerMain.toString()})(${acornVerdicts.toString()})`, {
+  const worker = new Worker(`(${workerMain.toString()})()`, {
     eval: true,
     // Not the parent's options: with `node -r ts-node/register main.ts` the worker would load
     // ts-node and TypeScript again before its first parse (about 250 ms and 45 MiB).
@@ -302,17 +198,13 @@ function start(python: boolean): Parser {
     workerData: {
       runtime: require.resolve('web-tree-sitter'),
       wasm: require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-      acorn: require.resolve('acorn'),
-      python, port: port2, answered,
+      port: port2, answered,
     },
     transferList: [port2],
   });
   worker.unref();
   port1.unref();
-  const started: Parser = {
-    worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map(), javaScriptPending: new Set(), verdicts: new Map(),
-    claims: newClaims(), claimsUsed: 0,
-  };
+  const started: Parser = { worker, port: port1, answered, inFlight: [], pending: new Set(), queued: [], answers: new Map() };
   worker.on('error', () => {
     if (parser === started) parser = undefined;
   });
@@ -321,14 +213,13 @@ function start(python: boolean): Parser {
 
 /**
  * Ends the worker when it owes no answer and nothing waits to be sent to it, so that its memory
- * (its own heap, the grammar, acorn: some 20 MiB at the peak of a synth of 10,000 Functions) is
- * not held while the rest of a synth runs. A later parse starts another.
+ * (its own heap and the grammar) is not held while the rest of a synth runs. A later parse starts another.
  *
  * @returns whether a worker was ended
  */
 export function stopParserWhenIdle(): boolean {
   const p = parser;
-  if (!p || p.inFlight.length > 0 || p.queued.length > 0 || javaScriptQueued.length > 0) return false;
+  if (!p || p.inFlight.length > 0 || p.queued.length > 0) return false;
   parser = undefined;
   void p.worker.terminate();
   return true;
@@ -339,18 +230,13 @@ export function parserRunning(): boolean {
   return parser !== undefined;
 }
 
-/** Starts the worker, if it is not running, so that it loads the grammar while this thread goes on. */
-export function startPythonParser(): void {
-  parser ??= start(true);
-}
-
 /**
  * Sends sources to the worker to parse while this thread goes on, without waiting: a later
  * {@link askSources} and {@link takeSentPythonTree} of them find their trees parsed. Sources go in messages of
  * {@link SEND_AHEAD_BATCH}; a source sent before and not asked for yet is not sent again.
  */
 export function sendPythonSources(sources: Iterable<string>): void {
-  const p = parser ??= start(true);
+  const p = parser ??= start();
   for (const source of sources) if (queue(p, source) && p.queued.length >= SEND_AHEAD_BATCH) post(p);
 }
 
@@ -370,103 +256,20 @@ function post(p: Parser): void {
 }
 
 /**
- * Queues JavaScript sources for acorn in the worker, to be parsed while this thread goes on, with
- * the options given (the same for every source): once {@link SEND_AHEAD_BATCH} are queued they go
- * to the worker, started then if it is not running. An app with fewer never starts the worker for
- * them: {@link takeSentJavaScriptVerdict} answers none of them, and they are parsed where they are checked.
- */
-export function sendJavaScriptSources(sources: Iterable<string>, options: object): void {
-  javaScriptOptions = options;
-  for (const source of sources) {
-    if (parser && (parser.javaScriptPending.has(source) || parser.verdicts.has(source))) continue;
-    javaScriptQueued.push(source);
-    if (javaScriptQueued.length >= SEND_AHEAD_BATCH) postJavaScript(parser ??= start(false));
-  }
-}
-
-function postJavaScript(p: Parser): void {
-  const sources = [...new Set(javaScriptQueued)].filter(source => !p.javaScriptPending.has(source) && !p.verdicts.has(source));
-  javaScriptQueued = [];
-  if (!sources.length) return;
-  sources.forEach(source => p.javaScriptPending.add(source));
-  if (p.claimsUsed === p.claims.length) {
-    p.claims = newClaims();
-    p.claimsUsed = 0;
-  }
-  const claims = p.claims;
-  const claim = p.claimsUsed++;
-  const options = javaScriptOptions ?? {};
-  p.inFlight.push({ javascript: sources, options, claims, claim });
-  p.port.postMessage({ javascript: sources, options, claims, claim });
-}
-
-function newClaims(): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(CLAIMS_PER_BUFFER * Int32Array.BYTES_PER_ELEMENT));
-}
-
-/**
- * Takes back a JavaScript message the worker has not started, if any, and parses it here: the one
- * that holds the source waited for, else the last.
- *
- * @param wanted the JavaScript source waited for, if one is
- * @returns whether one was parsed here
- */
-function parseOneHere(p: Parser, wanted?: string): boolean {
-  if (!_parserSettings.takeBack) return false;
-  // The worker's own claims are read as it sets them: a message it has started is no candidate.
-  const candidates = p.inFlight.filter(asked => asked.javascript && !asked.tried && Atomics.load(asked.claims!, asked.claim!) === UNCLAIMED);
-  if (!acornHere && candidates.length < TAKE_BACK_FROM) return false;
-  const own = wanted === undefined ? undefined : candidates.find(asked => asked.javascript!.includes(wanted));
-  for (const asked of own ? [own] : candidates.reverse()) {
-    asked.tried = true;
-    if (Atomics.compareExchange(asked.claims!, asked.claim!, UNCLAIMED, CLAIMED_HERE) !== UNCLAIMED) continue;
-    let verdicts: (JavaScriptVerdict | null | 0)[] | undefined;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      verdicts = acornVerdicts(require('acorn'), asked.javascript!, asked.options!);
-      acornHere = true;
-    } catch {
-      // acorn did not load: no verdicts, and the sources are parsed where they are checked.
-    }
-    _javaScriptParses.here += asked.javascript!.length;
-    keepVerdicts(p, asked.javascript!, verdicts);
-    return true;
-  }
-  return false;
-}
-
-/** Keeps the verdicts on a message's sources, which are no longer pending. */
-function keepVerdicts(p: Parser, sources: readonly string[], verdicts: readonly (JavaScriptVerdict | null | 0)[] | undefined): void {
-  sources.forEach((source, i) => {
-    p.javaScriptPending.delete(source);
-    const verdict = verdicts?.[i];
-    if (verdict !== undefined && verdict !== 0) p.verdicts.set(source, verdict);
-  });
-}
-
-/**
  * Sends the worker every source it is to parse for the checks that follow, without waiting: the
- * Python sources not sent yet, in one message, and the JavaScript queued, when the worker runs
- * (else that is parsed where it is checked). Their answers are taken as each handler is checked
- * ({@link takeSentPythonTree}, {@link takeSentJavaScriptVerdict}), each wait only for the messages
- * up to the one that holds it: this thread checks the first handlers while the worker parses the
- * rest. Counted as one round trip, and a parse of each distinct Python source.
+ * sources not sent yet, in one message. Their trees are taken as each handler is checked
+ * ({@link takeSentPythonTree}), each wait only for the messages up to the one that holds it: this
+ * thread checks the first handlers while the worker parses the rest. Counted as one round trip,
+ * and a parse of each distinct source; none when there is none.
  */
 export function askSources(python: Iterable<string>): void {
   const wanted = [...new Set(python)];
-  if (wanted.length) {
-    const p = parser ??= start(true);
-    for (const source of wanted) queue(p, source);
-    post(p);
-    _work.pythonParses += wanted.length;
-  }
-  const p = parser;
-  if (!p) {
-    javaScriptQueued = [];
-    return;
-  }
-  postJavaScript(p);
-  if (p.inFlight.length || wanted.length) _work.pythonRoundTrips++;
+  if (!wanted.length) return;
+  const p = parser ??= start();
+  for (const source of wanted) queue(p, source);
+  post(p);
+  _work.pythonParses += wanted.length;
+  _work.pythonRoundTrips++;
 }
 
 /**
@@ -489,25 +292,6 @@ export function takeSentPythonTree(source: string): PyNode | undefined {
 }
 
 /**
- * acorn's verdict on a JavaScript source sent to the worker before, waiting only until its message
- * is answered, or parsing that message here when the worker has not started it.
- *
- * @returns the verdict, taken once; undefined when the source was not sent, or has no verdict
- */
-export function takeSentJavaScriptVerdict(source: string): JavaScriptVerdict | null | undefined {
-  const p = parser;
-  if (!p || !(p.javaScriptPending.has(source) || p.verdicts.has(source))) return undefined;
-  try {
-    settle(p, () => !p.javaScriptPending.has(source), source);
-  } catch {
-    return undefined;
-  }
-  const verdict = p.verdicts.get(source);
-  p.verdicts.delete(source);
-  return verdict;
-}
-
-/**
  * Ends the worker once it has answered what it owes (answers no check took: the handlers of
  * Functions whose check stopped before their code), and what is queued for it is dropped.
  *
@@ -515,12 +299,8 @@ export function takeSentJavaScriptVerdict(source: string): JavaScriptVerdict | n
  */
 export function stopParser(): boolean {
   const p = parser;
-  if (!p) {
-    javaScriptQueued = [];
-    return false;
-  }
+  if (!p) return false;
   p.queued = [];
-  javaScriptQueued = [];
   try {
     settle(p);
   } catch {
@@ -542,11 +322,9 @@ export function parsePython(source: string): PyNode {
 
 /** Sends the sources the worker lacks and waits for their answers: one per source, in order. */
 function take(sources: readonly string[]): readonly Answer[] {
-  const p = parser ??= start(true);
+  const p = parser ??= start();
   for (const source of sources) queue(p, source);
   post(p);
-  // JavaScript queued for the worker goes in the same wait.
-  postJavaScript(p);
   _work.pythonRoundTrips++;
   _work.pythonParses += sources.length;
   // Answers only go (no source becomes pending again in a wait): the sources answered stay answered.
@@ -564,19 +342,16 @@ function take(sources: readonly string[]): readonly Answer[] {
 
 /**
  * Waits for the answers the worker owes, in order, and keeps them by source: every one, or those up
- * to when `done` says so. While none has come, this thread parses the JavaScript messages the
- * worker has not started.
+ * to when `done` says so.
  *
  * @param done whether the answers wanted have come
- * @param wanted the JavaScript source waited for, if one is
  * @throws when the worker does not answer in time
  */
-function settle(p: Parser, done: () => boolean = () => false, wanted?: string): void {
+function settle(p: Parser, done: () => boolean = () => false): void {
   while (p.inFlight.length && !done()) {
     const seen = Atomics.load(p.answered, 0);
     const message = receiveMessageOnPort(p.port)?.message as unknown;
     if (message === undefined) {
-      if (parseOneHere(p, wanted)) continue;
       if (Atomics.wait(p.answered, 0, seen, PARSE_TIMEOUT_MS) === 'timed-out') {
         void p.worker.terminate();
         if (parser === p) parser = undefined;
@@ -585,18 +360,10 @@ function settle(p: Parser, done: () => boolean = () => false, wanted?: string): 
       continue;
     }
     const asked = p.inFlight.shift()!;
-    if (asked.javascript) {
-      // A message parsed here has its verdicts already.
-      if (Atomics.load(asked.claims!, asked.claim!) === CLAIMED_BY_WORKER) {
-        _javaScriptParses.inWorker += asked.javascript.length;
-        keepVerdicts(p, asked.javascript, (message as { verdicts?: (JavaScriptVerdict | null | 0)[] }).verdicts);
-      }
-      continue;
-    }
     const reply = message as Reply;
     p.names ??= reply.names;
     let at = 0;
-    asked.python?.forEach((source, i) => {
+    asked.python.forEach((source, i) => {
       const count = reply.nodes[at++];
       p.pending.delete(source);
       const error = reply.errors[i];

@@ -12,7 +12,9 @@
 export interface WorkCounts {
   /** JavaScript handlers parsed with acorn (syntax, imports), here or in the parsers' worker, one per distinct source and kind (script, module). */
   nodeParses: number;
-  /** Python handlers parsed by tree-sitter in the worker. */
+  /** Python handlers read on this thread without tree-sitter (`_python-reader.ts`), one per distinct source. */
+  pythonReads: number;
+  /** Python handlers parsed by tree-sitter in the worker: those the reader of this thread leaves to it. */
   pythonParses: number;
   /**
    * Round trips to the parsers' worker: the handlers of a synth or a `validate` asked for at once (most are sent ahead, as their Functions
@@ -28,7 +30,7 @@ export interface WorkCounts {
 }
 
 const counts: WorkCounts = {
-  nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 0, treeWalks: 0,
+  nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 0, treeWalks: 0,
 };
 
 /**

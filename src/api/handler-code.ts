@@ -22,8 +22,9 @@ import * as vm from 'node:vm';
 import type * as Acorn from 'acorn';
 import { closestMatch, editDistance } from './_suggest';
 import {
-  PyNode, askSources, parsePython, sendJavaScriptSources, sendPythonSources, startPythonParser, stopParser, takeSentJavaScriptVerdict, takeSentPythonTree,
+  PyNode, askSources, parsePython, sendPythonSources, stopParser, takeSentPythonTree,
 } from './_python-parser';
+import { PythonOutline, readPythonOutline } from './_python-reader';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { runtimeContract } from './runtime-contract';
@@ -252,40 +253,26 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
 }
 
 /**
- * Starts loading the Python parser in its worker thread, for Python handlers to be checked later:
- * it loads while the app is still being built, or the manifests read. Handlers given are sent to
- * it now, and parsed there while this thread goes on (see {@link _parsePythonHandlers}).
+ * Reads Python handlers that will be checked later: on this thread when the reader here reads them
+ * with certainty (most handlers), else by sending them to tree-sitter in the parser's worker
+ * thread, started then, which parses them while this thread goes on (see {@link _parsePythonHandlers}).
  *
  * @param sources Python handlers that will be checked
  * @internal
  */
-export function _preparePythonParser(sources: readonly string[] = []): void {
-  startPythonParser();
-  sendPythonSources(sources.filter(source => !pythonFacts.has(source)));
+export function _preparePythonParser(sources: readonly string[]): void {
+  const left = sources.filter(source => !pythonFacts.has(source) && !readPythonHere(source));
+  if (left.length) sendPythonSources(left);
 }
 
 /**
- * Sends a Node.js handler ahead to acorn in the parser's worker, to be parsed there while this
- * thread builds the app, when its verdict alone is all its check needs: a script (its package.json
- * does not say `"type": "module"`) whose text cannot hold an import. Handlers go once 32 are
- * queued, so an app with a few parses them where they are checked, without a worker.
- *
- * @param source the handler
- * @param dependencies its package.json
- * @internal
- */
-export function _prepareNodeHandler(source: string, dependencies?: string): void {
-  if (packageJsonOf(dependencies)?.type === 'module' || MAY_IMPORT.test(source) || javaScriptFacts.has(`script:${source}`)) return;
-  sendJavaScriptSources([source], acornOptions('script'));
-}
-
-/**
- * Sends the Python handlers among many to the parser's worker at once, in one round trip, with the
- * Node.js handlers still queued for acorn there ({@link _prepareNodeHandler}): what synth and
+ * Reads the Python handlers among many, those the reader of this thread reads here, and sends the
+ * others to tree-sitter in the parser's worker at once, in one round trip: what synth and
  * `validate` call with all the Functions they are about to check. It does not wait: the check of
  * each handler ({@link handlerCodeProblems}) waits for its own answer only, so that this thread
  * checks the first Functions while the worker parses the others. A handler the parser fails on is
- * left to that check to report.
+ * left to that check to report. (Node.js handlers are parsed on this thread where they are checked:
+ * acorn on this thread cost less, in all, than sending them to a worker.)
  *
  * @param codes the runtime and source of each handler
  * @internal
@@ -293,7 +280,7 @@ export function _prepareNodeHandler(source: string, dependencies?: string): void
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
   for (const code of codes) {
-    if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source)) sources.push(code.source);
+    if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source) && !readPythonHere(code.source)) sources.push(code.source);
   }
   try {
     askSources(sources);
@@ -380,7 +367,7 @@ const javaScriptFacts = new ContentMemo<JavaScriptFacts>(16 * 2 ** 20);
 /** Text that may hold an import (an escaped identifier aside): only such a handler's tree is walked for them. */
 const MAY_IMPORT = /\b(require|import|from)\b|\\u/;
 
-/** How acorn reads a handler of each kind, here and in the parser's worker. */
+/** How acorn reads a handler of each kind. */
 function acornOptions(sourceType: 'script' | 'module'): Acorn.Options {
   return { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script' };
 }
@@ -388,15 +375,6 @@ function acornOptions(sourceType: 'script' | 'module'): Acorn.Options {
 function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
   const key = `${sourceType}:${source}`;
   let facts = javaScriptFacts.get(key);
-  // A script sent ahead to the worker: its verdict is all its check needs (it cannot hold an import).
-  const verdict = facts || sourceType !== 'script' ? undefined : takeSentJavaScriptVerdict(source);
-  if (verdict !== undefined) {
-    _work.nodeParses++;
-    facts = verdict
-      ? { error: Object.assign(new SyntaxError(verdict.message), { loc: { line: verdict.line } }), imports: [], commonJsNames: [] }
-      : { imports: [], commonJsNames: [] };
-    javaScriptFacts.set(key, facts);
-  }
   if (!facts) {
     _work.nodeParses++;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -657,23 +635,57 @@ interface PythonFacts {
 const pythonFacts = new ContentMemo<PythonFacts>(16 * 2 ** 20);
 
 /**
- * The facts of a Python handler, from its tree: the one the worker parsed when it was sent before,
- * else parsed now.
+ * The facts of a Python handler: read on this thread when the source lies in the subset that
+ * {@link readPythonOutline} reads with certainty (its tree then has no problem), else from
+ * tree-sitter's tree, the one the worker parsed when it was sent before, or parsed now.
  *
  * @throws when the parser cannot be loaded or does not answer in time
  */
 function readPython(source: string): PythonFacts {
-  let facts = pythonFacts.get(source);
-  if (!facts) {
-    const tree = takeSentPythonTree(source) ?? parsePython(source);
-    // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
-    const lexical = pythonLexicalProblem(source);
-    const syntax = pythonSyntaxProblem(tree, source);
-    const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
-    facts = { syntax: first, main: first ? [] : pythonMainProblems(tree), imports: pythonImports(tree) };
-    pythonFacts.set(source, facts);
-  }
+  return pythonFacts.get(source) ?? readPythonHere(source) ?? readPythonTree(source);
+}
+
+/** The facts of a Python handler the reader of this thread reads, kept; `undefined` when it leaves the source to tree-sitter. */
+function readPythonHere(source: string): PythonFacts | undefined {
+  const outline = readPythonOutline(source);
+  if (!outline) return undefined;
+  _work.pythonReads++;
+  const facts = pythonFactsOf(source, undefined, outline);
+  pythonFacts.set(source, facts);
   return facts;
+}
+
+/** The facts of a Python handler from tree-sitter's tree, kept. */
+function readPythonTree(source: string): PythonFacts {
+  const { syntax, outline } = readPythonTreeOnly(source);
+  const facts = pythonFactsOf(source, syntax, outline);
+  pythonFacts.set(source, facts);
+  return facts;
+}
+
+/** What the checks read from tree-sitter's tree of a source: the first problem it has, and the outline. */
+function readPythonTreeOnly(source: string): { syntax?: HandlerCodeProblem; outline: PythonOutline } {
+  const tree = takeSentPythonTree(source) ?? parsePython(source);
+  return { syntax: pythonSyntaxProblem(tree, source), outline: pythonOutline(tree) };
+}
+
+/** The facts of a source, from the problem of its tree (if any) and its outline. */
+function pythonFactsOf(source: string, syntax: HandlerCodeProblem | undefined, outline: PythonOutline): PythonFacts {
+  // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
+  const lexical = pythonLexicalProblem(source);
+  const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
+  return { syntax: first, main: first ? [] : pythonMainProblems(outline), imports: outline.imports };
+}
+
+/**
+ * What a Python source gives both ways: read on this thread (`undefined` where that reader leaves it
+ * to tree-sitter), and from tree-sitter's tree, each without the memo. For the tests that compare them.
+ *
+ * @internal
+ */
+export function _readPythonBothWays(source: string): { here?: { syntax?: HandlerCodeProblem; outline: PythonOutline }; tree: { syntax?: HandlerCodeProblem; outline: PythonOutline } } {
+  const outline = readPythonOutline(source);
+  return { here: outline && { outline }, tree: readPythonTreeOnly(source) };
 }
 
 function pythonProblems(code: HandlerCode): HandlerCodeProblem[] {
@@ -887,8 +899,25 @@ function boundNames(statement: PyNode): { name: string; row: number }[] {
   return out;
 }
 
+/** What the checks read from a tree: where `main` is bound, and the imports. */
+function pythonOutline(tree: PyNode): PythonOutline {
+  return { ...pythonMainBindings(tree), imports: pythonImports(tree) };
+}
+
 /** `main` bound at the module's top level (also inside if/try/with/for blocks there), as `getattr(module, 'main')` needs. */
-function pythonMainProblems(tree: PyNode): HandlerCodeProblem[] {
+function pythonMainProblems(outline: PythonOutline): HandlerCodeProblem[] {
+  if (outline.mainAtTop || outline.starImport) return [];
+  const inside = outline.nestedMain;
+  return [{
+    rule: 'handlerMain', file: PYTHON_FILE, line: inside ? inside.row + 1 : undefined,
+    message: 'AttributeError: module \'handler\' has no attribute \'main\' (the Python runtime calls main of handler.py, and the Pod fails at start)'
+      + (inside ? `; main is defined inside ${inside.where}, not at the top level` : ''),
+    fix: inside ? 'define main at the top level of handler.py' : 'define def main(event, context): at the top level of handler.py',
+  }];
+}
+
+/** Where a tree binds `main`: at the top level, by a star import, or first inside a function or class. */
+function pythonMainBindings(tree: PyNode): Omit<PythonOutline, 'imports'> {
   let star = false;
   let found = false;
   const nested: { row: number; where: string }[] = [];
@@ -910,14 +939,7 @@ function pythonMainProblems(tree: PyNode): HandlerCodeProblem[] {
     }
   };
   scan(tree.children, undefined);
-  if (found || star) return [];
-  const inside = nested[0];
-  return [{
-    rule: 'handlerMain', file: PYTHON_FILE, line: inside ? inside.row + 1 : undefined,
-    message: 'AttributeError: module \'handler\' has no attribute \'main\' (the Python runtime calls main of handler.py, and the Pod fails at start)'
-      + (inside ? `; main is defined inside ${inside.where}, not at the top level` : ''),
-    fix: inside ? 'define main at the top level of handler.py' : 'define def main(event, context): at the top level of handler.py',
-  }];
+  return { mainAtTop: found, starImport: star, nestedMain: nested[0] };
 }
 
 /** The blocks of a compound statement that are not a new scope (if, else, try, except, with, for, while, match). */

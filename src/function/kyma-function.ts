@@ -27,7 +27,7 @@ import {
 import { _work } from '../api/_work';
 import { withValueFromDefaults } from '../api/controller-fixed-point';
 import { groupKindOf, objectKindsValue } from '../api/labels';
-import { _parsePythonHandlers, _prepareNodeHandler, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted } from '../api/handler-code';
+import { _parsePythonHandlers, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted } from '../api/handler-code';
 import { cpuMillis, sizeBytes } from '../api/quantity';
 import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
@@ -526,7 +526,6 @@ export class KymaFunction extends Construct implements IExposable {
       HANDLERS_OF_APP.set(this.node.root, app);
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
       if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser([inline.source]);
-      else if (runtimeFamily(this.runtime.name) === RuntimeFamily.NODEJS) _prepareNodeHandler(inline.source, inline.dependencies);
     }
     if (this.namespace !== undefined) {
       const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();

@@ -19,7 +19,7 @@ import { validateSubscription } from '../api/subscription-rules';
 import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
 import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
-import { _parsePythonHandlers, _prepareNodeHandler, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
+import { _parsePythonHandlers, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
 import { manifestFiles, parseManifests } from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
@@ -501,11 +501,10 @@ type ObjectCheck = ReturnType<typeof validateObject>;
 
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
- * entries, but the handler code of Functions with an inline source: their handlers are parsed in
- * the parser's worker (Python trees, and acorn's verdicts on the Node.js handlers sent ahead as
- * their files were read) while this thread checks the other objects, every other rule of those
- * Functions, and whatever the caller does before it calls `finish`, which waits once for the
- * worker and checks the handlers.
+ * entries, but the handler code of Functions with an inline source: the Python handlers that the
+ * reader of this thread leaves to tree-sitter are parsed in the parser's worker while this thread
+ * checks the other objects, every other rule of those Functions, and whatever the caller does
+ * before it calls `finish`, which waits once for the worker (if it was needed) and checks the handlers.
  */
 function checkObjects(
   byFolder: ReadonlyMap<string, readonly { object: any }[]>, releases: ReadonlyMap<string, FolderRelease>, checkedAlready: ReadonlySet<unknown>,
@@ -601,24 +600,16 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
   const files = manifestFiles(dir, options.recursive ?? true).map(full => {
     const text = fs.readFileSync(full, 'utf8');
-    // A file that seems to hold Python Functions has the Python parser load while its YAML is read,
-    // and their handlers go to it as soon as they are: it parses them while this thread goes on.
-    const python = /\bruntime: ["']?python/.test(text);
-    if (python) _preparePythonParser();
     const documents = parseManifests(text);
-    // Its handlers go to the parser's worker: Python ones, and Node.js ones to acorn there (once 32 are queued).
+    // Its Python handlers are read as soon as its YAML is: here, or sent to tree-sitter in the
+    // parser's worker when the reader of this thread leaves them to it, which parses them while
+    // this thread goes on.
     const pythonSources: string[] = [];
     for (const { object } of documents) {
       const [handler] = isFunction(object) ? inlineHandler(object) : [];
-      const family = handler && runtimeFamily(handler.runtime);
-      if (family === RuntimeFamily.PYTHON) {
-        pythonSources.push(handler.source);
-      } else if (family === RuntimeFamily.NODEJS) {
-        const dependencies = object.spec.source.inline.dependencies;
-        _prepareNodeHandler(handler.source, typeof dependencies === 'string' ? dependencies : undefined);
-      }
+      if (handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON) pythonSources.push(handler.source);
     }
-    if (python) _preparePythonParser(pythonSources);
+    if (pythonSources.length) _preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });

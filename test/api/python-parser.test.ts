@@ -3,12 +3,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessagePort } from 'node:worker_threads';
-import * as acorn from 'acorn';
 import { FunctionNamespace, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } from '../../src';
 import { _parsePythonHandlers } from '../../src/api/handler-code';
 import {
-  PyNode, _javaScriptParses, _parserSettings, askSources, parsePython, sendJavaScriptSources, sendPythonSources, stopParserWhenIdle, takeSentJavaScriptVerdict, takeSentPythonTree,
+  PyNode, askSources, parsePython, parserRunning, sendPythonSources, stopParserWhenIdle, takeSentPythonTree,
 } from '../../src/api/_python-parser';
+import { readPythonOutline } from '../../src/api/_python-reader';
 import { _resetWork, _work } from '../../src/api/_work';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -44,8 +44,12 @@ describe("the Python parser's worker", () => {
   }, 60_000);
 });
 
+/** Python handlers, 40 of them. */
+const sources = (tag: string) => Array.from({ length: 40 }, (_, i) => `def main(event, context):\n    return "${tag} ${i}"\n`);
+/** Python handlers that the reader of this thread leaves to tree-sitter (names of non-ASCII letters), 40 of them. */
+const treeSources = (tag: string) => sources(tag).map(source => source.replace('return', 'grüße =').concat('    return grüße\n'));
+
 describe('sources sent ahead', () => {
-  const sources = (tag: string) => Array.from({ length: 40 }, (_, i) => `def main(event, context):\n    return "${tag} ${i}"\n`);
   let spy: jest.SpyInstance;
   /** The messages of sources posted to the worker (a worker's start posts messages of its own, which are no arrays). */
   const messages = () => spy.mock.calls.map(call => call[0] as unknown).filter(Array.isArray);
@@ -79,12 +83,13 @@ describe('sources sent ahead', () => {
     expect(messages()).toEqual([python, python.slice(0, 1)]);
   });
 
-  test('by each Python Function as it is built: synth waits once, for trees parsed while the app was built', () => {
+  test('by each Python Function as it is built, when the reader of this thread leaves it to tree-sitter: synth waits once, for trees parsed while the app was built', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
     try {
       const app = new GitOpsApp({ outdir: dir });
       const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
-      const python = sources('app');
+      const python = treeSources('app');
+      expect(python.filter(source => readPythonOutline(source))).toEqual([]);
       python.forEach((source, i) => new KymaFunction(team, `fn-${i}`, { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline(source) }));
       expect(messages()).toEqual([python.slice(0, 32)]);
       app.synth();
@@ -93,6 +98,23 @@ describe('sources sent ahead', () => {
       // Their trees were taken: none is parsed again.
       _parsePythonHandlers(python.map(source => ({ runtime: 'python312', source })));
       expect(messages()).toHaveLength(2);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('none, when the reader of this thread reads every handler: no worker is started, and each is read once', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
+    stopParserWhenIdle();
+    try {
+      const app = new GitOpsApp({ outdir: dir });
+      const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });
+      const python = sources('here');
+      python.forEach((source, i) => new KymaFunction(team, `fn-${i}`, { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline(source) }));
+      app.synth();
+      expect(messages()).toEqual([]);
+      expect(parserRunning()).toBe(false);
+      expect(_work).toMatchObject({ pythonReads: 40, pythonParses: 0, pythonRoundTrips: 0 });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -150,11 +172,9 @@ describe('the trees the worker sends', () => {
   });
 });
 
-describe('Node.js handlers sent ahead to acorn in the worker', () => {
+describe('Node.js handlers', () => {
   const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'python-parser-'));
   let spy: jest.SpyInstance;
-  /** The messages of JavaScript sources posted to the worker. */
-  const messages = () => spy.mock.calls.map(call => call[0] as { javascript?: string[] }).filter(m => m && Array.isArray(m.javascript)).map(m => m.javascript);
   beforeEach(() => {
     _resetWork();
     spy = jest.spyOn(MessagePort.prototype, 'postMessage');
@@ -178,99 +198,17 @@ describe('Node.js handlers sent ahead to acorn in the worker', () => {
   }
   const sources = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `exports.main = () => '${tag} ${i}';\n`);
 
-  test('go in batches of 32 as their Functions are built, each parsed once, in one wait with the Python ones', () => {
-    const node = sources('batch', 40);
-    expect(synth(node)).toBe('');
-    expect(messages()).toEqual([node.slice(0, 32), node.slice(32)]);
-    expect(_work).toMatchObject({ nodeParses: 40, pythonRoundTrips: 1, pythonParses: 0 });
-  });
-
-  test('fewer than 32 in a process without the worker are parsed where they are checked, without starting it', () => {
-    const outdir = dir();
-    try {
-      // A fresh copy of the modules: no worker started by the tests above.
-      jest.isolateModules(() => {
-        /* eslint-disable @typescript-eslint/no-require-imports */
-        const s = require('../../src') as typeof import('../../src');
-        const work = require('../../src/api/_work') as typeof import('../../src/api/_work');
-        /* eslint-enable @typescript-eslint/no-require-imports */
-        const app = new s.GitOpsApp({ outdir });
-        const team = new s.FunctionNamespace(app, 'team', { stack: new s.ServerlessStack(app, 'serverless') });
-        sources('few', 31).forEach((source, i) => new s.KymaFunction(team, `fn-${i}`, { runtime: s.FunctionRuntime.NODEJS_22, source: s.FunctionSource.fromInline(source) }));
-        app.synth();
-        expect(work._work).toMatchObject({ nodeParses: 31, pythonRoundTrips: 0 });
-      });
-      expect(messages()).toEqual([]);
-    } finally {
-      fs.rmSync(outdir, { recursive: true, force: true });
-    }
-  });
-
-  test('a handler that may import, or an ES module, is parsed where it is checked: its tree is walked', () => {
-    expect(synth(sources('module', 40).map(s => s.replace('exports.main =', 'export const main =')), '{ "type": "module" }')).toBe('');
-    expect(synth(sources('require', 40).map(s => `require('node:os');\n${s}`))).toBe('');
-    expect(messages()).toEqual([]);
-  });
-
-  test('each is parsed once, by the worker or by this thread taking back what the worker has not started', () => {
-    const before = { ..._javaScriptParses };
-    const node = sources('shared', 200);
-    expect(synth([...node, ...node.slice(0, 50)])).toBe('');
-    // 200 distinct sources in 7 messages: whichever thread claimed a message parsed it, and only that one.
-    expect(messages().flat()).toEqual(node);
-    expect(_javaScriptParses.inWorker - before.inWorker + _javaScriptParses.here - before.here).toBe(200);
-    expect(_work).toMatchObject({ nodeParses: 200, pythonRoundTrips: 1 });
-  });
-
-  test.each([
-    ['parsed in the worker', false],
-    ['taken back by this thread while the worker starts', true],
-  ])('the verdicts are acorn\'s own whichever thread parsed a source: %s', (_, takeBack) => {
-    const options = { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true, allowReturnOutsideFunction: true } as const;
-    const broken = (i: number) => `exports.main = () => {\n${'\n'.repeat(i % 5)}  return (${i} + ;\n};\n`;
-    const node = Array.from({ length: 160 }, (_, i) => (i % 3 ? `exports.main = () => ${i};\n` : broken(i)));
+  test('are parsed on this thread where they are checked, each distinct source once, without a worker', () => {
     stopParserWhenIdle();
-    const before = { ..._javaScriptParses };
-    _parserSettings.takeBack = takeBack;
-    let verdicts: Map<string, unknown>;
-    try {
-      sendJavaScriptSources(node, options);
-      askSources([]);
-      verdicts = new Map(node.map(source => [source, takeSentJavaScriptVerdict(source)]));
-    } finally {
-      _parserSettings.takeBack = true;
-    }
-    const inWorker = _javaScriptParses.inWorker - before.inWorker;
-    const here = _javaScriptParses.here - before.here;
-    expect(inWorker + here).toBe(160);
-    if (!takeBack) expect(here).toBe(0);
-    const expected = (source: string) => {
-      try {
-        acorn.parse(source, options);
-        return null;
-      } catch (e) {
-        return { message: (e as Error).message, line: (e as { loc: { line: number } }).loc.line };
-      }
-    };
-    expect(node.map(source => verdicts.get(source))).toEqual(node.map(expected));
+    const node = sources('here', 40);
+    expect(synth([...node, ...node.slice(0, 10)])).toBe('');
+    expect(spy).not.toHaveBeenCalled();
+    expect(parserRunning()).toBe(false);
+    expect(_work).toMatchObject({ nodeParses: 40, pythonRoundTrips: 0 });
   });
 
-  test("a syntax error found in the worker reads as the one found here: V8's words, acorn's line", () => {
-    const broken = 'exports.main = () => {\n  return (1 + ;\n};\n';
-    // Left to the worker, which this thread would otherwise take it back from while it waits.
-    _parserSettings.takeBack = false;
-    let inWorker: string;
-    try {
-      inWorker = synth([...sources('error', 39), broken]);
-    } finally {
-      _parserSettings.takeBack = true;
-    }
-    expect(messages().flat()).toContain(broken);
-    spy.mockClear();
-    const here = synth([broken]);
-    expect(messages()).toEqual([]);
-    expect(inWorker).toContain("handler.js:2: SyntaxError: Unexpected token ';'");
-    expect(inWorker.slice(inWorker.indexOf('handler.js:2'))).toBe(here.slice(here.indexOf('handler.js:2')));
+  test("a syntax error reads in V8's words, with acorn's line", () => {
+    expect(synth([...sources('error', 39), 'exports.main = () => {\n  return (1 + ;\n};\n'])).toContain("handler.js:2: SyntaxError: Unexpected token ';'");
   });
 });
 
@@ -294,8 +232,9 @@ describe('handlers sent ahead, each check taking its own answer', () => {
   test('every problem of an app of many handlers, in the first, a middle and the last message, reads as the handler\'s alone', () => {
     _resetWork();
     const broken = (i: number) => i % 50 === 0 || i === 99;
+    // Python handlers the reader of this thread leaves to tree-sitter, all of them: names of non-ASCII letters.
     const functions = Array.from({ length: 100 }, (_, i) => [
-      [`py-${i}`, FunctionRuntime.PYTHON_312, broken(i) ? `def main(event, context)\n    return ${i}\n` : `def main(event, context):\n    return ${i}\n`],
+      [`py-${i}`, FunctionRuntime.PYTHON_312, broken(i) ? `def main(event, context)\n    grüße = ${i}\n` : `def main(event, context):\n    grüße = ${i}\n`],
       [`js-${i}`, FunctionRuntime.NODEJS_22, broken(i) ? `exports.main = () => {\n  return (${i} + ;\n};\n` : `exports.main = () => ${i};\n`],
     ] as const).flat();
     const all = handlerLines(functions);

@@ -59,12 +59,12 @@ function inlineFunction(name: string, runtime: string, source: string, dependenc
   };
 }
 
-test('validate parses the Node.js handlers in the parser\'s worker, sent as their files are read, and loads no acorn itself', () => {
+test('validate reads the Python handlers and parses the Node.js ones on its own thread, each once, and starts no parser\'s worker', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'validate-handlers-'));
   const node = 40;
   const python = 2;
   try {
-    // More Node.js handlers than go to the worker in one message (32), in two files as synth writes them.
+    // In two files, as synth writes them.
     const functions = [
       ...Array.from({ length: node }, (_, i) => inlineFunction(`node-${i}`, 'nodejs22', `exports.main = () => 'function ${i}';\n`, '{ "dependencies": {} }')),
       ...Array.from({ length: python }, (_, i) => inlineFunction(`python-${i}`, 'python312', `def main(event, context):\n    return "function ${i}"\n`, '')),
@@ -73,10 +73,11 @@ test('validate parses the Node.js handlers in the parser\'s worker, sent as thei
     fs.writeFileSync(path.join(dir, '0001-team-a.k8s.yaml'), Yaml.stringify(...functions.slice(20)));
     const script = `
       const { _work } = require('./src/api/_work');
+      const { parserRunning } = require('./src/api/_python-parser');
       require('./src/cli/index').main(['node', 'kyma-serverless', 'validate', ${JSON.stringify(dir)}]).then(() => {
-        const acorn = Object.keys(require.cache).some(file => /node_modules\\/acorn\\//.test(file));
-        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, acorn, nodeParses: _work.nodeParses, pythonParses: _work.pythonParses,
-          pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
+        const treeSitter = Object.keys(require.cache).some(file => /node_modules\\/web-tree-sitter\\//.test(file));
+        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, worker: parserRunning(), treeSitter, nodeParses: _work.nodeParses,
+          pythonReads: _work.pythonReads, pythonParses: _work.pythonParses, pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
       });`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_SWC: 'true', KYMA_SERVERLESS_TODAY: '2026-01-01' },
@@ -84,9 +85,9 @@ test('validate parses the Node.js handlers in the parser\'s worker, sent as thei
     if (result.status !== 0) throw new Error(result.stderr + result.stdout);
     const lines = result.stdout.trim().split('\n');
     expect(lines[lines.length - 3]).toBe(`${dir}: ${node + python + 1} objects in 2 files, 0 errors, 0 warnings`);
-    // Every handler parsed once, in one wait for the worker; acorn ran there, not here.
+    // Every handler read or parsed once, on this thread: no worker, no tree-sitter.
     expect(JSON.parse(lines[lines.length - 1])).toEqual({
-      exitCode: 0, acorn: false, nodeParses: node, pythonParses: python, pythonRoundTrips: 1, functionValidations: node + python,
+      exitCode: 0, worker: false, treeSitter: false, nodeParses: node, pythonReads: python, pythonParses: 0, pythonRoundTrips: 0, functionValidations: node + python,
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 /**
  * The work synth and `validate` do per Function, counted rather than timed (issue 35): each
- * distinct handler parsed once, the Python handlers of a synth in one round trip to the parser's
- * worker, each Function rendered and validated once. A change that makes synth do more per
- * Function fails here, on any machine, however loaded.
+ * distinct handler read or parsed once, the Python handlers read on this thread without the
+ * parser's worker (no round trip to it at all when the reader of this thread reads every one), the
+ * others in one round trip, each Function rendered and validated once. A change that makes synth
+ * do more per Function fails here, on any machine, however loaded.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +26,8 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const NODE_SOURCES = ['exports.main = () => "a";\n', 'exports.main = () => "b";\n'];
 const PYTHON_SOURCES = ['def main(event, context):\n    return "a"\n', 'def main(event, context):\n    return "b"\n'];
+/** Handlers the reader of this thread leaves to tree-sitter in the parser's worker: names of non-ASCII letters. */
+const PYTHON_TREE_SOURCES = ['def main(event, context):\n    grüße = "a"\n    return grüße\n', 'def main(event, context):\n    grüße = "b"\n    return grüße\n'];
 
 /**
  * Twelve Functions: six Node.js and six Python, three of each on each of two sources; four of them autoscaled.
@@ -44,16 +47,18 @@ function functions(team: Chart, release: ServerlessRelease = ServerlessRelease.V
 }
 
 describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp synth under release %s', release => {
-  test('parses each distinct handler once, the Python ones in one round trip, and renders and validates each Function once', () => {
+  test('reads or parses each distinct handler once, with no round trip to the parser\'s worker, and renders and validates each Function once', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless', { release });
-    functions(new FunctionNamespace(app, 'team-a', { stack }), release);
     _resetWork();
+    functions(new FunctionNamespace(app, 'team-a', { stack }), release);
     app.synth();
     expect(_work).toEqual({
       nodeParses: NODE_SOURCES.length,
-      pythonParses: PYTHON_SOURCES.length,
-      pythonRoundTrips: 1,
+      // Read on this thread: tree-sitter and its worker are not needed.
+      pythonReads: PYTHON_SOURCES.length,
+      pythonParses: 0,
+      pythonRoundTrips: 0,
       functionRenders: 12,
       // By their constructs; the check of the output finds them unchanged and checks none again.
       functionValidations: 12,
@@ -63,7 +68,7 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     expect(loadYamlDocuments(path.join(dir, '0001-team-a.k8s.yaml')).filter(o => o.kind === 'Function')).toHaveLength(12);
   });
 
-  test('validate of the output parses each distinct handler once, the Python ones in one round trip, and validates each Function once', () => {
+  test('validate of the output reads or parses each distinct handler once, with no round trip to the parser\'s worker, and validates each Function once', () => {
     const app = new GitOpsApp({ outdir: dir });
     const stack = new ServerlessStack(app, 'serverless', { release });
     functions(new FunctionNamespace(app, 'team-a', { stack }), release);
@@ -73,8 +78,23 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     expect(report.findings).toEqual([]);
     expect(report.releases.map(r => r.release)).toEqual([release]);
     expect(_work).toEqual({
-      nodeParses: NODE_SOURCES.length, pythonParses: PYTHON_SOURCES.length, pythonRoundTrips: 1, functionRenders: 0, functionValidations: 12, treeWalks: 0,
+      nodeParses: NODE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 12, treeWalks: 0,
     });
+  });
+
+  test('handlers the reader of this thread leaves to tree-sitter are parsed once each, in one round trip, by synth and by validate', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless', { release }) });
+    _resetWork();
+    functions(team, release);
+    PYTHON_TREE_SOURCES.forEach((source, i) => [0, 1].forEach(copy => new KymaFunction(team, `tree-${i}-${copy}`, {
+      runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline(source),
+    })));
+    app.synth();
+    expect(_work).toMatchObject({ pythonReads: PYTHON_SOURCES.length, pythonParses: PYTHON_TREE_SOURCES.length, pythonRoundTrips: 1, functionValidations: 16 });
+    _resetWork();
+    expect(validateManifests(dir).findings).toEqual([]);
+    expect(_work).toMatchObject({ pythonReads: PYTHON_SOURCES.length, pythonParses: PYTHON_TREE_SOURCES.length, pythonRoundTrips: 1, functionValidations: 16 });
   });
 });
 
@@ -107,21 +127,21 @@ describe.each([12, 24])('GitOpsApp synth of %i Functions', count => {
   });
 });
 
-test('ends the handler parser\'s worker once every handler is checked, and starts another for the next synth', () => {
+test('starts no parser\'s worker for handlers the reader of this thread reads; one it leaves to tree-sitter starts it, and synth ends it', () => {
   const app = new GitOpsApp({ outdir: dir });
   const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
   functions(team);
-  expect(parserRunning()).toBe(true);
+  expect(parserRunning()).toBe(false);
   app.synth();
   expect(parserRunning()).toBe(false);
-  // A new handler in another app: the parser starts again, and its check still finds the handler's problem.
+  // A handler with a problem, in another app: tree-sitter parses it in the worker, and its check finds the problem.
   const next = new GitOpsApp({ outdir: path.join(dir, 'next') });
   new KymaFunction(new FunctionNamespace(next, 'team-b', { stack: new ServerlessStack(next, 'serverless') }), 'broken', {
     runtime: FunctionRuntime.PYTHON_312,
     source: FunctionSource.fromInline('def main(event, context)\n    return "no colon"\n'),
   });
   expect(parserRunning()).toBe(true);
-  expect(() => next.synth()).toThrow(/handler/i);
+  expect(() => next.synth()).toThrow(/handler\.py:1: SyntaxError: expected ':'/);
   expect(parserRunning()).toBe(false);
 });
 
@@ -145,7 +165,7 @@ test('an app without inline code starts no Python parser and parses nothing', ()
   });
   _resetWork();
   app.synth();
-  expect(_work).toEqual({ nodeParses: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1, treeWalks: 1 });
+  expect(_work).toEqual({ nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1, treeWalks: 1 });
 });
 
 test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {
@@ -155,7 +175,8 @@ test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {
   app.synth();
   expect(_work.functionRenders).toBe(12);
   expect(_work.nodeParses).toBe(NODE_SOURCES.length);
-  expect(_work.pythonRoundTrips).toBe(1);
+  expect(_work.pythonReads).toBe(PYTHON_SOURCES.length);
+  expect(_work.pythonRoundTrips).toBe(0);
 });
 
 describe('GitOpsApp synth has no side effects on cdk8s or the tree', () => {
