@@ -208,51 +208,50 @@ function tokenize(src: string): Token[] {
       continue;
     }
     lineHasToken = true;
-    if (isNameStart(c)) {
-      let j = i + 1;
-      while (j < n && isNameChar(src.charCodeAt(j))) j++;
-      const quote = src.charCodeAt(j);
-      if (quote === 34 || quote === 39) {
-        const prefix = src.slice(i, j).toLowerCase();
-        if (!PREFIXES.has(prefix)) throw UNSURE;
-        const string = readString(src, i, j, row, undefined);
-        tokens.push(string.token);
-        i = string.end;
-        row = string.row;
-        continue;
-      }
-      if (j < n && src.charCodeAt(j) > 127) throw UNSURE;
-      tokens.push(token(Kind.Name, src.slice(i, j), i, j, row));
-      i = j;
-      continue;
-    }
-    if (c === 34 || c === 39) {
-      const string = readString(src, i, i, row, undefined);
-      tokens.push(string.token);
-      i = string.end;
-      row = string.row;
-      continue;
-    }
-    if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
-      const end = numberEnd(src, i);
-      tokens.push(token(Kind.Number, '', i, end, row));
-      i = end;
-      continue;
-    }
-    const op = operatorAt(src, i);
+    const next = tokenAt(src, i, row, undefined);
+    const op = next.token.kind === Kind.Op ? next.token.text : '';
     if (op === '(' || op === '[' || op === '{') depth++;
     else if (op === ')' || op === ']' || op === '}') {
       if (depth === 0) throw UNSURE;
       depth--;
     }
-    tokens.push(token(Kind.Op, op, i, i + op.length, row));
-    i += op.length;
+    tokens.push(next.token);
+    i = next.end;
+    row = next.row;
   }
   if (depth > 0) throw UNSURE;
   if (lineHasToken) tokens.push(token(Kind.Newline, '', n, n, row));
   for (let k = indents.length; k > 1; k--) tokens.push(token(Kind.Dedent, '', n, n, row));
   tokens.push(token(Kind.End, '', n, n, row));
   return tokens;
+}
+
+/**
+ * The token at an index that holds no space: a name, a string (from its prefix), a number or an
+ * operator, where it ends, and the row there.
+ *
+ * @param outer the quote of the f-string whose replacement field it is in, if it is
+ */
+function tokenAt(src: string, i: number, row: number, outer: number | undefined): { token: Token; end: number; row: number } {
+  const c = src.charCodeAt(i);
+  if (isNameStart(c)) {
+    let j = i + 1;
+    while (j < src.length && isNameChar(src.charCodeAt(j))) j++;
+    const quote = src.charCodeAt(j);
+    if (quote === 34 || quote === 39) {
+      if (!PREFIXES.has(src.slice(i, j).toLowerCase())) throw UNSURE;
+      return readString(src, i, j, row, outer);
+    }
+    if (src.charCodeAt(j) > 127) throw UNSURE;
+    return { token: token(Kind.Name, src.slice(i, j), i, j, row), end: j, row };
+  }
+  if (c === 34 || c === 39) return readString(src, i, i, row, outer);
+  if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
+    const end = numberEnd(src, i);
+    return { token: token(Kind.Number, '', i, end, row), end, row };
+  }
+  const op = operatorAt(src, i);
+  return { token: token(Kind.Op, op, i, i + op.length, row), end: i + op.length, row };
 }
 
 /** The operator at an index, longest first; any other character is not read. */
@@ -407,45 +406,20 @@ function readField(src: string, from: number, row: number, quote: number, nested
     const c = src.charCodeAt(j);
     if (c === 10 || c === 35 || c === 92 || c === 123 || c === quote || c > 127) throw UNSURE;
     if (depth === 0 && (c === 125 || c === 33 || c === 58 || (c === 61 && src.charCodeAt(j + 1) !== 61))) break;
-    if (isNameStart(c)) {
-      let k = j + 1;
-      while (k < n && isNameChar(src.charCodeAt(k))) k++;
-      const next = src.charCodeAt(k);
-      if (next === 34 || next === 39) {
-        if (!PREFIXES.has(src.slice(j, k).toLowerCase())) throw UNSURE;
-        const string = readString(src, j, k, row, quote);
-        tokens.push(string.token);
-        j = string.end;
-        continue;
+    const next = tokenAt(src, j, row, quote);
+    const { kind, text } = next.token;
+    // `lambda` needs parentheses in a field (its colon would start the format), and `:=` is read as a format.
+    if (kind === Kind.Name && text === 'lambda' && depth === 0) throw UNSURE;
+    if (kind === Kind.Op) {
+      if (text === '}' || text === '{') throw UNSURE;
+      if (text === '(' || text === '[') depth++;
+      else if (text === ')' || text === ']') {
+        if (depth === 0) throw UNSURE;
+        depth--;
       }
-      const text = src.slice(j, k);
-      // `lambda` needs parentheses in a field (its colon would start the format), and `:=` is read as a format.
-      if (text === 'lambda' && depth === 0) throw UNSURE;
-      tokens.push(token(Kind.Name, text, j, k, row));
-      j = k;
-      continue;
     }
-    if (c === 34 || c === 39) {
-      const string = readString(src, j, j, row, quote);
-      tokens.push(string.token);
-      j = string.end;
-      continue;
-    }
-    if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(j + 1)))) {
-      const end = numberEnd(src, j);
-      tokens.push(token(Kind.Number, '', j, end, row));
-      j = end;
-      continue;
-    }
-    const op = operatorAt(src, j);
-    if (op === '}' || op === '{') throw UNSURE;
-    if (op === '(' || op === '[') depth++;
-    else if (op === ')' || op === ']') {
-      if (depth === 0) throw UNSURE;
-      depth--;
-    }
-    tokens.push(token(Kind.Op, op, j, j + op.length, row));
-    j += op.length;
+    tokens.push(next.token);
+    j = next.end;
   }
   if (!tokens.length) throw UNSURE;
   // `=` after the expression: the expression and its value.
@@ -1279,41 +1253,39 @@ class Reader {
       this.expect(')');
       return OTHER;
     }
-    const first = this.is('*') ? (this.at++, { k: 'star', inner: this.bitwiseOr() } as StarExpr) : this.namedExpression();
-    if (this.is('for') || this.is('async')) {
-      if (typeof first === 'object' && first.k === 'star') throw UNSURE;
-      this.comprehension();
-      this.expect(')');
-      return OTHER;
-    }
+    const first = this.element();
     if (this.eat(')')) {
       if (typeof first === 'object' && first.k === 'star') throw UNSURE;
       return { k: 'group', inner: first };
     }
-    const items = [first];
-    while (this.eat(',')) {
-      if (this.is(')')) break;
-      items.push(this.is('*') ? (this.at++, { k: 'star', inner: this.bitwiseOr() }) : this.namedExpression());
-    }
-    this.expect(')');
-    return { k: 'sequence', items, bare: false };
+    return this.sequence(first, ')');
   }
 
   private list(): Expr {
     if (this.eat(']')) return { k: 'sequence', items: [], bare: false };
-    const first = this.is('*') ? (this.at++, { k: 'star', inner: this.bitwiseOr() } as StarExpr) : this.namedExpression();
+    return this.sequence(this.element(), ']');
+  }
+
+  /** An element of a tuple or list display: starred, or a named expression. */
+  private element(): Expr {
+    if (!this.eat('*')) return this.namedExpression();
+    return { k: 'star', inner: this.bitwiseOr() };
+  }
+
+  /** The rest of a tuple or list display after its first element, or its comprehension, up to `close`. */
+  private sequence(first: Expr, close: string): Expr {
     if (this.is('for') || this.is('async')) {
       if (typeof first === 'object' && first.k === 'star') throw UNSURE;
       this.comprehension();
-      this.expect(']');
+      this.expect(close);
       return OTHER;
     }
     const items = [first];
     while (this.eat(',')) {
-      if (this.is(']')) break;
-      items.push(this.is('*') ? (this.at++, { k: 'star', inner: this.bitwiseOr() }) : this.namedExpression());
+      if (this.is(close)) break;
+      items.push(this.element());
     }
-    this.expect(']');
+    this.expect(close);
     return { k: 'sequence', items, bare: false };
   }
 
