@@ -279,14 +279,16 @@ function cutDown(
 /**
  * A key that tells apart every two cut-downs of objects a rule could answer differently: per field,
  * absent, undefined, null, present, or its value when the rule reads it and it is a string, boolean
- * or number (else undefined: not remembered).
+ * or number (else undefined: not remembered, as for a symbol or a function, on which @bufbuild/cel fails).
  */
 function cutKey(object: Record<string, unknown>, fields: ReadonlyMap<string, boolean>): string | undefined {
   let key = '';
   for (const [field, valueRead] of fields) {
     const value = object[field];
-    // @bufbuild/cel takes a field set to undefined or null as absent: has() tells them apart from other values.
-    const token = !isEnumerable(object, field) ? '-' : valueRead || value === undefined || value === null ? primitiveKey(value) : '+';
+    // @bufbuild/cel takes a field set to undefined or null as absent: has() tells them apart from other values,
+    // and fails on a symbol or a function (no JSON value), which is not remembered.
+    const token = !isEnumerable(object, field) ? '-'
+      : valueRead || value === undefined || value === null || typeof value === 'symbol' || typeof value === 'function' ? primitiveKey(value) : '+';
     if (token === undefined) return undefined;
     key += `${token},`;
   }
@@ -343,7 +345,9 @@ function selfFor(value: unknown, schema: JsonSchemaProps, reads: SelfReads | und
   const fields = reads.fields;
   if (reads.kind === 'fields') return isPlainObject(value) ? { cel: () => cutDown(value, schema, fields, 0), key: cutKey(value, fields) } : undefined;
   const items = schema.items;
-  if (!Array.isArray(value) || !items || !value.every(isPlainObject)) return undefined;
+  if (!Array.isArray(value) || !items) return undefined;
+  // Every index an object: a hole, which every() would skip, is none.
+  for (let i = 0; i < value.length; i++) if (!isPlainObject(value[i])) return undefined;
   let key: string | undefined = '';
   for (const item of value) {
     const itemKey = cutKey(item, fields);

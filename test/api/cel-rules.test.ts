@@ -103,6 +103,18 @@ describe('evaluation', () => {
     expect(evaluations([{ tags: [long] }, { tags: [long] }])).toBe(2);
   });
 
+  test('reads a list with a hole, and a field that holds no JSON value, as @bufbuild/cel does, and remembers neither', () => {
+    // A hole is no item to cut down: the rule sees the list whole, and @bufbuild/cel fails on it.
+    const failed = (rule: string, what: string) => `Invalid value: rule ${JSON.stringify(rule)} could not be evaluated: unsupported input ${what}`;
+    const cel = (value: unknown) => validator.validate(value).filter(v => !v.rule?.startsWith('openapi.')).map(v => v.message);
+    // eslint-disable-next-line no-sparse-arrays
+    expect(cel({ a: 'a', b: 'b', env: [{ name: 'n' }, , { name: 'm' }] })).toEqual([failed('self.all(e, e.name != \'x\')', 'undefined')]);
+    // A function where the rule only asks whether a is there: not the answer of a string there.
+    expect(cel({ a: 'present', b: 'y' })).toEqual([]);
+    expect(cel({ a: () => 'present', b: 'y' })).toEqual([failed('has(self.a) && self.b != \'x\'', 'function')]);
+    expect(cel({ a: Symbol('present'), b: 'y' })).toEqual([failed('has(self.a) && self.b != \'x\'', 'symbol')]);
+  });
+
   test('gives the same violations from memory', () => {
     const value = { b: 'x', env: [{ name: 'x', value: '1' }], tags: ['1', '2', '3'] };
     const first = validator.validate(value);
