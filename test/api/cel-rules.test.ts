@@ -1,5 +1,5 @@
 /**
- * How the validator evaluates CEL rules (src/api/validator.ts): on the part of `self` a rule
+ * How the validator evaluates CEL rules with the interpreter (src/api/_cel.ts): on the part of `self` a rule
  * reads, remembered by that part, with the same answers as on all of `self`; the package's own rules
  * parsed when it is built, any other rule parsed at run time, once.
  */
@@ -7,7 +7,8 @@ import type * as Cel from '@bufbuild/cel';
 import { ServerlessRelease, functionSchema } from '../../src/api';
 import { JsonSchemaProps, array, object, string } from '../../src/api/schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
-import { SchemaValidator, _celWork, compileRule } from '../../src/api/validator';
+import { _celWork, compileRule } from '../../src/api/_cel';
+import { SchemaValidator } from '../../src/api/validator';
 
 const cel = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
 const env = cel.celEnv({ funcs: cel.strings });
