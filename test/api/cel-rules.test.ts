@@ -3,25 +3,12 @@
  * reads, remembered by that part, with the same answers as on all of `self`; the package's own rules
  * parsed when it is built, any other rule parsed at run time, once.
  */
-import type * as Cel from '@bufbuild/cel';
 import { ServerlessRelease, functionSchema } from '../../src/api';
 import { JsonSchemaProps, array, object, string } from '../../src/api/schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
 import { _celWork, compileRule } from '../../src/api/_cel';
 import { SchemaValidator } from '../../src/api/validator';
-
-const cel = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
-const env = cel.celEnv({ funcs: cel.strings });
-
-/** JSON as the API server binds it to `self`: objects as maps, whole numbers of integer fields as ints. */
-function toCel(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items));
-  if (value !== null && typeof value === 'object') {
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, schema?.properties?.[k] ?? schema?.additionalProperties)]));
-  }
-  const integer = schema?.type === 'integer' || schema?.['x-kubernetes-int-or-string'];
-  return typeof value === 'number' && Number.isInteger(value) && integer ? BigInt(value) : value;
-}
+import { cel, celEnvironment as env, toCel } from '../util/cel';
 
 /** Every schema node of a Function CRD that has CEL rules, with its path. */
 function ruleNodes(schema: JsonSchemaProps, at = ''): { at: string; schema: JsonSchemaProps }[] {

@@ -7,7 +7,6 @@
  * gives the violations, in the order, that the walk of every node with @bufbuild/cel gives; and the
  * modes that interpret or compare do so.
  */
-import type * as Cel from '@bufbuild/cel';
 import * as fc from 'fast-check';
 import { CelMode, _celWork, _setCelMode } from '../../src/api/_cel';
 import { compiledCelRules } from '../../src/api/_generated/cel-rules';
@@ -15,25 +14,14 @@ import { ServerlessRelease, apiRuleSchema, functionSchema, subscriptionSchema } 
 import { JsonSchemaProps, ValidationRule, object, string } from '../../src/api/schema';
 import { SchemaValidator, Violation } from '../../src/api/validator';
 import { binaryString } from '../util/binary-string';
+import { cel, celEnvironment as env, toCel } from '../util/cel';
 
-const cel = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
-const env = cel.celEnv({ funcs: cel.strings });
 const programs = new Map<string, (bindings: { self: unknown }) => unknown>();
 const programOf = (rule: string) => {
   let program = programs.get(rule);
   if (!program) programs.set(rule, program = cel.plan(env, cel.parse(rule).expr) as unknown as (bindings: { self: unknown }) => unknown);
   return program;
 };
-
-/** JSON as the API server binds it to `self`: objects as maps, whole numbers of integer fields as ints. */
-function toCel(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items));
-  if (value !== null && typeof value === 'object') {
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, schema?.properties?.[k] ?? schema?.additionalProperties)]));
-  }
-  const integer = schema?.type === 'integer' || schema?.['x-kubernetes-int-or-string'];
-  return typeof value === 'number' && Number.isInteger(value) && integer ? BigInt(value) : value;
-}
 
 /** What @bufbuild/cel gives for a rule on a value of a node: its result, or the message of its error. */
 function interpreted(rule: string, value: unknown, schema: JsonSchemaProps): { result?: unknown; error?: string } {
