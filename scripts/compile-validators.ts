@@ -4,6 +4,9 @@
  * webhook then load a ready check instead of loading ajv's compiler and compiling the schema in
  * every process (about 90 ms), and the webhook's bundle holds no compiler.
  *
+ * It also compiles the CEL rules of the package's schemas to JavaScript, `src/api/_generated/cel-rules.ts`
+ * (scripts/compile-cel.ts), which synth and `validate` run instead of loading the CEL interpreter.
+ *
  * The files are generated and committed, like `imports/`; a test fails when one is stale. Without
  * `--write` the script prints what it would write.
  */
@@ -11,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv, { Options } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
+import { CEL_RULES_FILE, celRulesText, writeCelRules } from './compile-cel';
 import { apiRuleSchema } from '../src/api/apirule-schema';
 import { functionSchema } from '../src/api/function-schema';
 import { ServerlessRelease } from '../src/api/release';
@@ -98,6 +102,9 @@ ${code.trim().split('\n').filter(line => line !== '"use strict";').map(line => (
 
 if (require.main === module) {
   const write = process.argv.includes('--write');
+  // The CEL rules of the same schemas, compiled to JavaScript (scripts/compile-cel.ts).
+  if (write) process.stdout.write(`${CEL_RULES_FILE}: ${writeCelRules(path.join(__dirname, '..')).length} characters\n`);
+  else process.stdout.write(celRulesText());
   for (const compiled of COMPILED_SCHEMAS) {
     const text = compiledSchemaText(compiled);
     if (write) {

@@ -1,6 +1,7 @@
 /**
- * Helpers for JSON of unknown shape: telling objects apart, finding where two differ, and showing
- * any value in a message, whatever it is (deep, circular, or without a string form).
+ * Helpers for JSON of unknown shape: telling objects apart, finding where two differ, naming the
+ * path of a field, and showing any value in a message, whatever it is (deep, circular, or without a
+ * string form).
  */
 import { isDeepStrictEqual } from 'node:util';
 
@@ -38,4 +39,10 @@ export function changedPaths(before: unknown, after: unknown, at: readonly strin
 /** A value as a plain string: itself when a string, else its JSON (see {@link showJson}). */
 export function showValue(value: unknown): string {
   return typeof value === 'string' ? value : showJson(value);
+}
+
+/** The path of a field or an item below `path`, as violations name it: `spec.env[0].name`. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
 }

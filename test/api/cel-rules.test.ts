@@ -1,26 +1,14 @@
 /**
- * How the validator evaluates CEL rules (src/api/validator.ts): on the part of `self` a rule
+ * How the validator evaluates CEL rules with the interpreter (src/api/_cel.ts): on the part of `self` a rule
  * reads, remembered by that part, with the same answers as on all of `self`; the package's own rules
  * parsed when it is built, any other rule parsed at run time, once.
  */
-import type * as Cel from '@bufbuild/cel';
 import { ServerlessRelease, functionSchema } from '../../src/api';
 import { JsonSchemaProps, array, object, string } from '../../src/api/schema';
 import { compileSchemaValidator } from '../../src/api/schema-compiler';
-import { SchemaValidator, _celWork, compileRule } from '../../src/api/validator';
-
-const cel = { ...require('@bufbuild/cel') as typeof Cel, strings: (require('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext')).strings };
-const env = cel.celEnv({ funcs: cel.strings });
-
-/** JSON as the API server binds it to `self`: objects as maps, whole numbers of integer fields as ints. */
-function toCel(value: unknown, schema: JsonSchemaProps | undefined): unknown {
-  if (Array.isArray(value)) return value.map(v => toCel(v, schema?.items));
-  if (value !== null && typeof value === 'object') {
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, schema?.properties?.[k] ?? schema?.additionalProperties)]));
-  }
-  const integer = schema?.type === 'integer' || schema?.['x-kubernetes-int-or-string'];
-  return typeof value === 'number' && Number.isInteger(value) && integer ? BigInt(value) : value;
-}
+import { _celWork, compileRule } from '../../src/api/_cel';
+import { SchemaValidator } from '../../src/api/validator';
+import { cel, celEnvironment as env, toCel } from '../util/cel';
 
 /** Every schema node of a Function CRD that has CEL rules, with its path. */
 function ruleNodes(schema: JsonSchemaProps, at = ''): { at: string; schema: JsonSchemaProps }[] {
@@ -101,6 +89,18 @@ describe('evaluation', () => {
     // Tags too long to remember by: the tags rule each time (the root rule's answer is remembered).
     const long = 'x'.repeat(5000);
     expect(evaluations([{ tags: [long] }, { tags: [long] }])).toBe(2);
+  });
+
+  test('reads a list with a hole, and a field that holds no JSON value, as @bufbuild/cel does, and remembers neither', () => {
+    // A hole is no item to cut down: the rule sees the list whole, and @bufbuild/cel fails on it.
+    const failed = (rule: string, what: string) => `Invalid value: rule ${JSON.stringify(rule)} could not be evaluated: unsupported input ${what}`;
+    const cel = (value: unknown) => validator.validate(value).filter(v => !v.rule?.startsWith('openapi.')).map(v => v.message);
+    // eslint-disable-next-line no-sparse-arrays
+    expect(cel({ a: 'a', b: 'b', env: [{ name: 'n' }, , { name: 'm' }] })).toEqual([failed('self.all(e, e.name != \'x\')', 'undefined')]);
+    // A function where the rule only asks whether a is there: not the answer of a string there.
+    expect(cel({ a: 'present', b: 'y' })).toEqual([]);
+    expect(cel({ a: () => 'present', b: 'y' })).toEqual([failed('has(self.a) && self.b != \'x\'', 'function')]);
+    expect(cel({ a: Symbol('present'), b: 'y' })).toEqual([failed('has(self.a) && self.b != \'x\'', 'symbol')]);
   });
 
   test('gives the same violations from memory', () => {
