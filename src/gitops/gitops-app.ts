@@ -5,10 +5,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { _releaseHandlerParser } from '../api/handler-code';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { wasValidAtSynth } from '../function/_valid-at-synth';
-import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
+import {
+  ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, releaseLoadedHandlerParser, validateDocuments,
+} from '../policy/manifests';
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { ServerlessStack } from '../stack/serverless-stack';
@@ -134,7 +135,7 @@ export class GitOpsApp extends App {
     fs.mkdirSync(this.outdir, { recursive: true });
     const errors = tree.all.flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
     // Every handler has been checked: the parser's worker is not needed for the rest.
-    _releaseHandlerParser();
+    releaseLoadedHandlerParser();
     if (errors.length) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
     const numbered = resolveDependencies(this, construct => tree.subtree(construct));
     // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.

@@ -5,8 +5,10 @@
 import { Duration, Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
-import { BuildProfile, FUNCTION_GROUP, FunctionProfile, ResourcePreset, isDns1123Label } from '../api';
-import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from '../api/profiles';
+import { FUNCTION_GROUP } from '../api/function-schema';
+import { isDns1123Label } from '../api/names';
+import type { ResourcePreset } from '../api/presets';
+import { BUILD_MIN_REQUEST, BuildProfile, FUNCTION_MIN_REQUEST, FunctionProfile } from '../api/profiles';
 import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';

@@ -4,7 +4,8 @@
 import { Size, Yaml } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { FUNCTION_CONTROLLER, FunctionChildLabel, isDns1123Subdomain } from '../api';
+import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../api/function-status';
+import { isDns1123Subdomain } from '../api/names';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
