@@ -14,7 +14,7 @@ import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { ServerlessStack } from '../stack/serverless-stack';
 import { ConstructTree } from './_tree';
-import { stringifyYamlDocuments } from './_yaml';
+import { stringifyYaml, stringifyYamlDocuments } from '../_yaml';
 import { FLUX_STAGES_FOLDER, fluxStageKustomizations } from './flux-stages';
 import { addSyncAnnotations } from './sync-waves';
 
@@ -89,7 +89,7 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
  * @returns the text of `kustomization.yaml`
  */
 export function kustomization(files: readonly string[]): string {
-  return Yaml.stringify({
+  return stringifyYaml({
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [...files].sort(),
@@ -145,7 +145,7 @@ export class GitOpsApp extends App {
       const objects = chartObjects(chart, tree);
       written.set(chart, objects);
       const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
-      // A writer that gives cdk8s's bytes in a tenth of the time (src/gitops/_yaml.ts), and cdk8s's own for what it leaves to it.
+      // A writer that gives cdk8s's bytes in a tenth of the time (src/_yaml.ts), and cdk8s's own for what it leaves to it.
       fs.writeFileSync(path.join(this.outdir, file), stringifyYamlDocuments(objects) ?? Yaml.stringify(...objects), { encoding: 'utf8' });
     });
     if (this.recordsConstructMetadata) {
