@@ -13,6 +13,7 @@ import {
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { ServerlessStack } from '../stack/serverless-stack';
+import { apiObjectJson } from './_object-json';
 import { ConstructTree } from './_tree';
 import { stringifyYaml, stringifyYamlDocuments } from '../_yaml';
 import { FLUX_STAGES_FOLDER, fluxStageKustomizations } from './flux-stages';
@@ -40,10 +41,14 @@ function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
   return tree.topology(chart).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
 }
 
-/** A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it starts with, unless the chart overrides it. */
+/**
+ * A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it
+ * starts with, unless the chart overrides it; each object as its `toJson()` gives it, without
+ * cdk8s's generic walk where it is the same (src/gitops/_object-json.ts).
+ */
 function chartObjects(chart: Chart, tree: ConstructTree): unknown[] {
   if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
-  return apiObjectsOf(chart, tree).map(o => o.toJson());
+  return apiObjectsOf(chart, tree).map(apiObjectJson);
 }
 
 /**
