@@ -149,7 +149,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // The Function API, with the validators it generates (src/api/_generated/).
   ['src/api/'],
   // Leaves every floor may use.
-  ['src/log-level.ts', 'src/_package-root.ts', 'src/_api-errors.ts', 'src/_code-cache.ts'],
+  ['src/log-level.ts', 'src/_package-root.ts', 'src/_api-errors.ts', 'src/_code-cache.ts', 'src/_yaml.ts'],
 ];
 
 /** The floor of a file in {@link LAYERS} (0 is the top); undefined for a file of no floor. */

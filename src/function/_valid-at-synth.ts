@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { IConstruct } from 'constructs';
-import { ServerlessRelease } from '../api';
+import { ServerlessRelease } from '../api/release';
 import { isObject } from '../api/_json';
 
 type Json = { readonly [key: string]: unknown };

@@ -9,7 +9,7 @@
  * (`../../0000-….k8s.yaml`, which Flux's kustomize build allows) and drops the kinds of other stages,
  * so Argo CD, `kubectl apply -k` and `kyma-serverless apply` keep reading the files as they are.
  */
-import { Yaml } from 'cdk8s';
+import { stringifyYaml } from '../_yaml';
 import { reachesFunctions } from './sync-waves';
 
 /** The folder, in an output folder, that holds the Flux stages. */
@@ -74,7 +74,7 @@ export function fluxStageKustomizations(files: readonly StagedFile[]): Map<FluxS
         patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: any\n`,
       };
     });
-    result.set(stage, Yaml.stringify({
+    result.set(stage, stringifyYaml({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
       resources: taken.map(f => `../../${f.file}`),

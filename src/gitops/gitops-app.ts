@@ -5,15 +5,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
-import { _releaseHandlerParser } from '../api/handler-code';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { wasValidAtSynth } from '../function/_valid-at-synth';
-import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
+import {
+  ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, releaseLoadedHandlerParser, validateDocuments,
+} from '../policy/manifests';
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
 import { ServerlessStack } from '../stack/serverless-stack';
+import { apiObjectJson } from './_object-json';
 import { ConstructTree } from './_tree';
-import { stringifyYamlDocuments } from './_yaml';
+import { stringifyYaml, stringifyYamlDocuments } from '../_yaml';
 import { FLUX_STAGES_FOLDER, fluxStageKustomizations } from './flux-stages';
 import { addSyncAnnotations } from './sync-waves';
 
@@ -39,10 +41,14 @@ function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
   return tree.topology(chart).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
 }
 
-/** A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it starts with, unless the chart overrides it. */
+/**
+ * A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it
+ * starts with, unless the chart overrides it; each object as its `toJson()` gives it, without
+ * cdk8s's generic walk where it is the same (src/gitops/_object-json.ts).
+ */
 function chartObjects(chart: Chart, tree: ConstructTree): unknown[] {
   if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
-  return apiObjectsOf(chart, tree).map(o => o.toJson());
+  return apiObjectsOf(chart, tree).map(apiObjectJson);
 }
 
 /**
@@ -88,7 +94,7 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
  * @returns the text of `kustomization.yaml`
  */
 export function kustomization(files: readonly string[]): string {
-  return Yaml.stringify({
+  return stringifyYaml({
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [...files].sort(),
@@ -134,7 +140,7 @@ export class GitOpsApp extends App {
     fs.mkdirSync(this.outdir, { recursive: true });
     const errors = tree.all.flatMap(c => c.node.validate().map(error => `[${c.node.path}] ${error}`));
     // Every handler has been checked: the parser's worker is not needed for the rest.
-    _releaseHandlerParser();
+    releaseLoadedHandlerParser();
     if (errors.length) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
     const numbered = resolveDependencies(this, construct => tree.subtree(construct));
     // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.
@@ -144,7 +150,7 @@ export class GitOpsApp extends App {
       const objects = chartObjects(chart, tree);
       written.set(chart, objects);
       const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
-      // A writer that gives cdk8s's bytes in a tenth of the time (src/gitops/_yaml.ts), and cdk8s's own for what it leaves to it.
+      // A writer that gives cdk8s's bytes in a tenth of the time (src/_yaml.ts), and cdk8s's own for what it leaves to it.
       fs.writeFileSync(path.join(this.outdir, file), stringifyYamlDocuments(objects) ?? Yaml.stringify(...objects), { encoding: 'utf8' });
     });
     if (this.recordsConstructMetadata) {

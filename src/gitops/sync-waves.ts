@@ -3,7 +3,7 @@
  */
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 
 /** The annotation that orders objects in an Argo CD sync. */
 export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';

@@ -4,11 +4,12 @@
 import { ApiObject, Chart, JsonPatch, Lazy, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import {
-  DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CONTROLLER, FunctionChildLabel, FunctionProfile, ResourcePreset,
-  ServerlessRelease, isDns1123Label, releaseFacts,
-} from '../api';
+import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../api/function-status';
+import { isDns1123Label } from '../api/names';
+import { DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, ResourcePreset } from '../api/presets';
+import { FunctionProfile } from '../api/profiles';
 import { cpuMillis, maxCpu, maxSize, sizeBytes } from '../api/quantity';
+import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
 import { _markExposureDefaults } from '../exposure/exposure-defaults';
 import type { IAppliedAfter } from './applied-after';

@@ -1,5 +1,5 @@
 /**
- * A reader of the YAML that synth writes (src/gitops/_yaml.ts, or cdk8s's `Yaml.stringify`, which
+ * A reader of the YAML that synth writes (src/_yaml.ts, or cdk8s's `Yaml.stringify`, which
  * writes the same bytes): block maps and lists two spaces deep, one scalar per line (plain, quoted
  * on one line, or a literal block), empty maps and lists as `{}` and `[]`, documents between `---`
  * lines. It gives the values js-yaml gives with its core schema, in a fraction of the time, as it

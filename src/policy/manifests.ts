@@ -7,23 +7,52 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 // The modules of src/api, not its index: the index brings cdk8s along (the presets' units), which `validate` never needs.
-import { validateApiRule } from '../api/apirule-rules';
 import { APIRULE_API_VERSION, APIRULE_KIND } from '../api/apirule-schema';
 import { CrdReleaseEvidence, RELEASE_ANNOTATION, functionCrdRelease, isFunctionCrd } from '../api/crd-release';
-import { functionServiceClashes, functionWarnings, validateFunction } from '../api/function-rules';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
 import { RuntimeNotice, runtimeNotice, runtimeSupportNow } from '../api/runtime-support';
 import { RuntimeFamily, runtimeFamily } from '../api/runtimes';
-import { validateSubscription } from '../api/subscription-rules';
 import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription-schema';
 import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
-import { _parsePythonHandlers, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
-import { manifestFiles, parseManifests } from './_manifest-files';
+// Types only: the rules of Functions, APIRules and Subscriptions, and the handler checks, load with the
+// first object of their kind (see the functions below), so that checking the stack alone loads none of them.
+import type * as ApiRuleRules from '../api/apirule-rules';
+import type * as FunctionRules from '../api/function-rules';
+import type * as HandlerCode from '../api/handler-code';
+import type * as SubscriptionRules from '../api/subscription-rules';
+import type * as ManifestFiles from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
 import { PolicyViolation, checkPolicies } from './policy';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/** The rules of Functions (src/api/function-rules), loaded with the first Function checked. */
+const functionRules = () => require('../api/function-rules') as typeof FunctionRules;
+/** The checks of handler code (src/api/handler-code), loaded with the first Function whose handler is checked. */
+const handlerCode = () => require('../api/handler-code') as typeof HandlerCode;
+/** What reads manifest files (`validate`), loaded with the first folder read. */
+const manifestFileReader = () => require('./_manifest-files') as typeof ManifestFiles;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/**
+ * Whether the handler checks or the parser they start have been loaded: when neither has, no
+ * parser runs and nothing is queued for one, so that asking it for nothing, or ending it, does nothing.
+ */
+function handlerChecksLoaded(): boolean {
+  const loaded = (module: string) => require.cache[require.resolve(module)] !== undefined;
+  return loaded('../api/handler-code') || loaded('../api/_python-parser');
+}
+
+/**
+ * What `_releaseHandlerParser` of src/api/handler-code does (synth calls it once every handler is
+ * checked: the parser's worker is not needed for the rest), without loading the handler checks when
+ * neither they nor their parser were loaded.
+ */
+export function releaseLoadedHandlerParser(): void {
+  if (handlerChecksLoaded()) handlerCode()._releaseHandlerParser();
+}
 
 /** How bad a finding is. */
 export enum Severity {
@@ -125,15 +154,17 @@ export function formatWarnings(findings: readonly Finding[], folder?: string): s
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */
 const RULED_KINDS: { readonly [apiVersionKind: string]: (object: unknown, release: ServerlessRelease) => Violation[] } = {
-  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...functionRuleViolations(object, release), ...handlerCodeViolations(object, release)],
-  [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => validateApiRule(object),
-  [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => validateSubscription(object),
+  [`${FUNCTION_API_VERSION}/${FUNCTION_KIND}`]: (object, release) => [...functionRuleViolations(object, release), ...handlerCode().handlerCodeViolations(object, release)],
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  [`${APIRULE_API_VERSION}/${APIRULE_KIND}`]: object => (require('../api/apirule-rules') as typeof ApiRuleRules).validateApiRule(object),
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  [`${SUBSCRIPTION_API_VERSION}/${SUBSCRIPTION_KIND}`]: object => (require('../api/subscription-rules') as typeof SubscriptionRules).validateSubscription(object),
 };
 
 /** A Function's violations of every rule of the Function API but those of its handler code ({@link handlerCodeViolations}). */
 function functionRuleViolations(object: unknown, release: ServerlessRelease): Violation[] {
   _work.functionValidations++;
-  return validateFunction(object, { release });
+  return functionRules().validateFunction(object, { release });
 }
 
 const modelCache = new Map<string, ModelClass | undefined>();
@@ -429,7 +460,8 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   // What relates the objects of a folder needs no handler's parse: found while the parser's worker parses the handlers.
   const related = [...byFolder.values()].map(entries => {
     const objects = entries.map(e => e.object);
-    return { entries, clashes: functionServiceClashes(objects), policies: checkPolicies(objects) };
+    // Clashes are between a Function and a Service: none in a folder without Functions.
+    return { entries, clashes: objects.some(isFunction) ? functionRules().functionServiceClashes(objects) : [], policies: checkPolicies(objects) };
   });
   const checks = checking.finish();
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
@@ -454,7 +486,7 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
         // release's mark of a deprecated runtime, which the webhook still gives.
         const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
         if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
-        for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
+        for (const w of functionRules().functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
           findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
         }
       }
@@ -523,9 +555,10 @@ function checkObjects(
   }
   return {
     finish: () => {
-      _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
+      // Without handlers there is nothing to parse, and the handler checks need not load.
+      if (handlers.length) handlerCode()._parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
       for (const { checks: inFolder, index, object, release, rules } of handlers) {
-        inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
+        inFolder[index] = { known: true, violations: [...rules, ...handlerCode().handlerCodeViolations(object, release)] };
       }
       return checks;
     },
@@ -598,6 +631,7 @@ function folderReleases(
  */
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
+  const { manifestFiles, parseManifests } = manifestFileReader();
   const files = manifestFiles(dir, options.recursive ?? true).map(full => {
     const text = fs.readFileSync(full, 'utf8');
     const documents = parseManifests(text);
@@ -609,7 +643,7 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
       const [handler] = isFunction(object) ? inlineHandler(object) : [];
       if (handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON) pythonSources.push(handler.source);
     }
-    if (pythonSources.length) _preparePythonParser(pythonSources);
+    if (pythonSources.length) handlerCode()._preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });

@@ -17,7 +17,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ApiObject } from 'cdk8s';
 import { isObject } from '../api/_json';
 import { parseQuantity } from '../api/quantity';
-import { manifestFiles, parseManifests } from './_manifest-files';
+// Types only: what reads manifest files loads when an output is read (not when a construct opts in).
+import type * as ManifestFiles from './_manifest-files';
 
 /** The annotation of Argo CD's per-object sync options (as `SYNC_OPTIONS_ANNOTATION` of the GitOps layer). */
 const ARGO_CD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
@@ -382,6 +383,8 @@ export interface RefusedOutputChange extends RefusedChange {
 
 /** The manifest files under a folder, relative to it, with their text. */
 function readTree(dir: string): Map<string, string> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { manifestFiles } = require('./_manifest-files') as typeof ManifestFiles;
   return new Map(manifestFiles(dir, true).map(file => [path.relative(dir, file), fs.readFileSync(file, 'utf8')]));
 }
 
@@ -392,7 +395,8 @@ function objectsByFolder(files: readonly (readonly [string, string])[]): Map<str
     const folder = path.dirname(file);
     const objects = folders.get(folder) ?? new Map<string, { file: string; object: Json }>();
     folders.set(folder, objects);
-    for (const { object } of parseManifests(text)) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    for (const { object } of (require('./_manifest-files') as typeof ManifestFiles).parseManifests(text)) {
       if (!isObject(object) || !isObject(object.metadata)) continue;
       objects.set(`${groupKindOf(object)}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, { file, object });
     }

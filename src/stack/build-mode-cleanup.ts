@@ -21,9 +21,9 @@
 import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import {
-  FUNCTION_CONTROLLER, FUNCTION_GROUP, FUNCTION_VERSION, FunctionChildLabel, FunctionConditionType, ServerlessRelease, releaseFacts,
-} from '../api';
+import { FUNCTION_GROUP, FUNCTION_VERSION } from '../api/function-schema';
+import { FUNCTION_CONTROLLER, FunctionChildLabel, FunctionConditionType } from '../api/function-status';
+import { ServerlessRelease, releaseFacts } from '../api/release';
 import { BUILD_MODE_CLEANUP_SCRIPT } from './_build-mode-cleanup-script';
 import { clusterScoped, scriptJobTemplate, shortHash } from './_util';
 import { CONTROLLER_NAMES } from './controller';

@@ -3,13 +3,16 @@
  * Deployment, identity, least-privilege RBAC and its two configuration files.
  */
 import { createHash } from 'node:crypto';
-import { Duration, Size, Yaml } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { FUNCTION_GROUP, FunctionProfile, ResourcePreset, ServerlessRelease, releaseFacts } from '../api';
-import { FUNCTION_MIN_REQUEST } from '../api/profiles';
+import { FUNCTION_GROUP } from '../api/function-schema';
+import type { ResourcePreset } from '../api/presets';
+import { FUNCTION_MIN_REQUEST, FunctionProfile } from '../api/profiles';
+import { ServerlessRelease, releaseFacts } from '../api/release';
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
 import { LogLevel } from '../log-level';
+import { stringifyYaml } from '../_yaml';
 import { httpProbe } from './_util';
 import {
   CONTROLLER_NAMES, FunctionControllerOptions, IFunctionController, LogFormat, controllerObjects, goDuration, presetTable,
@@ -147,7 +150,7 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
     super(scope, id);
     this.replicas = props.replicas ?? 1;
     this.functionConfig = buildlessFunctionConfig(props);
-    const functionConfigText = Yaml.stringify(this.functionConfig);
+    const functionConfigText = stringifyYaml(this.functionConfig);
     this.metricsService = controllerObjects(this, props, {
       // What the 1.13.0 binary calls, read from its source (components/buildless-serverless at 1.13.0) and
       // seen on a real API server. Its client reads Functions and Secrets uncached (cmd/main.go DisableFor),
@@ -179,7 +182,7 @@ export class BuildlessFunctionController extends Construct implements IFunctionC
         });
         const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
           metadata: { name: BUILDLESS_CONTROLLER_NAMES.logConfig, labels },
-          data: { [BUILDLESS_CONTROLLER_NAMES.logConfigFile]: Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+          data: { [BUILDLESS_CONTROLLER_NAMES.logConfigFile]: stringifyYaml({ logFormat: props.logFormat, logLevel: props.logLevel }) },
         });
         const env: Record<string, string> = {
           APP_FUNCTION_CONFIG_PATH: `${FUNCTION_CONFIG_DIR}/${BUILDLESS_CONTROLLER_NAMES.functionConfigFile}`,

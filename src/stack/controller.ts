@@ -2,11 +2,13 @@
  * The Function Controller of release 1.11.1: its Deployment, identity, permissions and configuration;
  * and what every release's controller shares (names, selector, options).
  */
-import { Duration, Size, Yaml } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
-import { BuildProfile, FUNCTION_GROUP, FunctionProfile, ResourcePreset, isDns1123Label } from '../api';
-import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST } from '../api/profiles';
+import { FUNCTION_GROUP } from '../api/function-schema';
+import { isDns1123Label } from '../api/names';
+import type { ResourcePreset } from '../api/presets';
+import { BUILD_MIN_REQUEST, BuildProfile, FUNCTION_MIN_REQUEST, FunctionProfile } from '../api/profiles';
 import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
 import { FUNCTION_RECONCILER } from './_monitoring-rules';
@@ -14,6 +16,7 @@ import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, re
 import { ContainerResources } from './container-resources';
 
 import { LogLevel } from '../log-level';
+import { stringifyYaml } from '../_yaml';
 
 /** Log formats the controller understands. */
 export enum LogFormat {
@@ -174,7 +177,7 @@ export function presetTable(presets: { readonly [name: string]: ResourcePreset }
  */
 export function resourceConfigYaml(props: Pick<FunctionControllerProps,
 'functionPresets' | 'defaultFunctionPreset' | 'buildPresets' | 'defaultBuildPreset'>): string {
-  return Yaml.stringify({
+  return stringifyYaml({
     function: {
       resources: {
         minRequestedCPU: FUNCTION_MIN_REQUEST.cpu,
@@ -436,7 +439,7 @@ export class FunctionController extends Construct implements IFunctionController
       configure: labels => {
         const logConfig = new k8s.KubeConfigMap(this, 'LogConfig', {
           metadata: { name: names.logConfig, labels },
-          data: { 'log-config.yaml': Yaml.stringify({ logFormat: props.logFormat, logLevel: props.logLevel }) },
+          data: { 'log-config.yaml': stringifyYaml({ logFormat: props.logFormat, logLevel: props.logLevel }) },
         });
         const env: Record<string, string> = {
           APP_METRICS_ADDRESS: ':8080',

@@ -6,7 +6,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { ICertificate } from '@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate';
 import type { IGateway } from '@kubernetes-models/istio/networking.istio.io/v1beta1/Gateway';
-import { hostProblems } from '../api/apirule-rules';
+// Types only: the APIRule rules load when a stack has exposure options to check.
+import type * as ApiRuleRules from '../api/apirule-rules';
 import { Exposure } from '../exposure/exposure';
 import { CertManagerIssuer, CertManagerIssuerKind } from './webhook';
 
@@ -171,6 +172,8 @@ export class ExposureGateway extends Construct {
  * @returns one message per problem
  */
 export function exposureProblems(exposure: StackExposureOptions): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { hostProblems } = require('../api/apirule-rules') as typeof ApiRuleRules;
   const problems = hostProblems(`*.${exposure.domain}`).map(p => `'exposure.domain' (${exposure.domain}): ${p}`);
   if (exposure.domain.startsWith('*.')) problems.push(`'exposure.domain' (${exposure.domain}) must be the domain itself, without '*.'`);
   return problems;

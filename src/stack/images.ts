@@ -1,7 +1,7 @@
 /**
  * The container images of the stack: upstream's images of the stack's release, unless overridden.
  */
-import { KnownRuntimeName, ServerlessRelease, releaseFacts } from '../api';
+import { KnownRuntimeName, ServerlessRelease, releaseFacts } from '../api/release';
 
 /**
  * The official Node.js image that runs the stack's own JavaScript programs (the webhook server and

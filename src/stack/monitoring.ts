@@ -6,7 +6,7 @@ import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
-import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api';
+import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api/names';
 import { dashboardFileName, dashboardJson } from './_monitoring-dashboard';
 import { MonitoringScope, ServerlessAlert, alertGroups, runbookReference, runbookUrl } from './_monitoring-rules';
 import { AlertThresholds } from './alert-thresholds';

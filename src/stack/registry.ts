@@ -1,16 +1,18 @@
 /**
  * Where Function images go: the stack's internal Docker registry, or an external one.
  */
-import { Size, Yaml } from 'cdk8s';
+import { Size } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { FUNCTION_CONTROLLER, FunctionChildLabel, isDns1123Subdomain } from '../api';
+import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../api/function-status';
+import { isDns1123Subdomain } from '../api/names';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
 import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod, scriptJobTemplate, shortHash } from './_util';
 import { ContainerResources } from './container-resources';
 import { BuildImages } from './images';
+import { stringifyYaml } from '../_yaml';
 import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
@@ -252,7 +254,7 @@ class InternalRegistry extends Construct {
     const config = new k8s.KubeConfigMap(this, 'Config', {
       metadata: { name: `${name}-config`, labels },
       data: {
-        'config.yml': Yaml.stringify({
+        'config.yml': stringifyYaml({
           version: 0.1,
           log: { formatter: 'json', fields: { service: 'registry' } },
           storage: { cache: { blobdescriptor: 'inmemory' }, filesystem: { rootdirectory: '/var/lib/registry' } },

@@ -6,7 +6,7 @@
  * they agree on one; otherwise the default. Functions are checked and rendered by it.
  */
 import { IConstruct } from 'constructs';
-import { DEFAULT_RELEASE, ServerlessRelease } from '../api';
+import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
 
 const RELEASE_SYMBOL = Symbol.for('cdk8s-kyma-serverless.release');
 

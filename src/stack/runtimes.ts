@@ -3,7 +3,7 @@
  */
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api';
+import { RUNTIMES, RuntimeFamily, RuntimeName, runtimeFamily } from '../api/runtimes';
 import { CONTROLLER_NAMES } from './controller';
 
 /**

@@ -4,12 +4,13 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import {
-  BuildProfile, DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, DEFAULT_RELEASE, FUNCTION_CRD_NAME, FunctionProfile, RELEASE_ANNOTATION,
-  ResourcePreset, ServerlessRelease, functionCrdSpec, isDns1123Label, releaseFacts,
-} from '../api';
-import { presetProblems } from '../api/presets';
-import { BUILD_MIN_REQUEST, BUILD_PROFILES, FUNCTION_MIN_REQUEST, FUNCTION_PROFILES } from '../api/profiles';
+// The modules of src/api, not its index, which loads every rule of every kind (and the handler parsers): the stack needs few.
+import { FUNCTION_CRD_NAME, functionCrdSpec } from '../api/crd';
+import { RELEASE_ANNOTATION } from '../api/crd-release';
+import { isDns1123Label } from '../api/names';
+import { DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, ResourcePreset, presetProblems } from '../api/presets';
+import { BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, FUNCTION_MIN_REQUEST, FUNCTION_PROFILES, FunctionProfile } from '../api/profiles';
+import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 import { BuildlessFunctionController } from './buildless-controller';

@@ -8,7 +8,9 @@ import { ApiObject, Duration, Size, SizeRoundingBehavior } from 'cdk8s';
 import { Cpu, k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type * as certManager from '@kubernetes-models/cert-manager/cert-manager.io/v1';
-import { DEFAULT_RELEASE, FUNCTION_GROUP, FUNCTION_VERSION, FunctionDefaults, ServerlessRelease } from '../api';
+import type { FunctionDefaults } from '../api/function-defaults';
+import { FUNCTION_GROUP, FUNCTION_VERSION } from '../api/function-schema';
+import { DEFAULT_RELEASE, ServerlessRelease } from '../api/release';
 import {
   SelfManagedTlsConfig, WEBHOOK_METRICS_PORT, WEBHOOK_NAMES, WEBHOOK_PATHS, WEBHOOK_PORT, WebhookConfig, renderWebhookConfig, serviceDnsNames,
 } from '../webhook/config';

@@ -10,7 +10,7 @@ import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import * as jsYaml from 'js-yaml';
 import * as YAML from 'yaml';
-import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
+import { stringifyYamlDocuments } from '../../src/_yaml';
 import { manifestFiles, parseManifests } from '../../src/policy/_manifest-files';
 import { readWrittenYaml } from '../../src/policy/_written-yaml';
 import { yamlArbitraries } from '../util/yaml-arbitraries';

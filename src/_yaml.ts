@@ -18,6 +18,7 @@
  * - a value of several lines as a literal block (`|`, `|-` or `|+` after its trailing newlines,
  *   with an indentation indicator when it starts with a space).
  */
+import { Yaml } from 'cdk8s';
 
 const INDENT_STEP = '  ';
 
@@ -285,4 +286,17 @@ export function stringifyYamlDocuments(documents: readonly unknown[]): string | 
     if (e instanceof Unsupported) return undefined;
     throw e;
   }
+}
+
+/**
+ * Writes one document as cdk8s's `Yaml.stringify(document)` does: with this writer, or with
+ * cdk8s's for what it leaves to it. For the texts the stack writes into its objects (the
+ * configurations of the controller and the registry) and the kustomizations of the output:
+ * `yaml`'s writer, run cold, cost more than everything else those objects take.
+ *
+ * @param document the document
+ * @returns the YAML text
+ */
+export function stringifyYaml(document: unknown): string {
+  return stringifyYamlDocuments([document]) ?? Yaml.stringify(document);
 }

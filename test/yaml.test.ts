@@ -1,8 +1,8 @@
 import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
-import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
-import { expectToBe } from '../util/expect-many';
-import { yamlArbitraries } from '../util/yaml-arbitraries';
+import { stringifyYaml, stringifyYamlDocuments } from '../src/_yaml';
+import { expectToBe } from './util/expect-many';
+import { yamlArbitraries } from './util/yaml-arbitraries';
 
 /** Pieces of strings that exercise every style rule: indicators, YAML 1.1 scalars, line breaks, escapes. */
 const PIECES = [
@@ -63,5 +63,15 @@ describe('stringifyYamlDocuments', () => {
   test('keeps a list met twice in two documents, as yaml aliases only within one', () => {
     const shared = ['a'];
     expect(stringifyYamlDocuments([{ a: shared }, { b: shared }])).toBe(Yaml.stringify({ a: shared }, { b: shared }));
+  });
+});
+
+describe('stringifyYaml', () => {
+  test('writes one document as cdk8s\'s Yaml.stringify does, with cdk8s\'s writer for what this one leaves to it', () => {
+    fc.assert(fc.property(document, doc => expectToBe(stringifyYaml(doc), Yaml.stringify(doc))), { numRuns: 1000 });
+    const shared = { b: 1 };
+    for (const doc of [{ logFormat: 'json', logLevel: undefined }, { a: shared, c: shared }, { when: new Date(0) }, 'text', undefined]) {
+      expect(stringifyYaml(doc)).toBe(Yaml.stringify(doc));
+    }
   });
 });
