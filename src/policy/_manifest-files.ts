@@ -36,21 +36,27 @@ export function manifestFiles(dir: string, recursive: boolean): string[] {
 /**
  * The documents of a YAML file, each parsed or with its error. A file as synth writes it is read by
  * a reader of that writer's shapes, which gives what js-yaml gives (see `_written-yaml.ts`) in a
- * fraction of its time; any other by js-yaml (YAML 1.2 core schema, as `yaml` reads it), which is
+ * fraction of its time, without loading js-yaml unless a scalar may be a number it leaves to
+ * js-yaml's types; any other by js-yaml (YAML 1.2 core schema, as `yaml` reads it), which is
  * four times faster than `yaml` on the large CRD documents; when js-yaml refuses the file, the
  * `yaml` package parses it again to tell which document is broken and why.
  */
 export function parseManifests(text: string): { object?: any; error?: string }[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const jsYaml = require('js-yaml') as typeof JsYaml;
   const written = readWrittenYaml(text, jsYaml);
   if (written) return written.map(object => ({ object }));
   try {
-    return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA }).map(object => ({ object }));
+    const js = jsYaml();
+    return js.loadAll(text, undefined, { schema: js.CORE_SCHEMA }).map(object => ({ object }));
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return (require('yaml') as typeof Yaml).parseAllDocuments(text).map(document => (document.errors.length
       ? { error: document.errors[0].message }
       : { object: document.toJS() }));
   }
+}
+
+/** js-yaml, loaded when a file needs it: the files synth writes need it only for a plain scalar that may be a number (such as `1.5`). */
+function jsYaml(): typeof JsYaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('js-yaml') as typeof JsYaml;
 }

@@ -1,7 +1,7 @@
 /**
  * What `kyma-serverless validate` loads and parses (issue 35): it loads neither cdk8s nor the
  * modules of the other commands, and reads the files synth writes without js-yaml's parser, which
- * reads only the others. Counted in a new process, since a test's own module registry has loaded
+ * reads only the others (without js-yaml at all when every file is one synth wrote). Counted in a new process, since a test's own module registry has loaded
  * everything already.
  */
 import { spawnSync } from 'node:child_process';
@@ -75,7 +75,8 @@ test('validate parses the Node.js handlers in the parser\'s worker, sent as thei
       const { _work } = require('./src/api/_work');
       require('./src/cli/index').main(['node', 'kyma-serverless', 'validate', ${JSON.stringify(dir)}]).then(() => {
         const acorn = Object.keys(require.cache).some(file => /node_modules\\/acorn\\//.test(file));
-        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, acorn, nodeParses: _work.nodeParses, pythonParses: _work.pythonParses,
+        const jsYaml = Object.keys(require.cache).some(file => /node_modules\\/js-yaml\\//.test(file));
+        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, acorn, jsYaml, nodeParses: _work.nodeParses, pythonParses: _work.pythonParses,
           pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
       });`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
@@ -84,9 +85,9 @@ test('validate parses the Node.js handlers in the parser\'s worker, sent as thei
     if (result.status !== 0) throw new Error(result.stderr + result.stdout);
     const lines = result.stdout.trim().split('\n');
     expect(lines[lines.length - 3]).toBe(`${dir}: ${node + python + 1} objects in 2 files, 0 errors, 0 warnings`);
-    // Every handler parsed once, in one wait for the worker; acorn ran there, not here.
+    // Every handler parsed once, in one wait for the worker; acorn ran there, not here; files as synth writes them need no js-yaml.
     expect(JSON.parse(lines[lines.length - 1])).toEqual({
-      exitCode: 0, acorn: false, nodeParses: node, pythonParses: python, pythonRoundTrips: 1, functionValidations: node + python,
+      exitCode: 0, acorn: false, jsYaml: false, nodeParses: node, pythonParses: python, pythonRoundTrips: 1, functionValidations: node + python,
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

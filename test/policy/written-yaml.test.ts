@@ -71,7 +71,7 @@ describe('readWrittenYaml', () => {
     fc.assert(fc.property(documents, docs => {
       for (const written of [stringifyYamlDocuments(docs), Yaml.stringify(...docs)]) {
         if (written === undefined) continue;
-        const ours = readWrittenYaml(written, jsYaml);
+        const ours = readWrittenYaml(written, () => jsYaml);
         if (ours === undefined) continue;
         read++;
         expectSame(ours, jsYamlRead(written));
@@ -84,7 +84,7 @@ describe('readWrittenYaml', () => {
   test('reads every manifest-like text it is given, as js-yaml does', () => {
     fc.assert(fc.property(manifests, docs => {
       const written = stringifyYamlDocuments(docs)!;
-      const ours = readWrittenYaml(written, jsYaml);
+      const ours = readWrittenYaml(written, () => jsYaml);
       expect(ours).toBeDefined();
       expectSame(ours, jsYamlRead(written));
     }), { numRuns: 500 });
@@ -99,7 +99,7 @@ describe('readWrittenYaml', () => {
         const i = at % (written.length + 1);
         written = written.slice(0, i) + insert + written.slice(i + cut);
       }
-      const ours = readWrittenYaml(written, jsYaml);
+      const ours = readWrittenYaml(written, () => jsYaml);
       if (ours === undefined) return;
       read++;
       expectSame(ours, jsYamlRead(written));
@@ -113,7 +113,7 @@ describe('readWrittenYaml', () => {
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) {
       const written = fs.readFileSync(file, 'utf8');
-      expectSame({ file, documents: readWrittenYaml(written, jsYaml) }, { file, documents: jsYamlRead(written) });
+      expectSame({ file, documents: readWrittenYaml(written, () => jsYaml) }, { file, documents: jsYamlRead(written) });
     }
   });
 
@@ -149,7 +149,7 @@ describe('readWrittenYaml', () => {
     ['a scalar document', 'a\n'],
     ['nesting 60 levels deep', Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i)}k:\n`).join('') + `${'  '.repeat(60)}v: 1\n`],
   ])('leaves %s to js-yaml, and parseManifests reads it as before', (_, written) => {
-    expect(readWrittenYaml(written, jsYaml)).toBeUndefined();
+    expect(readWrittenYaml(written, () => jsYaml)).toBeUndefined();
     const expected = jsYamlRead(written);
     // What js-yaml reads, or, when it refuses the text, what the yaml package tells of each document.
     expect(parseManifests(written)).toStrictEqual(expected instanceof Error
@@ -164,7 +164,7 @@ describe('readWrittenYaml', () => {
     ['a list of maps in lists', { a: [[{ b: [1, { c: 'd' }] }], []], e: {} }],
   ])('reads %s as js-yaml does', (_, doc) => {
     const written = `${Yaml.stringify(doc)}---\n${Yaml.stringify({ after: 'x' })}`;
-    const ours = readWrittenYaml(written, jsYaml);
+    const ours = readWrittenYaml(written, () => jsYaml);
     expect(ours).toBeDefined();
     expectSame(ours, jsYamlRead(written));
   });
@@ -173,8 +173,44 @@ describe('readWrittenYaml', () => {
     const plain = ['0x1F', '0o17', '0b11', '1_000', '012', '.inf', '-.Inf', '.nan', 'TRUE', 'True', 'yes', 'Null', '~', '+1', '-0', '1e3', '1.5e-3', '.5', '1.',
       '2001-12-14', '1:20', '-a', ':8080', '?x', 'a:b', 'a#b', 'é', '[a'.slice(1)];
     const written = `a:\n${plain.map(p => `  - ${p}\n`).join('')}${plain.map((p, i) => `k${i}: ${p}\n`).join('')}`;
-    const ours = readWrittenYaml(written, jsYaml) as [{ a: unknown[] }];
+    const ours = readWrittenYaml(written, () => jsYaml) as [{ a: unknown[] }];
     expectSame(ours, jsYamlRead(written));
     expect(ours[0].a.slice(0, 4)).toEqual([31, 15, 3, '1_000']);
+  });
+
+  test('reads plain scalars made of the characters of numbers, null and the booleans as js-yaml does', () => {
+    // Digits, signs, points, exponents, prefixes, the letters of .inf and .nan, and some that no number holds.
+    const scalar = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'0123456789+-._eExXobBaAfFiInNlLsStTrRuUm~'), minLength: 1, maxLength: 24 }),
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 20 }),
+      fc.constantFrom('0', '00', '007', '-0', '+0', '0.', '.0', '1e3', '1E+3', '.inf', '+.INF', '.NaN', 'null', 'Null', 'NULL', 'nULL', 'true',
+        'True', 'TRUE', 'tRUE', 'false', 'FALSE', '~', '~~', '999999999999999', '9999999999999999', '123456789012345678901234567890', '0x', '0b',
+        '0o', '0xfF', '0b102', '0o78', '1__0', '_1', '800m', '1024Mi', '0.5', '1.5Gi'),
+    );
+    let read = 0;
+    fc.assert(fc.property(fc.array(scalar, { minLength: 1, maxLength: 6 }), plain => {
+      const written = `a:\n${plain.map(p => `  - ${p}\n`).join('')}${plain.map((p, i) => `k${i}: ${p}\n`).join('')}`;
+      const ours = readWrittenYaml(written, () => jsYaml);
+      if (ours === undefined) return;
+      read++;
+      expectSame(ours, jsYamlRead(written));
+    }), { numRuns: 1000 });
+    expect(read).toBeGreaterThan(500);
+  });
+
+  test('needs js-yaml only for a plain scalar that may be a number it does not read itself', () => {
+    let asked = 0;
+    const lazily = () => {
+      asked++;
+      return jsYaml;
+    };
+    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  k: |\n    1.5\n';
+    expectSame(readWrittenYaml(words, lazily), jsYamlRead(words));
+    expect(asked).toBe(0);
+    for (const plain of ['1.5', '0x1F', '-3', '.inf', '1e3', '012', '9999999999999999']) {
+      const written = `a: ${plain}\n`;
+      expectSame(readWrittenYaml(written, lazily), jsYamlRead(written));
+    }
+    expect(asked).toBe(7);
   });
 });
