@@ -499,14 +499,13 @@ function successor(runtime: string, facts: ReleaseFacts): string | undefined {
  * Replaces the schema's `unknown field` with the reason and the fix.
  */
 function explainLaterFields(facts: ReleaseFacts, report: RuleReport): void {
-  if (facts.securityContexts) return;
-  const later = RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ');
+  if (facts.securityContexts || !report.violations.length) return;
   report.explain(v => {
     const field = v.rule === 'openapi.additionalProperties' && v.path === 'spec' ? /^unknown field "((container|pod)SecurityContext)"$/.exec(v.message)?.[1] : undefined;
     return field === undefined ? undefined : {
       rule: 'securityContextRelease',
       path: `spec.${field}`,
-      message: `unknown field "${field}": the Function CRD of release ${facts.release} has no such field; security contexts need release ${later}`,
+      message: `unknown field "${field}": the Function CRD of release ${facts.release} has no such field; security contexts need release ${RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ')}`,
     };
   });
 }

@@ -73,11 +73,12 @@ const DIGITS = /^[0-9]+$/;
  * @param text the text of a file
  * @param jsYaml js-yaml, whose types resolve the plain scalars that may be numbers this reader does not resolve itself;
  * called only for such a scalar
+ * @param printableAscii whether the text holds printable ASCII and line breaks only, when the caller knows
  * @returns the documents, or `undefined` when the text holds what this reader leaves to js-yaml
  */
-export function readWrittenYaml(text: string, jsYaml: () => typeof JsYaml): unknown[] | undefined {
+export function readWrittenYaml(text: string, jsYaml: () => typeof JsYaml, printableAscii?: boolean): unknown[] | undefined {
   if (!text.endsWith('\n')) return undefined;
-  const ascii = !NOT_PLAIN_ASCII.test(text);
+  const ascii = printableAscii ?? !NOT_PLAIN_ASCII.test(text);
   if (!ascii && (text.includes('\r') || text.charCodeAt(0) === 0xfeff || NON_PRINTABLE.test(text))) return undefined;
   try {
     return new Reader(text, ascii, jsYaml).documents();

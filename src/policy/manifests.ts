@@ -20,7 +20,7 @@ import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND } from '../api/subscription
 import type { Violation } from '../api/validator';
 import { _work } from '../api/_work';
 import { _parsePythonHandlers, _prepareNodeHandler, _preparePythonParser, handlerCodeViolations } from '../api/handler-code';
-import { manifestFiles, parseManifests } from './_manifest-files';
+import { manifestFiles, parseManifests, readManifestFile } from './_manifest-files';
 import { requireBundle } from '../_code-cache';
 import { packageRoot } from '../_package-root';
 import { PolicyViolation, checkPolicies } from './policy';
@@ -600,12 +600,12 @@ function folderReleases(
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
   const files = manifestFiles(dir, options.recursive ?? true).map(full => {
-    const text = fs.readFileSync(full, 'utf8');
+    const { text, printableAscii } = readManifestFile(full);
     // A file that seems to hold Python Functions has the Python parser load while its YAML is read,
     // and their handlers go to it as soon as they are: it parses them while this thread goes on.
     const python = /\bruntime: ["']?python/.test(text);
     if (python) _preparePythonParser();
-    const documents = parseManifests(text);
+    const documents = parseManifests(text, printableAscii);
     // Its handlers go to the parser's worker: Python ones, and Node.js ones to acorn there (once 32 are queued).
     const pythonSources: string[] = [];
     for (const { object } of documents) {

@@ -4,6 +4,7 @@
  * cdk8s's, on that text cut and changed at random, and on every manifest in dist/.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Yaml } from 'cdk8s';
@@ -11,7 +12,7 @@ import * as fc from 'fast-check';
 import * as jsYaml from 'js-yaml';
 import * as YAML from 'yaml';
 import { stringifyYamlDocuments } from '../../src/gitops/_yaml';
-import { manifestFiles, parseManifests } from '../../src/policy/_manifest-files';
+import { manifestFiles, parseManifests, readManifestFile } from '../../src/policy/_manifest-files';
 import { readWrittenYaml } from '../../src/policy/_written-yaml';
 import { yamlArbitraries } from '../util/yaml-arbitraries';
 
@@ -196,6 +197,34 @@ describe('readWrittenYaml', () => {
       expectSame(ours, jsYamlRead(written));
     }), { numRuns: 1000 });
     expect(read).toBeGreaterThan(500);
+  });
+
+  test('reads a file as its UTF-8 text, telling printable ASCII as the reader itself tells it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-file-'));
+    try {
+      const file = path.join(dir, 'a.yaml');
+      const bytes = fc.oneof(
+        fc.array(piece, { maxLength: 12 }).map(parts => Buffer.from(`a: ${parts.join('')}\n`, 'utf8')),
+        fc.uint8Array({ maxLength: 40 }).map(b => Buffer.from(b)),
+      );
+      fc.assert(fc.property(bytes, content => {
+        fs.writeFileSync(file, content);
+        const { text, printableAscii } = readManifestFile(file);
+        expect(text).toBe(fs.readFileSync(file, 'utf8'));
+        expect(printableAscii).toBe(/^[\n\x20-\x7e]*$/.test(text));
+        // Either way the same documents, or the same error (the yaml package throws on some texts, such as an alias without an anchor).
+        const attempt = (read: () => unknown) => {
+          try {
+            return read();
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        expectSame(attempt(() => parseManifests(text, printableAscii)), attempt(() => parseManifests(text)));
+      }), { numRuns: 500 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('needs js-yaml only for a plain scalar that may be a number it does not read itself', () => {
