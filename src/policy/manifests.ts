@@ -408,17 +408,18 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const byFolder = new Map<string, { object: any; file: string; where: string }[]>();
   for (const { file, documents } of files) {
     const folder = path.dirname(file);
-    documents.forEach(({ object, error }, index) => {
+    for (let index = 0; index < documents.length; index++) {
+      const { object, error } = documents[index];
       if (error !== undefined) {
         findings.push({ file, object: `document ${index + 1}`, path: '', rule: 'manifest.yaml', message: `does not parse: ${error}`, severity: Severity.ERROR });
-        return;
+        continue;
       }
-      if (object === null || object === undefined) return;
+      if (object === null || object === undefined) continue;
       objects++;
-      const inFolder = byFolder.get(folder) ?? [];
+      let inFolder = byFolder.get(folder);
+      if (!inFolder) byFolder.set(folder, inFolder = []);
       inFolder.push({ object, file, where: describeObject(object, index) });
-      byFolder.set(folder, inFolder);
-    });
+    }
   }
   const releases = folderReleases(byFolder, options, findings);
   const checkedAlready = new Set<unknown>();
@@ -441,35 +442,11 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
     return notices.get(key);
   };
+  const context: FindingsContext = { findings, seen, noticeOf, endSeverity, groups: new Map() };
   for (const [folder, entries] of byFolder) {
-    for (const [index, { object, file, where }] of entries.entries()) {
-      const release = releases.get(folder)!.release;
-      const { violations, known } = checks.get(folder)![index];
-      for (const v of violations) {
-        findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
-      }
-      if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
-        // What the release runs but apply or upstream will not keep taking: never a reason to fail,
-        // unless asked to for a runtime's end of support. The dated notice says more than the
-        // release's mark of a deprecated runtime, which the webhook still gives.
-        const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
-        if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
-        for (const w of functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
-          findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
-        }
-      }
-      if (!known) {
-        findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });
-      }
-      // The same object twice in one folder: the second silently replaces the first on apply.
-      const identity = `${folder}|${object.apiVersion?.split('/')[0]}|${object.kind}|${object.metadata?.namespace ?? ''}|${object.metadata?.name}`;
-      const first = seen.get(identity);
-      if (first) {
-        findings.push({ file, object: where, path: '', rule: 'manifest.unique', message: `also defined in ${first}; keep one`, severity: Severity.ERROR });
-      } else if (object.metadata?.name) {
-        seen.set(identity, file);
-      }
-    }
+    const release = releases.get(folder)!.release;
+    const inFolder = checks.get(folder)!;
+    for (let index = 0; index < entries.length; index++) addObjectFindings(context, folder, release, entries[index], inFolder[index]);
   }
   for (const { entries, clashes, policies } of related) {
     for (const clash of clashes) {
@@ -496,6 +473,62 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   return { files: names, objects, findings: sortFindings(findings, names), exceptions, releases: used };
 }
 
+/** What the findings of each object of {@link validateDocuments} share. */
+interface FindingsContext {
+  readonly findings: Finding[];
+  /** The file of each object seen, by folder and identity. */
+  readonly seen: Map<string, string>;
+  readonly noticeOf: (runtime: string, release: ServerlessRelease) => RuntimeNotice | undefined;
+  readonly endSeverity: Severity;
+  /** The API group of each `apiVersion` value seen, as the identity of an object writes it. */
+  readonly groups: Map<unknown, string>;
+}
+
+/** The API group of an `apiVersion`, as the identity of an object writes it (`undefined` when there is none): found once per value. */
+function groupOf(context: FindingsContext, apiVersion: any): string {
+  let group = context.groups.get(apiVersion);
+  if (group === undefined) context.groups.set(apiVersion, group = `${apiVersion?.split('/')[0]}`);
+  return group;
+}
+
+/**
+ * The findings of one object of a folder: its violations, its warnings, an unknown kind, a second
+ * object of its identity. A function of its own, called for every object: the engine optimizes it
+ * soon, where a loop in the body of a function called once runs long before it is.
+ */
+function addObjectFindings(
+  context: FindingsContext, folder: string, release: ServerlessRelease, entry: { object: any; file: string; where: string }, check: ObjectCheck,
+): void {
+  const { findings, seen, noticeOf, endSeverity } = context;
+  const { object, file, where } = entry;
+  const { violations, known } = check;
+  for (const v of violations) {
+    findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
+  }
+  if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
+    // What the release runs but apply or upstream will not keep taking: never a reason to fail,
+    // unless asked to for a runtime's end of support. The dated notice says more than the
+    // release's mark of a deprecated runtime, which the webhook still gives.
+    const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
+    if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
+    for (const w of functionWarnings(object, { release })) {
+      if (notice && w.rule === 'deprecatedRuntime') continue;
+      findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
+    }
+  }
+  if (!known) {
+    findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });
+  }
+  // The same object twice in one folder: the second silently replaces the first on apply.
+  const identity = `${folder}|${groupOf(context, object.apiVersion)}|${object.kind}|${object.metadata?.namespace ?? ''}|${object.metadata?.name}`;
+  const first = seen.get(identity);
+  if (first) {
+    findings.push({ file, object: where, path: '', rule: 'manifest.unique', message: `also defined in ${first}; keep one`, severity: Severity.ERROR });
+  } else if (object.metadata?.name) {
+    seen.set(identity, file);
+  }
+}
+
 /** What {@link validateObject} found for one object. */
 type ObjectCheck = ReturnType<typeof validateObject>;
 
@@ -517,7 +550,7 @@ function checkObjects(
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
       if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
-      else if (!isFunction(object) || !inlineHandler(object).length) inFolder[index] = validateObject(object, { release });
+      else if (!isFunction(object) || !hasInlineHandler(object)) inFolder[index] = validateObject(object, { release });
       else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
     checks.set(folder, inFolder);
@@ -525,9 +558,9 @@ function checkObjects(
   return {
     finish: () => {
       _parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
-      for (const { checks: inFolder, index, object, release, rules } of handlers) {
+      handlers.forEach(({ checks: inFolder, index, object, release, rules }) => {
         inFolder[index] = { known: true, violations: [...rules, ...handlerCodeViolations(object, release)] };
-      }
+      });
       return checks;
     },
   };
@@ -535,6 +568,11 @@ function checkObjects(
 
 function isFunction(object: any): boolean {
   return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
+}
+
+/** Whether a Function has a runtime and an inline source ({@link inlineHandler} without its list). */
+function hasInlineHandler(object: any): boolean {
+  return typeof object?.spec?.runtime === 'string' && typeof object?.spec?.source?.inline?.source === 'string';
 }
 
 /** The runtime and inline source of a Function, when it has both. */
@@ -608,20 +646,29 @@ export function validateManifests(dir: string, options: ValidateOptions = {}): M
     const documents = parseManifests(text, printableAscii);
     // Its handlers go to the parser's worker: Python ones, and Node.js ones to acorn there (once 32 are queued).
     const pythonSources: string[] = [];
-    for (const { object } of documents) {
-      const [handler] = isFunction(object) ? inlineHandler(object) : [];
-      const family = handler && runtimeFamily(handler.runtime);
-      if (family === RuntimeFamily.PYTHON) {
-        pythonSources.push(handler.source);
-      } else if (family === RuntimeFamily.NODEJS) {
-        const dependencies = object.spec.source.inline.dependencies;
-        _prepareNodeHandler(handler.source, typeof dependencies === 'string' ? dependencies : undefined);
-      }
-    }
+    for (let i = 0; i < documents.length; i++) sendHandler(documents[i].object, pythonSources);
     if (python) _preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });
+}
+
+/**
+ * Sends the inline handler of a Function, as its file is read, to the parser's worker: a Python one
+ * into `pythonSources`, which go together, a Node.js one to acorn there.
+ */
+function sendHandler(object: any, pythonSources: string[]): void {
+  if (!isFunction(object)) return;
+  const runtime = object.spec?.runtime;
+  const source = object.spec?.source?.inline?.source;
+  if (typeof runtime !== 'string' || typeof source !== 'string') return;
+  const family = runtimeFamily(runtime);
+  if (family === RuntimeFamily.PYTHON) {
+    pythonSources.push(source);
+  } else if (family === RuntimeFamily.NODEJS) {
+    const dependencies = object.spec.source.inline.dependencies;
+    _prepareNodeHandler(source, typeof dependencies === 'string' ? dependencies : undefined);
+  }
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {
