@@ -11,12 +11,13 @@
  * line), and cuts each key and value from it once; its searches (the end of a line, the `: ` of a
  * key, what a plain scalar cannot hold) are the engine's own, fast from the first line on, before
  * any of this code is optimized. Plain scalars that may be null, a boolean or a number are resolved
- * as js-yaml's types of the core schema resolve them: the words of null and the booleans, and
- * numbers of up to 15 digits, here; any other that a type could take (`0x1F`, `1.5`, `.inf`, `-3`)
- * by js-yaml's own types, so a `3`, a `0x1F` or a `.inf` reads as js-yaml reads it. A plain scalar
- * that holds a character no number of the core schema holds (`800m`, `nodejs22`) is a string, and
- * needs no js-yaml. The tests compare both readers on generated data, on text cut and changed at
- * random, and on every manifest in dist/.
+ * as js-yaml's types of the core schema resolve them: the words of null and the booleans, numbers
+ * of up to 15 digits and decimal fractions (`0.1`), here; any other that a type could take (`0x1F`,
+ * `1e3`, `.inf`, `-3`) by js-yaml's own types, so a `3`, a `0x1F` or a `.inf` reads as js-yaml reads
+ * it. A plain scalar that holds a character no number of the core schema holds (`800m`, `nodejs22`),
+ * or that starts with a digit and holds what neither an int nor a float does (`1.11.1`, a digest's
+ * hex digits), is a string, and needs no js-yaml. The tests compare both readers on generated data,
+ * on text cut and changed at random, and on every manifest in dist/.
  */
 import type * as JsYaml from 'js-yaml';
 
@@ -66,6 +67,15 @@ const NUMBER_FIRST = asciiTable('0123456789+-.');
 const NOT_IN_A_NUMBER = /[^0-9a-fA-FxobeE+\-._inINfFaA]/;
 /** Decimal digits only. */
 const DIGITS = /^[0-9]+$/;
+/** Digits, a point, digits: a float of js-yaml's, which it reads as `parseFloat` does. */
+const DECIMAL = /^[0-9]+\.[0-9]+$/;
+/** The prefixes of js-yaml's binary, octal and hexadecimal ints. */
+const INT_PREFIX = /^0[box]/;
+/**
+ * What, after a digit and without an int's prefix, neither an int nor a float of js-yaml holds: a
+ * second point, or a letter but `e` (such as the points of `1.11.1`, or the hex digits of a digest).
+ */
+const NEITHER_INT_NOR_FLOAT = /\..*\.|[a-dfA-DFxoinIN]/;
 
 /**
  * The documents of a YAML text that synth wrote, as js-yaml's `loadAll` with the core schema reads them.
@@ -332,8 +342,14 @@ class Reader {
     if (last === COLON || last === SPACE || PLAIN_UNSAFE.test(value)) unsupported();
     if (first < 128 && NUMBER_FIRST[first] === 1) {
       if (NOT_IN_A_NUMBER.test(value)) return value;
+      const length = to - from;
       // Decimal digits only, without a leading zero: js-yaml's int, `parseInt` of them, exact up to 15 digits.
-      if (to - from <= 15 && (first !== 0x30 || to - from === 1) && DIGITS.test(value)) return parseInt(value, 10);
+      if (length <= 15 && (first !== 0x30 || length === 1) && DIGITS.test(value)) return parseInt(value, 10);
+      if (first >= 0x30 && first <= 0x39) {
+        // A decimal fraction (`0.1`), finite at this length: js-yaml's float, `parseFloat` of it.
+        if (length <= 30 && DECIMAL.test(value)) return parseFloat(value);
+        if (!INT_PREFIX.test(value) && NEITHER_INT_NOR_FLOAT.test(value)) return value;
+      }
       return this.resolve(value);
     }
     // The null and boolean words of the core schema: `~`, null and true and false in three cases each.

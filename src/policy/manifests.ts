@@ -423,8 +423,13 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   }
   const releases = folderReleases(byFolder, options, findings);
   const checkedAlready = new Set<unknown>();
-  for (const [folder, entries] of byFolder) {
-    for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
+  if (options.checkedAlready) {
+    for (const [folder, entries] of byFolder) {
+      const release = releases.get(folder)!.release;
+      entries.forEach(({ object }) => {
+        if (options.checkedAlready!(object, release)) checkedAlready.add(object);
+      });
+    }
   }
   const checking = checkObjects(byFolder, releases, checkedAlready);
   // What relates the objects of a folder needs no handler's parse: found while the parser's worker parses the handlers.

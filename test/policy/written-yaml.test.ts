@@ -186,7 +186,8 @@ describe('readWrittenYaml', () => {
       fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 20 }),
       fc.constantFrom('0', '00', '007', '-0', '+0', '0.', '.0', '1e3', '1E+3', '.inf', '+.INF', '.NaN', 'null', 'Null', 'NULL', 'nULL', 'true',
         'True', 'TRUE', 'tRUE', 'false', 'FALSE', '~', '~~', '999999999999999', '9999999999999999', '123456789012345678901234567890', '0x', '0b',
-        '0o', '0xfF', '0b102', '0o78', '1__0', '_1', '800m', '1024Mi', '0.5', '1.5Gi'),
+        '0o', '0xfF', '0b102', '0o78', '1__0', '_1', '800m', '1024Mi', '0.5', '1.5Gi', '1.11.1', '0.1', '00.5', '1.', '.5', '1.2.3e4', '12e34', '1e', '1b',
+        '00b1', '0b', '6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161', '4949e5235894', '1234567890123456789012345678.9', '1_0.5'),
     );
     let read = 0;
     fc.assert(fc.property(fc.array(scalar, { minLength: 1, maxLength: 6 }), plain => {
@@ -233,10 +234,11 @@ describe('readWrittenYaml', () => {
       asked++;
       return jsYaml;
     };
-    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  k: |\n    1.5\n';
+    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  k: |\n    1.5\n'
+      + '  l: 0.1\n  m: 1.11.1\n  n: 6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161\n';
     expectSame(readWrittenYaml(words, lazily), jsYamlRead(words));
     expect(asked).toBe(0);
-    for (const plain of ['1.5', '0x1F', '-3', '.inf', '1e3', '012', '9999999999999999']) {
+    for (const plain of ['1e3', '0x1F', '-3', '.inf', '1.5e-3', '012', '9999999999999999']) {
       const written = `a: ${plain}\n`;
       expectSame(readWrittenYaml(written, lazily), jsYamlRead(written));
     }
