@@ -77,18 +77,19 @@ function lacks(source: unknown, field: string): source is { [key: string]: unkno
  */
 export function serverDefaultedFields(env: unknown): ServerDefaultedField[] {
   if (!Array.isArray(env)) return [];
-  return env.flatMap((variable, i) => {
-    if (!isObject(variable) || !isObject(variable.valueFrom)) return [];
+  const fields: ServerDefaultedField[] = [];
+  // Without a list per variable: most have no valueFrom.
+  env.forEach((variable, i) => {
+    if (!isObject(variable) || !isObject(variable.valueFrom)) return;
     const valueFrom = variable.valueFrom;
     // The name as the message shows it; the schema's check reports a name that is no string.
     const name = typeof variable.name === 'string' ? variable.name : showJson(variable.name);
-    return COMPARED_DEFAULTS.filter(d => lacks(valueFrom[d.source], d.field)).map(d => ({
-      path: `spec.env[${i}].valueFrom.${d.source}.${d.field}`,
-      env: name,
-      value: d.value,
-      cause: `env ${JSON.stringify(name)} ${d.without}; ${d.why}`,
-    }));
+    for (const d of COMPARED_DEFAULTS) {
+      if (!lacks(valueFrom[d.source], d.field)) continue;
+      fields.push({ path: `spec.env[${i}].valueFrom.${d.source}.${d.field}`, env: name, value: d.value, cause: `env ${JSON.stringify(name)} ${d.without}; ${d.why}` });
+    }
   });
+  return fields;
 }
 
 /**

@@ -303,19 +303,19 @@ function checkEnv(env: unknown, facts: ReleaseFacts, report: RuleReport): void {
   }
   env.forEach((variable, i) => {
     if (!isObject(variable)) return;
-    const path = `spec.env[${i}]`;
+    // Each path written where a violation needs it: most variables have none.
     if (typeof variable.name === 'string' && !isEnvVarName(variable.name)) {
-      report.add('envName', `${path}.name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit, be '.' or start with '..'`);
+      report.add('envName', `spec.env[${i}].name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit, be '.' or start with '..'`);
     }
     const valueFrom = variable.valueFrom;
     if (valueFrom === undefined) return;
     if (typeof variable.value === 'string' && variable.value !== '') {
-      report.add('envValueSource', `${path}.valueFrom`, 'Invalid value: "": may not be specified when `value` is not empty');
+      report.add('envValueSource', `spec.env[${i}].valueFrom`, 'Invalid value: "": may not be specified when `value` is not empty');
     }
     if (!isObject(valueFrom)) return;
     const sources = ENV_SOURCES.filter(s => valueFrom[s] !== undefined);
     if (sources.length !== 1) {
-      report.add('envValueSource', `${path}.valueFrom`, sources.length === 0
+      report.add('envValueSource', `spec.env[${i}].valueFrom`, sources.length === 0
         ? 'Invalid value: "": must specify one of: `configMapKeyRef`, `fieldRef`, `fileKeyRef`, `resourceFieldRef` or `secretKeyRef`'
         : `Invalid value: "": may not have more than one field specified at a time (found ${sources.join(', ')})`);
     }
@@ -323,12 +323,12 @@ function checkEnv(env: unknown, facts: ReleaseFacts, report: RuleReport): void {
       const ref = valueFrom[source];
       if (!isObject(ref)) continue;
       if (ref.name === undefined || ref.name === '') {
-        report.add('objectName', `${path}.valueFrom.${source}.name`, `Required value: the name of the ${kind}`);
+        report.add('objectName', `spec.env[${i}].valueFrom.${source}.name`, `Required value: the name of the ${kind}`);
       } else {
-        checkObjectName(`${path}.valueFrom.${source}.name`, ref.name, kind, report);
+        checkObjectName(`spec.env[${i}].valueFrom.${source}.name`, ref.name, kind, report);
       }
       if (typeof ref.key === 'string' && !isConfigMapKey(ref.key)) {
-        report.add('objectKey', `${path}.valueFrom.${source}.key`, `Invalid value: ${text(ref.key)}: a valid ${kind} key must consist of alphanumeric characters, '-', '_' or '.'`);
+        report.add('objectKey', `spec.env[${i}].valueFrom.${source}.key`, `Invalid value: ${text(ref.key)}: a valid ${kind} key must consist of alphanumeric characters, '-', '_' or '.'`);
       }
     }
   });
@@ -421,8 +421,21 @@ function abbreviate(value: string): string {
   return value.length > 40 ? `${value.slice(0, 37)}...` : value;
 }
 
-/** Why a text is not a package.json, or `undefined` when it is one. */
+/** The answers of {@link packageJsonProblem} by text: a folder of Functions often shares one package.json. */
+const packageJsonProblems = new Map<string, string | undefined>();
+/** The longest text, and the most texts, {@link packageJsonProblems} keeps. */
+const PACKAGE_JSON_MEMO = { maxChars: 4096, maxEntries: 1000 } as const;
+
+/** Why a text is not a package.json, or `undefined` when it is one: found once per text. */
 function packageJsonProblem(dependencies: string): string | undefined {
+  const known = packageJsonProblems.get(dependencies);
+  if (known !== undefined || packageJsonProblems.has(dependencies)) return known;
+  const problem = readPackageJson(dependencies);
+  if (dependencies.length <= PACKAGE_JSON_MEMO.maxChars && packageJsonProblems.size < PACKAGE_JSON_MEMO.maxEntries) packageJsonProblems.set(dependencies, problem);
+  return problem;
+}
+
+function readPackageJson(dependencies: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(dependencies);
@@ -499,14 +512,13 @@ function successor(runtime: string, facts: ReleaseFacts): string | undefined {
  * Replaces the schema's `unknown field` with the reason and the fix.
  */
 function explainLaterFields(facts: ReleaseFacts, report: RuleReport): void {
-  if (facts.securityContexts) return;
-  const later = RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ');
+  if (facts.securityContexts || !report.violations.length) return;
   report.explain(v => {
     const field = v.rule === 'openapi.additionalProperties' && v.path === 'spec' ? /^unknown field "((container|pod)SecurityContext)"$/.exec(v.message)?.[1] : undefined;
     return field === undefined ? undefined : {
       rule: 'securityContextRelease',
       path: `spec.${field}`,
-      message: `unknown field "${field}": the Function CRD of release ${facts.release} has no such field; security contexts need release ${later}`,
+      message: `unknown field "${field}": the Function CRD of release ${facts.release} has no such field; security contexts need release ${RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ')}`,
     };
   });
 }

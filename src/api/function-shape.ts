@@ -38,14 +38,31 @@ export interface JsonShape {
 export function shapeOf(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = FUNCTION_SHAPE_LIMITS): JsonShape {
   let depth = 0;
   let values = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [item, level] = stack.pop()!;
+  // The values still to count and their levels, side by side: a pair per value would be garbage to collect.
+  const items: unknown[] = [value];
+  const levels: number[] = [1];
+  while (items.length) {
+    const item = items.pop();
+    const level = levels.pop()!;
     values++;
     if (level > depth) depth = level;
     if (depth > limits.maxDepth || values > limits.maxValues) break;
     if (typeof item !== 'object' || item === null) continue;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
+    // The children in their order, counted last first, as a stack takes them.
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        items.push(item[i]);
+        levels.push(level + 1);
+      }
+    } else {
+      // What Object.values gives, without the list: own enumerable keys, in their order.
+      for (const key in item) {
+        if (Object.prototype.hasOwnProperty.call(item, key)) {
+          items.push((item as { [key: string]: unknown })[key]);
+          levels.push(level + 1);
+        }
+      }
+    }
   }
   return { depth, values };
 }

@@ -5,7 +5,8 @@ import { functionSchema } from './function-schema';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
 import { SchemaCheck, SchemaValidator } from './validator';
 
-const validators = new Map<string, SchemaValidator>();
+/** The validators built so far, by release: with the CEL rules, and without. */
+const validators = new Map<ServerlessRelease, { withRules?: SchemaValidator; withoutRules?: SchemaValidator }>();
 
 /** The compiled check of each release's schema: its module in `src/api/_generated/`, loaded on first use. */
 function compiledCheck(release: ServerlessRelease): SchemaCheck {
@@ -28,11 +29,8 @@ function compiledCheck(release: ServerlessRelease): SchemaCheck {
  * @param celRules whether to evaluate the CRD's CEL rules too (see `SchemaValidatorOptions.celRules`)
  */
 export function functionSchemaValidator(release: ServerlessRelease = DEFAULT_RELEASE, celRules = true): SchemaValidator {
-  const key = `${release}/${celRules}`;
-  let validator = validators.get(key);
-  if (!validator) {
-    validator = new SchemaValidator(functionSchema(release), compiledCheck(release), { celRules });
-    validators.set(key, validator);
-  }
-  return validator;
+  let built = validators.get(release);
+  if (!built) validators.set(release, built = {});
+  const which = celRules ? 'withRules' : 'withoutRules';
+  return built[which] ??= new SchemaValidator(functionSchema(release), compiledCheck(release), { celRules });
 }

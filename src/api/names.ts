@@ -5,15 +5,21 @@
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+// Each expression made once: a check of a Function asks several of them (none has a flag that keeps state).
+const DNS1123_LABEL_NAME = new RegExp(`^${DNS1123_LABEL}$`);
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`);
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 
 /** A DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending alphanumeric. */
 export function isDns1123Label(name: string): boolean {
-  return name.length <= 63 && new RegExp(`^${DNS1123_LABEL}$`).test(name);
+  return name.length <= 63 && DNS1123_LABEL_NAME.test(name);
 }
 
 /** A DNS-1123 subdomain: at most 253 characters of dot-separated DNS-1123 labels. */
 export function isDns1123Subdomain(name: string): boolean {
-  return name.length <= 253 && new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`).test(name);
+  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 }
 
 /**
@@ -21,7 +27,7 @@ export function isDns1123Subdomain(name: string): boolean {
  * ending alphanumeric. Service names must be DNS-1035 labels.
  */
 export function isDns1035Label(name: string): boolean {
-  return name.length <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name);
+  return name.length <= 63 && DNS1035_LABEL.test(name);
 }
 
 /**
@@ -29,12 +35,12 @@ export function isDns1035Label(name: string): boolean {
  * letters, digits, '_', '-' and '.', not starting with a digit, and not '.', '..' or '..'-prefixed.
  */
 export function isEnvVarName(name: string): boolean {
-  return /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(name) && name !== '.' && !name.startsWith('..');
+  return ENV_VAR_NAME.test(name) && name !== '.' && !name.startsWith('..');
 }
 
 /** A valid key of a ConfigMap or Secret. */
 export function isConfigMapKey(key: string): boolean {
-  return key.length > 0 && key.length <= 253 && /^[-._a-zA-Z0-9]+$/.test(key) && key !== '.' && key !== '..' && !key.startsWith('..');
+  return key.length > 0 && key.length <= 253 && CONFIG_MAP_KEY.test(key) && key !== '.' && key !== '..' && !key.startsWith('..');
 }
 
 /**

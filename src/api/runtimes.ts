@@ -37,10 +37,14 @@ export const RUNTIME_FILES: { readonly [F in RuntimeFamily]: RuntimeFiles } = {
   [RuntimeFamily.PYTHON]: { handler: 'handler.py', dependencies: 'requirements.txt', sourceExtensions: ['.py'] },
 };
 
+const NODEJS_RUNTIME = /^nodejs\d+$/;
+const PYTHON_RUNTIME = /^python\d+$/;
+
 /** Tells the family of a runtime name, or `undefined` for a name we do not know. */
 export function runtimeFamily(runtime: string): RuntimeFamily | undefined {
-  if (/^nodejs\d+$/.test(runtime)) return RuntimeFamily.NODEJS;
-  if (/^python\d+$/.test(runtime)) return RuntimeFamily.PYTHON;
+  // Expressions made once: each check of a Function asks, several times.
+  if (NODEJS_RUNTIME.test(runtime)) return RuntimeFamily.NODEJS;
+  if (PYTHON_RUNTIME.test(runtime)) return RuntimeFamily.PYTHON;
   return undefined;
 }
 

@@ -439,22 +439,28 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const byFolder = new Map<string, { object: any; file: string; where: string }[]>();
   for (const { file, documents } of files) {
     const folder = path.dirname(file);
-    documents.forEach(({ object, error }, index) => {
+    for (let index = 0; index < documents.length; index++) {
+      const { object, error } = documents[index];
       if (error !== undefined) {
         findings.push({ file, object: `document ${index + 1}`, path: '', rule: 'manifest.yaml', message: `does not parse: ${error}`, severity: Severity.ERROR });
-        return;
+        continue;
       }
-      if (object === null || object === undefined) return;
+      if (object === null || object === undefined) continue;
       objects++;
-      const inFolder = byFolder.get(folder) ?? [];
+      let inFolder = byFolder.get(folder);
+      if (!inFolder) byFolder.set(folder, inFolder = []);
       inFolder.push({ object, file, where: describeObject(object, index) });
-      byFolder.set(folder, inFolder);
-    });
+    }
   }
   const releases = folderReleases(byFolder, options, findings);
   const checkedAlready = new Set<unknown>();
-  for (const [folder, entries] of byFolder) {
-    for (const { object } of entries) if (options.checkedAlready?.(object, releases.get(folder)!.release)) checkedAlready.add(object);
+  if (options.checkedAlready) {
+    for (const [folder, entries] of byFolder) {
+      const release = releases.get(folder)!.release;
+      entries.forEach(({ object }) => {
+        if (options.checkedAlready!(object, release)) checkedAlready.add(object);
+      });
+    }
   }
   const checking = checkObjects(byFolder, releases, checkedAlready);
   // What relates the objects of a folder needs no handler's parse: found while the parser's worker parses the handlers.
@@ -473,35 +479,11 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
     if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
     return notices.get(key);
   };
+  const context: FindingsContext = { findings, seen, noticeOf, endSeverity, groups: new Map() };
   for (const [folder, entries] of byFolder) {
-    for (const [index, { object, file, where }] of entries.entries()) {
-      const release = releases.get(folder)!.release;
-      const { violations, known } = checks.get(folder)![index];
-      for (const v of violations) {
-        findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
-      }
-      if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
-        // What the release runs but apply or upstream will not keep taking: never a reason to fail,
-        // unless asked to for a runtime's end of support. The dated notice says more than the
-        // release's mark of a deprecated runtime, which the webhook still gives.
-        const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
-        if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
-        for (const w of functionRules().functionWarnings(object, { release }).filter(v => !(notice && v.rule === 'deprecatedRuntime'))) {
-          findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
-        }
-      }
-      if (!known) {
-        findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });
-      }
-      // The same object twice in one folder: the second silently replaces the first on apply.
-      const identity = `${folder}|${object.apiVersion?.split('/')[0]}|${object.kind}|${object.metadata?.namespace ?? ''}|${object.metadata?.name}`;
-      const first = seen.get(identity);
-      if (first) {
-        findings.push({ file, object: where, path: '', rule: 'manifest.unique', message: `also defined in ${first}; keep one`, severity: Severity.ERROR });
-      } else if (object.metadata?.name) {
-        seen.set(identity, file);
-      }
-    }
+    const release = releases.get(folder)!.release;
+    const inFolder = checks.get(folder)!;
+    for (let index = 0; index < entries.length; index++) addObjectFindings(context, folder, release, entries[index], inFolder[index]);
   }
   for (const { entries, clashes, policies } of related) {
     for (const clash of clashes) {
@@ -528,6 +510,62 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   return { files: names, objects, findings: sortFindings(findings, names), exceptions, releases: used };
 }
 
+/** What the findings of each object of {@link validateDocuments} share. */
+interface FindingsContext {
+  readonly findings: Finding[];
+  /** The file of each object seen, by folder and identity. */
+  readonly seen: Map<string, string>;
+  readonly noticeOf: (runtime: string, release: ServerlessRelease) => RuntimeNotice | undefined;
+  readonly endSeverity: Severity;
+  /** The API group of each `apiVersion` value seen, as the identity of an object writes it. */
+  readonly groups: Map<unknown, string>;
+}
+
+/** The API group of an `apiVersion`, as the identity of an object writes it (`undefined` when there is none): found once per value. */
+function groupOf(context: FindingsContext, apiVersion: any): string {
+  let group = context.groups.get(apiVersion);
+  if (group === undefined) context.groups.set(apiVersion, group = `${apiVersion?.split('/')[0]}`);
+  return group;
+}
+
+/**
+ * The findings of one object of a folder: its violations, its warnings, an unknown kind, a second
+ * object of its identity. A function of its own, called for every object: the engine optimizes it
+ * soon, where a loop in the body of a function called once runs long before it is.
+ */
+function addObjectFindings(
+  context: FindingsContext, folder: string, release: ServerlessRelease, entry: { object: any; file: string; where: string }, check: ObjectCheck,
+): void {
+  const { findings, seen, noticeOf, endSeverity } = context;
+  const { object, file, where } = entry;
+  const { violations, known } = check;
+  for (const v of violations) {
+    findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
+  }
+  if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
+    // What the release runs but apply or upstream will not keep taking: never a reason to fail,
+    // unless asked to for a runtime's end of support. The dated notice says more than the
+    // release's mark of a deprecated runtime, which the webhook still gives.
+    const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
+    if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
+    for (const w of functionRules().functionWarnings(object, { release })) {
+      if (notice && w.rule === 'deprecatedRuntime') continue;
+      findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
+    }
+  }
+  if (!known) {
+    findings.push({ file, object: where, path: '', rule: 'manifest.schema', message: `no schema is known for ${object.apiVersion} ${object.kind}; it was not checked`, severity: Severity.WARNING });
+  }
+  // The same object twice in one folder: the second silently replaces the first on apply.
+  const identity = `${folder}|${groupOf(context, object.apiVersion)}|${object.kind}|${object.metadata?.namespace ?? ''}|${object.metadata?.name}`;
+  const first = seen.get(identity);
+  if (first) {
+    findings.push({ file, object: where, path: '', rule: 'manifest.unique', message: `also defined in ${first}; keep one`, severity: Severity.ERROR });
+  } else if (object.metadata?.name) {
+    seen.set(identity, file);
+  }
+}
+
 /** What {@link validateObject} found for one object. */
 type ObjectCheck = ReturnType<typeof validateObject>;
 
@@ -548,7 +586,7 @@ function checkObjects(
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
       if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
-      else if (!isFunction(object) || !inlineHandler(object).length) inFolder[index] = validateObject(object, { release });
+      else if (!isFunction(object) || !hasInlineHandler(object)) inFolder[index] = validateObject(object, { release });
       else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
     checks.set(folder, inFolder);
@@ -557,9 +595,9 @@ function checkObjects(
     finish: () => {
       // Without handlers there is nothing to parse, and the handler checks need not load.
       if (handlers.length) handlerCode()._parsePythonHandlers(handlers.flatMap(h => inlineHandler(h.object)));
-      for (const { checks: inFolder, index, object, release, rules } of handlers) {
+      handlers.forEach(({ checks: inFolder, index, object, release, rules }) => {
         inFolder[index] = { known: true, violations: [...rules, ...handlerCode().handlerCodeViolations(object, release)] };
-      }
+      });
       return checks;
     },
   };
@@ -567,6 +605,11 @@ function checkObjects(
 
 function isFunction(object: any): boolean {
   return object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND;
+}
+
+/** Whether a Function has a runtime and an inline source ({@link inlineHandler} without its list). */
+function hasInlineHandler(object: any): boolean {
+  return typeof object?.spec?.runtime === 'string' && typeof object?.spec?.source?.inline?.source === 'string';
 }
 
 /** The runtime and inline source of a Function, when it has both. */
@@ -631,22 +674,27 @@ function folderReleases(
  */
 export function validateManifests(dir: string, options: ValidateOptions = {}): ManifestReport {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`No folder ${dir}: give the folder synth writes to, such as dist/`);
-  const { manifestFiles, parseManifests } = manifestFileReader();
+  const { manifestFiles, parseManifests, readManifestFile } = manifestFileReader();
   const files = manifestFiles(dir, options.recursive ?? true).map(full => {
-    const text = fs.readFileSync(full, 'utf8');
-    const documents = parseManifests(text);
+    const { text, printableAscii } = readManifestFile(full);
+    const documents = parseManifests(text, printableAscii);
     // Its Python handlers are read as soon as its YAML is: here, or sent to tree-sitter in the
     // parser's worker when the reader of this thread leaves them to it, which parses them while
     // this thread goes on.
     const pythonSources: string[] = [];
-    for (const { object } of documents) {
-      const [handler] = isFunction(object) ? inlineHandler(object) : [];
-      if (handler && runtimeFamily(handler.runtime) === RuntimeFamily.PYTHON) pythonSources.push(handler.source);
-    }
+    for (let i = 0; i < documents.length; i++) addPythonHandler(documents[i].object, pythonSources);
     if (pythonSources.length) handlerCode()._preparePythonParser(pythonSources);
     return { file: path.relative(dir, full), documents };
   });
   return validateDocuments(files, { release: options.release, runtimeEnd: options.runtimeEnd });
+}
+
+/** Adds the inline handler of a Python Function, as its file is read, to `pythonSources`. */
+function addPythonHandler(object: any, pythonSources: string[]): void {
+  if (!isFunction(object)) return;
+  const runtime = object.spec?.runtime;
+  const source = object.spec?.source?.inline?.source;
+  if (typeof runtime === 'string' && typeof source === 'string' && runtimeFamily(runtime) === RuntimeFamily.PYTHON) pythonSources.push(source);
 }
 
 function policyFinding(file: string, object: string, violation: PolicyViolation): Finding {

@@ -1,7 +1,7 @@
 /**
  * What `kyma-serverless validate` loads and parses (issue 35): it loads neither cdk8s nor the
  * modules of the other commands, and reads the files synth writes without js-yaml's parser, which
- * reads only the others. Counted in a new process, since a test's own module registry has loaded
+ * reads only the others (without js-yaml at all when every file is one synth wrote). Counted in a new process, since a test's own module registry has loaded
  * everything already.
  */
 import { spawnSync } from 'node:child_process';
@@ -76,7 +76,8 @@ test('validate reads the Python handlers and parses the Node.js ones on its own 
       const { parserRunning } = require('./src/api/_python-parser');
       require('./src/cli/index').main(['node', 'kyma-serverless', 'validate', ${JSON.stringify(dir)}]).then(() => {
         const treeSitter = Object.keys(require.cache).some(file => /node_modules\\/web-tree-sitter\\//.test(file));
-        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, worker: parserRunning(), treeSitter, nodeParses: _work.nodeParses,
+        const jsYaml = Object.keys(require.cache).some(file => /node_modules\\/js-yaml\\//.test(file));
+        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, worker: parserRunning(), treeSitter, jsYaml, nodeParses: _work.nodeParses,
           pythonReads: _work.pythonReads, pythonParses: _work.pythonParses, pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
       });`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
@@ -85,9 +86,10 @@ test('validate reads the Python handlers and parses the Node.js ones on its own 
     if (result.status !== 0) throw new Error(result.stderr + result.stdout);
     const lines = result.stdout.trim().split('\n');
     expect(lines[lines.length - 3]).toBe(`${dir}: ${node + python + 1} objects in 2 files, 0 errors, 0 warnings`);
-    // Every handler read or parsed once, on this thread: no worker, no tree-sitter.
+    // Every handler read or parsed once, on this thread: no worker, no tree-sitter; files as synth writes them need no js-yaml.
     expect(JSON.parse(lines[lines.length - 1])).toEqual({
-      exitCode: 0, worker: false, treeSitter: false, nodeParses: node, pythonReads: python, pythonParses: 0, pythonRoundTrips: 0, functionValidations: node + python,
+      exitCode: 0, worker: false, treeSitter: false, jsYaml: false, nodeParses: node, pythonReads: python, pythonParses: 0, pythonRoundTrips: 0,
+      functionValidations: node + python,
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

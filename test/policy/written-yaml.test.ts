@@ -4,6 +4,7 @@
  * cdk8s's, on that text cut and changed at random, and on every manifest in dist/.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Yaml } from 'cdk8s';
@@ -11,7 +12,7 @@ import * as fc from 'fast-check';
 import * as jsYaml from 'js-yaml';
 import * as YAML from 'yaml';
 import { stringifyYamlDocuments } from '../../src/_yaml';
-import { manifestFiles, parseManifests } from '../../src/policy/_manifest-files';
+import { manifestFiles, parseManifests, readManifestFile } from '../../src/policy/_manifest-files';
 import { readWrittenYaml } from '../../src/policy/_written-yaml';
 import { yamlArbitraries } from '../util/yaml-arbitraries';
 
@@ -71,7 +72,7 @@ describe('readWrittenYaml', () => {
     fc.assert(fc.property(documents, docs => {
       for (const written of [stringifyYamlDocuments(docs), Yaml.stringify(...docs)]) {
         if (written === undefined) continue;
-        const ours = readWrittenYaml(written, jsYaml);
+        const ours = readWrittenYaml(written, () => jsYaml);
         if (ours === undefined) continue;
         read++;
         expectSame(ours, jsYamlRead(written));
@@ -84,7 +85,7 @@ describe('readWrittenYaml', () => {
   test('reads every manifest-like text it is given, as js-yaml does', () => {
     fc.assert(fc.property(manifests, docs => {
       const written = stringifyYamlDocuments(docs)!;
-      const ours = readWrittenYaml(written, jsYaml);
+      const ours = readWrittenYaml(written, () => jsYaml);
       expect(ours).toBeDefined();
       expectSame(ours, jsYamlRead(written));
     }), { numRuns: 500 });
@@ -99,7 +100,7 @@ describe('readWrittenYaml', () => {
         const i = at % (written.length + 1);
         written = written.slice(0, i) + insert + written.slice(i + cut);
       }
-      const ours = readWrittenYaml(written, jsYaml);
+      const ours = readWrittenYaml(written, () => jsYaml);
       if (ours === undefined) return;
       read++;
       expectSame(ours, jsYamlRead(written));
@@ -113,7 +114,7 @@ describe('readWrittenYaml', () => {
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) {
       const written = fs.readFileSync(file, 'utf8');
-      expectSame({ file, documents: readWrittenYaml(written, jsYaml) }, { file, documents: jsYamlRead(written) });
+      expectSame({ file, documents: readWrittenYaml(written, () => jsYaml) }, { file, documents: jsYamlRead(written) });
     }
   });
 
@@ -149,7 +150,7 @@ describe('readWrittenYaml', () => {
     ['a scalar document', 'a\n'],
     ['nesting 60 levels deep', Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i)}k:\n`).join('') + `${'  '.repeat(60)}v: 1\n`],
   ])('leaves %s to js-yaml, and parseManifests reads it as before', (_, written) => {
-    expect(readWrittenYaml(written, jsYaml)).toBeUndefined();
+    expect(readWrittenYaml(written, () => jsYaml)).toBeUndefined();
     const expected = jsYamlRead(written);
     // What js-yaml reads, or, when it refuses the text, what the yaml package tells of each document.
     expect(parseManifests(written)).toStrictEqual(expected instanceof Error
@@ -164,7 +165,7 @@ describe('readWrittenYaml', () => {
     ['a list of maps in lists', { a: [[{ b: [1, { c: 'd' }] }], []], e: {} }],
   ])('reads %s as js-yaml does', (_, doc) => {
     const written = `${Yaml.stringify(doc)}---\n${Yaml.stringify({ after: 'x' })}`;
-    const ours = readWrittenYaml(written, jsYaml);
+    const ours = readWrittenYaml(written, () => jsYaml);
     expect(ours).toBeDefined();
     expectSame(ours, jsYamlRead(written));
   });
@@ -173,8 +174,74 @@ describe('readWrittenYaml', () => {
     const plain = ['0x1F', '0o17', '0b11', '1_000', '012', '.inf', '-.Inf', '.nan', 'TRUE', 'True', 'yes', 'Null', '~', '+1', '-0', '1e3', '1.5e-3', '.5', '1.',
       '2001-12-14', '1:20', '-a', ':8080', '?x', 'a:b', 'a#b', 'é', '[a'.slice(1)];
     const written = `a:\n${plain.map(p => `  - ${p}\n`).join('')}${plain.map((p, i) => `k${i}: ${p}\n`).join('')}`;
-    const ours = readWrittenYaml(written, jsYaml) as [{ a: unknown[] }];
+    const ours = readWrittenYaml(written, () => jsYaml) as [{ a: unknown[] }];
     expectSame(ours, jsYamlRead(written));
     expect(ours[0].a.slice(0, 4)).toEqual([31, 15, 3, '1_000']);
+  });
+
+  test('reads plain scalars made of the characters of numbers, null and the booleans as js-yaml does', () => {
+    // Digits, signs, points, exponents, prefixes, the letters of .inf and .nan, and some that no number holds.
+    const scalar = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'0123456789+-._eExXobBaAfFiInNlLsStTrRuUm~'), minLength: 1, maxLength: 24 }),
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 20 }),
+      fc.constantFrom('0', '00', '007', '-0', '+0', '0.', '.0', '1e3', '1E+3', '.inf', '+.INF', '.NaN', 'null', 'Null', 'NULL', 'nULL', 'true',
+        'True', 'TRUE', 'tRUE', 'false', 'FALSE', '~', '~~', '999999999999999', '9999999999999999', '123456789012345678901234567890', '0x', '0b',
+        '0o', '0xfF', '0b102', '0o78', '1__0', '_1', '800m', '1024Mi', '0.5', '1.5Gi', '1.11.1', '0.1', '00.5', '1.', '.5', '1.2.3e4', '12e34', '1e', '1b',
+        '00b1', '0b', '6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161', '4949e5235894', '1234567890123456789012345678.9', '1_0.5'),
+    );
+    let read = 0;
+    fc.assert(fc.property(fc.array(scalar, { minLength: 1, maxLength: 6 }), plain => {
+      const written = `a:\n${plain.map(p => `  - ${p}\n`).join('')}${plain.map((p, i) => `k${i}: ${p}\n`).join('')}`;
+      const ours = readWrittenYaml(written, () => jsYaml);
+      if (ours === undefined) return;
+      read++;
+      expectSame(ours, jsYamlRead(written));
+    }), { numRuns: 1000 });
+    expect(read).toBeGreaterThan(500);
+  });
+
+  test('reads a file as its UTF-8 text, telling printable ASCII as the reader itself tells it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-file-'));
+    try {
+      const file = path.join(dir, 'a.yaml');
+      const bytes = fc.oneof(
+        fc.array(piece, { maxLength: 12 }).map(parts => Buffer.from(`a: ${parts.join('')}\n`, 'utf8')),
+        fc.uint8Array({ maxLength: 40 }).map(b => Buffer.from(b)),
+      );
+      fc.assert(fc.property(bytes, content => {
+        fs.writeFileSync(file, content);
+        const { text, printableAscii } = readManifestFile(file);
+        expect(text).toBe(fs.readFileSync(file, 'utf8'));
+        expect(printableAscii).toBe(/^[\n\x20-\x7e]*$/.test(text));
+        // Either way the same documents, or the same error (the yaml package throws on some texts, such as an alias without an anchor).
+        const attempt = (read: () => unknown) => {
+          try {
+            return read();
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        expectSame(attempt(() => parseManifests(text, printableAscii)), attempt(() => parseManifests(text)));
+      }), { numRuns: 500 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('needs js-yaml only for a plain scalar that may be a number it does not read itself', () => {
+    let asked = 0;
+    const lazily = () => {
+      asked++;
+      return jsYaml;
+    };
+    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  k: |\n    1.5\n'
+      + '  l: 0.1\n  m: 1.11.1\n  n: 6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161\n';
+    expectSame(readWrittenYaml(words, lazily), jsYamlRead(words));
+    expect(asked).toBe(0);
+    for (const plain of ['1e3', '0x1F', '-3', '.inf', '1.5e-3', '012', '9999999999999999']) {
+      const written = `a: ${plain}\n`;
+      expectSame(readWrittenYaml(written, lazily), jsYamlRead(written));
+    }
+    expect(asked).toBe(7);
   });
 });
