@@ -90,6 +90,89 @@ export function resolvedJson(value: unknown, dropEmpty = false): unknown {
   return dropEmpty && !kept ? undefined : result;
 }
 
+/**
+ * Whether {@link resolvedJson} takes data as it is: it holds no token (no `Lazy`, nothing with a
+ * `resolve()`) and nothing it leaves to cdk8s or gives in another shape, only scalars, lists
+ * without holes, plain maps, and union values of the given classes (generated classes whose
+ * instances hold `value` alone, which it gives as `{ value }`: the same fields). Walked without
+ * building anything.
+ *
+ * @param value the data
+ * @param unions the prototypes of the union classes the data may hold
+ */
+export function holdsNoToken(value: unknown, unions: ReadonlySet<object>): boolean {
+  if (value === null || value === undefined) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  const object = value as { readonly [key: string]: unknown };
+  // An implicit token (resolvedJson asks before anything else); a Lazy is no plain map nor union, below.
+  if (typeof object.resolve === 'function') return false;
+  if (Array.isArray(object)) {
+    if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return false;
+    for (let i = 0; i < object.length; i++) if (!(i in object) || !holdsNoToken(object[i], unions)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype) {
+    if (!unions.has(prototype) || (typeof object.value !== 'string' && typeof object.value !== 'number')) return false;
+    const keys = Object.keys(object);
+    return keys.length === 1 && keys[0] === 'value' && !Object.prototype.hasOwnProperty.call(object, 'constructor');
+  }
+  // A plain map, which resolvedJson takes as a map (not a union) only without these.
+  if (Object.prototype.hasOwnProperty.call(object, 'constructor') || object.constructor !== Object) return false;
+  for (const key in object) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
+    if (key === '__proto__' || !holdsNoToken(object[key], unions)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether JSON is what {@link resolvedJson} gives back as it is: scalars, lists without holes or
+ * `undefined`, and plain maps (straight from Object) without `null` or `undefined` values, whose
+ * keys are in sorted order. A map with a key that starts with a digit, which JavaScript may put
+ * before the others, does not count.
+ *
+ * @param value the JSON
+ */
+export function inResolvedForm(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return true;
+    case 'object':
+      if (value === null) return false;
+      break;
+    default:
+      return false;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !inResolvedForm(value[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let previous: string | undefined;
+  // Own keys in the order of Object.keys (a plain object's prototype has no enumerable keys, which for...in would visit after).
+  for (const key in value as object) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === '__proto__' || (previous !== undefined && !(previous < key))) return false;
+    if (!inResolvedForm((value as { readonly [key: string]: unknown })[key])) return false;
+    previous = key;
+  }
+  return true;
+}
+
 /** The fields cdk8s's ApiObjectMetadataDefinition keeps (private in its types), that its `toJson` renders. */
 interface MetadataFields {
   readonly name?: unknown;

@@ -7,7 +7,7 @@ import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
 import { _releaseHandlerParser } from '../api/handler-code';
-import { wasValidAtSynth } from '../function/_valid-at-synth';
+import { renderedAsValidated, wasValidAtSynth } from '../function/_valid-at-synth';
 import { ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, validateDocuments } from '../policy/manifests';
 import type { IAppliedAfter } from '../namespace/applied-after';
 import { releaseOf } from '../stack/release-scope';
@@ -39,10 +39,18 @@ function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
   return tree.topology(chart).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
 }
 
-/** A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it starts with, unless the chart overrides it. */
-function chartObjects(chart: Chart, tree: ConstructTree): unknown[] {
+/**
+ * A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it
+ * starts with, unless the chart overrides it. The Functions whose object rendered them with the
+ * spec their KymaFunction validated go into `asValidated`: nothing but this synth holds them.
+ */
+function chartObjects(chart: Chart, tree: ConstructTree, asValidated: Set<unknown>): unknown[] {
   if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
-  return apiObjectsOf(chart, tree).map(o => o.toJson());
+  return apiObjectsOf(chart, tree).map(o => {
+    const json = o.toJson();
+    if (renderedAsValidated(json, o)) asValidated.add(json);
+    return json;
+  });
 }
 
 /**
@@ -140,8 +148,9 @@ export class GitOpsApp extends App {
     // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.
     const charts = tree.topology(this).filter(Chart.isChart);
     const written = new Map<Chart, unknown[]>();
+    const asValidated = new Set<unknown>();
     charts.forEach((chart, index) => {
-      const objects = chartObjects(chart, tree);
+      const objects = chartObjects(chart, tree, asValidated);
       written.set(chart, objects);
       const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
       // A writer that gives cdk8s's bytes in a tenth of the time (src/gitops/_yaml.ts), and cdk8s's own for what it leaves to it.
@@ -155,7 +164,7 @@ export class GitOpsApp extends App {
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
     fs.writeFileSync(path.join(this.outdir, KUSTOMIZATION_FILE), kustomization(files));
     this.writeFluxStages(files, written);
-    this.validateOutput(files, written);
+    this.validateOutput(files, written, asValidated);
   }
 
   /**
@@ -190,13 +199,14 @@ export class GitOpsApp extends App {
    * reads it; without one, against the release of the chart that holds them (its
    * FunctionNamespace's, or the app's stacks').
    */
-  private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
+  private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>, asValidated: ReadonlySet<unknown>): void {
     const fileOf = (chart: Chart) => this.fileOf(chart, files);
     const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const chartOfFile = new Map([...written.keys()].map(chart => [fileOf(chart), chart]));
     const report = validateDocuments(documents, {
-      checkedAlready: (object, release) => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && wasValidAtSynth(this, object, release),
+      checkedAlready: (object, release) => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND
+        && wasValidAtSynth(this, object, release, asValidated.has(object)),
       releaseOfFile: file => {
         const chart = chartOfFile.get(file);
         return chart && releaseOf(chart);
