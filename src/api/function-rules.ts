@@ -20,6 +20,7 @@ import {
   isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isEnvVarName, isImageReference, isLabelValue, qualifiedNameProblems,
 } from './names';
 import { isObject } from './_json';
+import { ContentMemo } from './_work';
 import { FIELD_REF_API_VERSION, RESOURCE_FIELD_REF_DIVISOR, serverDefaultedFields } from './controller-fixed-point';
 import { EMPTY_NODE_DEPENDENCIES } from './function-defaults';
 import { BUILD_MIN_REQUEST, FUNCTION_MIN_REQUEST, MinimumRequest } from './profiles';
@@ -421,8 +422,17 @@ function abbreviate(value: string): string {
   return value.length > 40 ? `${value.slice(0, 37)}...` : value;
 }
 
+/** {@link packageJsonProblem} of each dependencies text (most Functions of an app declare the same few), `null` for none. */
+const packageJsonProblems = new ContentMemo<string | null>(4 * 2 ** 20);
+
 /** Why a text is not a package.json, or `undefined` when it is one. */
 function packageJsonProblem(dependencies: string): string | undefined {
+  let problem = packageJsonProblems.get(dependencies);
+  if (problem === undefined) packageJsonProblems.set(dependencies, problem = packageJsonProblemOf(dependencies) ?? null);
+  return problem ?? undefined;
+}
+
+function packageJsonProblemOf(dependencies: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(dependencies);
@@ -499,7 +509,7 @@ function successor(runtime: string, facts: ReleaseFacts): string | undefined {
  * Replaces the schema's `unknown field` with the reason and the fix.
  */
 function explainLaterFields(facts: ReleaseFacts, report: RuleReport): void {
-  if (facts.securityContexts) return;
+  if (facts.securityContexts || !report.violations.length) return;
   const later = RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ');
   report.explain(v => {
     const field = v.rule === 'openapi.additionalProperties' && v.path === 'spec' ? /^unknown field "((container|pod)SecurityContext)"$/.exec(v.message)?.[1] : undefined;
@@ -719,17 +729,47 @@ export interface FunctionServiceClash {
  * @returns each clash, in the order of the Services
  */
 export function functionServiceClashes(objects: readonly unknown[]): FunctionServiceClash[] {
-  const key = (o: { [key: string]: unknown }) => {
+  const named = (o: { [key: string]: unknown }): [string, string] => {
     const metadata = isObject(o.metadata) ? o.metadata : {};
-    return `${String(metadata.namespace)}/${String(metadata.name)}`;
+    return [String(metadata.namespace), String(metadata.name)];
   };
-  const functions = new Map<string, number>();
-  objects.forEach((o, i) => {
-    if (isObject(o) && o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND) functions.set(key(o), i);
+  const isFunction = (o: unknown): o is { [key: string]: unknown } => isObject(o) && o.apiVersion === FUNCTION_API_VERSION
+    && o.kind === FUNCTION_KIND;
+  const isService = (o: unknown): o is { [key: string]: unknown } => isObject(o) && o.apiVersion === 'v1' && o.kind === 'Service';
+  // The Services first (a folder has few), by namespace and name; then the Functions that have a Service's.
+  const services: Array<{ readonly index: number; readonly namespace: string; readonly name: string }> = [];
+  const serviceNames = new Map<string, Set<string>>();
+  objects.forEach((o, index) => {
+    if (!isService(o)) return;
+    const [namespace, name] = named(o);
+    services.push({ index, namespace, name });
+    serviceNames.set(namespace, (serviceNames.get(namespace) ?? new Set<string>()).add(name));
   });
-  return objects.flatMap((o, service) => {
-    if (!isObject(o) || o.apiVersion !== 'v1' || o.kind !== 'Service') return [];
-    const fn = functions.get(key(o));
-    return fn === undefined ? [] : [{ function: fn, service }];
+  if (!services.length) return [];
+  // The last Function of each namespace and name; the key `namespace/name` when a '/' makes two pairs one key.
+  const functions = new Map<string, Map<string, number>>();
+  let slashed = services.some(s => s.namespace.includes('/') || s.name.includes('/'));
+  for (let index = 0; index < objects.length && !slashed; index++) {
+    const o = objects[index];
+    if (!isFunction(o)) continue;
+    const [namespace, name] = named(o);
+    if (namespace.includes('/') || name.includes('/')) slashed = true;
+    else if (serviceNames.get(namespace)?.has(name)) {
+      functions.set(namespace, (functions.get(namespace) ?? new Map<string, number>()).set(name, index));
+    }
+  }
+  if (slashed) {
+    const byKey = new Map<string, number>();
+    objects.forEach((o, index) => {
+      if (isFunction(o)) byKey.set(named(o).join('/'), index);
+    });
+    return services.flatMap(s => {
+      const fn = byKey.get(`${s.namespace}/${s.name}`);
+      return fn === undefined ? [] : [{ function: fn, service: s.index }];
+    });
+  }
+  return services.flatMap(s => {
+    const fn = functions.get(s.namespace)?.get(s.name);
+    return fn === undefined ? [] : [{ function: fn, service: s.index }];
   });
 }

@@ -6,14 +6,17 @@
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
+const DNS1123_LABEL_PATTERN = new RegExp(`^${DNS1123_LABEL}$`);
+const DNS1123_SUBDOMAIN_PATTERN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`);
+
 /** A DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending alphanumeric. */
 export function isDns1123Label(name: string): boolean {
-  return name.length <= 63 && new RegExp(`^${DNS1123_LABEL}$`).test(name);
+  return name.length <= 63 && DNS1123_LABEL_PATTERN.test(name);
 }
 
 /** A DNS-1123 subdomain: at most 253 characters of dot-separated DNS-1123 labels. */
 export function isDns1123Subdomain(name: string): boolean {
-  return name.length <= 253 && new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`).test(name);
+  return name.length <= 253 && DNS1123_SUBDOMAIN_PATTERN.test(name);
 }
 
 /**
