@@ -794,9 +794,11 @@ export class KymaFunction extends Construct implements IExposable {
    * Subscriptions, policies, autoscaler, ScaledObject), for {@link OBJECT_KINDS_ANNOTATION}.
    */
   private objectKinds(): string | undefined {
-    return objectKindsValue(this.node.findAll()
-      .filter((c): c is ApiObject => c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name)
-      .map(o => groupKindOf(o.apiVersion, o.kind)));
+    const kinds: string[] = [];
+    for (const c of this.node.findAll()) {
+      if (c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name) kinds.push(groupKindOf(c.apiVersion, c.kind));
+    }
+    return kinds.length ? objectKindsValue(kinds) : undefined;
   }
 
   /** The fields of the spec the generated class does not know: the security contexts, in the releases that have them. */
