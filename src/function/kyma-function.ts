@@ -287,6 +287,13 @@ function envVar(name: string, value: EnvValue): FunctionSpecEnv {
   };
 }
 
+/** The entries of `spec.env`, in the order of the variables. */
+function envVars(env: ReadonlyMap<string, EnvValue>): FunctionSpecEnv[] {
+  const vars: FunctionSpecEnv[] = [];
+  env.forEach((value, name) => vars.push(envVar(name, value)));
+  return vars;
+}
+
 function quantities<T>(map: { readonly [resource: string]: string } | undefined, of: (q: string) => T): { [resource: string]: T } | undefined {
   return map && Object.fromEntries(Object.entries(map).map(([k, v]) => [k, of(v)]));
 }
@@ -864,7 +871,7 @@ export class KymaFunction extends Construct implements IExposable {
           },
         },
       },
-      env: this.env.size ? [...this.env].map(([name, value]) => envVar(name, value)) : undefined,
+      env: this.env.size ? envVars(this.env) : undefined,
       secretMounts: this.secretMounts.length ? this.secretMounts.map(m => ({ ...m })) : undefined,
       resourceConfiguration: props.resources || props.buildResources ? {
         function: props.resources && resourceBlock(props.resources.config,
@@ -908,7 +915,7 @@ export class KymaFunction extends Construct implements IExposable {
     if (rendered.json === object.spec) rendered.checked = true;
     _work.functionValidations++;
     if (!violations.length) rememberValidFunction(this.node.root, object, release);
-    const folder = this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined;
+    const folder = violations.length ? this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined : undefined;
     /** Problems of a function folder's handler or dependencies file, named by that file rather than function.yaml. */
     const ofFolderFiles: string[] = [];
     for (const violation of violations) {
@@ -924,9 +931,10 @@ export class KymaFunction extends Construct implements IExposable {
     }
     problems.push(...this.limitRangeProblems());
     problems.push(...this.podSecurityProblems(release));
-    const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
     // Problems of a folder's handler code name its files themselves, not the folder's function.yaml.
     const code = this.handlerCodeProblems(release);
+    if (!problems.length && !ofFolderFiles.length && !code.length) return [];
+    const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
     const inFolder = this.source?.directory !== undefined;
     return [...(declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems), ...ofFolderFiles,
       ...(declaredIn && !inFolder ? code.map(p => `${String(declaredIn)}: ${p}`) : code)];
@@ -1110,6 +1118,8 @@ export class KymaFunction extends Construct implements IExposable {
 
   /** Explicit resources above the maximum of the enclosing FunctionNamespace's LimitRange. */
   private limitRangeProblems(): string[] {
+    // Only explicit requests and limits are compared with the maximum: without them there is nothing to look at.
+    if (!this.props.resources?.config.resources && !this.props.buildResources?.config.resources) return [];
     const chart = Chart.of(this);
     if (!FunctionNamespace.isFunctionNamespace(chart) || chart.name !== this.namespace) return [];
     const max = chart.maxContainerResources;

@@ -68,7 +68,15 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
       dependantCharts = true;
     }
   }
-  const dependencies = () => findAll(app).flatMap(source => source.node.dependencies.map(target => ({ source, target })));
+  // Every construct's dependencies, in order (most constructs have none: no list is built for them).
+  const dependencies = () => {
+    const all: Array<{ readonly source: IConstruct; readonly target: IConstruct }> = [];
+    for (const source of findAll(app)) {
+      const targets = source.node.dependencies;
+      for (let i = 0; i < targets.length; i++) all.push({ source, target: targets[i] });
+    }
+    return all;
+  };
   for (const { source, target } of dependencies()) {
     const sourceChart = Chart.of(source);
     const targetChart = Chart.of(target);
