@@ -61,9 +61,9 @@ export class RuleReport {
    * reserved-prefix rules of a Function's labels and annotations), so the message tells them apart.
    */
   public addSchemaViolations(validator: SchemaValidator, object: unknown, celRules: { readonly [id: string]: ValidationRule }): void {
+    const cel = Object.entries(celRules);
     const { violations, omitted } = validator.validateBounded(object, Math.max(0, this.maxViolations - this.violations.length));
     this.omitted += omitted;
-    const cel = violations.length ? Object.entries(celRules) : [];
     for (const violation of violations) {
       const candidates = cel.filter(([, rule]) => rule.rule === violation.rule);
       const celId = (candidates.find(([, rule]) => violation.message.endsWith(`: ${rule.message}`)) ?? candidates[0])?.[0];

@@ -509,7 +509,7 @@ function successor(runtime: string, facts: ReleaseFacts): string | undefined {
  * Replaces the schema's `unknown field` with the reason and the fix.
  */
 function explainLaterFields(facts: ReleaseFacts, report: RuleReport): void {
-  if (facts.securityContexts || !report.violations.length) return;
+  if (facts.securityContexts) return;
   const later = RELEASES.filter(r => releaseFacts(r).securityContexts).join(' or ');
   report.explain(v => {
     const field = v.rule === 'openapi.additionalProperties' && v.path === 'spec' ? /^unknown field "((container|pod)SecurityContext)"$/.exec(v.message)?.[1] : undefined;

@@ -38,21 +38,14 @@ export interface JsonShape {
 export function shapeOf(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = FUNCTION_SHAPE_LIMITS): JsonShape {
   let depth = 0;
   let values = 0;
-  // Each value waiting to be counted, and its level, in two stacks (no pair allocated per value).
-  const items: unknown[] = [value];
-  const levels: number[] = [1];
-  while (items.length) {
-    const item = items.pop();
-    const level = levels.pop()!;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, level] = stack.pop()!;
     values++;
     if (level > depth) depth = level;
     if (depth > limits.maxDepth || values > limits.maxValues) break;
     if (typeof item !== 'object' || item === null) continue;
-    const children = Array.isArray(item) ? item : Object.values(item);
-    for (let i = 0; i < children.length; i++) {
-      items.push(children[i]);
-      levels.push(level + 1);
-    }
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, level + 1]);
   }
   return { depth, values };
 }
