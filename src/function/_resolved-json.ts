@@ -28,6 +28,37 @@ export function resolvesAsBuiltIn(construct: IConstruct): boolean {
     && resolvers[1].constructor === ImplicitTokenResolver && resolvers[2].constructor === NumberStringUnionResolver;
 }
 
+/** What {@link resolvedJson} first makes of a value. */
+enum Kind {
+  /** `null` or `undefined`: dropped from maps. */
+  ABSENT,
+  /** A string, number or boolean: kept as it is. */
+  SCALAR,
+  /** An object: looked into. */
+  OBJECT,
+  /** A function, symbol or big integer: left to cdk8s. */
+  OTHER,
+}
+
+function kindOf(value: unknown): Kind {
+  if (value === null || value === undefined) return Kind.ABSENT;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return Kind.SCALAR;
+    case 'object':
+      return Kind.OBJECT;
+    default:
+      return Kind.OTHER;
+  }
+}
+
+/** A list resolvedJson takes as a list: an Array without a `value` (NumberStringUnionResolver would replace the list with a string or number one). */
+function isPlainList(list: readonly unknown[] & { readonly value?: unknown }): boolean {
+  return Object.getPrototypeOf(list) === Array.prototype && list.value === undefined;
+}
+
 /**
  * `sanitizeValue(resolve([], value, object), { sortKeys: true })` of cdk8s under its built-in
  * resolvers: tokens resolved, `null` and `undefined` dropped from maps (and written as
@@ -39,24 +70,14 @@ export function resolvesAsBuiltIn(construct: IConstruct): boolean {
  * @returns the JSON, or {@link UNRESOLVED} when the data holds something cdk8s would treat otherwise
  */
 export function resolvedJson(value: unknown, dropEmpty = false): unknown {
-  if (value === null || value === undefined) return undefined;
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return value;
-    case 'object':
-      break;
-    default:
-      return UNRESOLVED;
-  }
+  const kind = kindOf(value);
+  if (kind !== Kind.OBJECT) return kind === Kind.ABSENT ? undefined : kind === Kind.SCALAR ? value : UNRESOLVED;
   const object = value as { readonly [key: string]: unknown };
   if (object instanceof Lazy) return resolvedJson(object.produce(), dropEmpty);
   // An implicit token (ImplicitTokenResolver).
   if (typeof object.resolve === 'function') return UNRESOLVED;
   if (Array.isArray(object)) {
-    // NumberStringUnionResolver replaces a list with a string or number `value` too.
-    if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return UNRESOLVED;
+    if (!isPlainList(object)) return UNRESOLVED;
     if (dropEmpty && !object.length) return undefined;
     const result = new Array<unknown>(object.length);
     for (let i = 0; i < object.length; i++) {
@@ -101,22 +122,13 @@ export function resolvedJson(value: unknown, dropEmpty = false): unknown {
  * @param unions the prototypes of the union classes the data may hold
  */
 export function holdsNoToken(value: unknown, unions: ReadonlySet<object>): boolean {
-  if (value === null || value === undefined) return true;
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return true;
-    case 'object':
-      break;
-    default:
-      return false;
-  }
+  const kind = kindOf(value);
+  if (kind !== Kind.OBJECT) return kind !== Kind.OTHER;
   const object = value as { readonly [key: string]: unknown };
   // An implicit token (resolvedJson asks before anything else); a Lazy is no plain map nor union, below.
   if (typeof object.resolve === 'function') return false;
   if (Array.isArray(object)) {
-    if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return false;
+    if (!isPlainList(object)) return false;
     for (let i = 0; i < object.length; i++) if (!(i in object) || !holdsNoToken(object[i], unions)) return false;
     return true;
   }
