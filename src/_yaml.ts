@@ -205,66 +205,84 @@ function keyScalar(key: string, indent: string): string {
   return written;
 }
 
-/** The YAML of a value at an indentation; a block collection's first line carries no indentation. */
-function node(value: unknown, indent: string, seen: Set<object>): string {
+/**
+ * Whether a value is written as a block map or list (a non-empty one), after its key on a line of
+ * its own, rather than on the key's line (a scalar, `{}`, `[]`).
+ */
+function isBlock(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return true;
+  return false;
+}
+
+/**
+ * Writes the YAML of a value at an indentation into `parts`, which the document joins once (no
+ * string built per level); a block collection's first line carries no indentation.
+ */
+function write(value: unknown, indent: string, seen: Set<object>, parts: string[]): void {
   switch (typeof value) {
     case 'string':
-      return scalarString(value, { indent, key: false });
+      parts.push(scalarString(value, { indent, key: false }));
+      return;
     case 'number':
-      return scalarNumber(value);
+      parts.push(scalarNumber(value));
+      return;
     case 'boolean':
-      return value ? 'true' : 'false';
+      parts.push(value ? 'true' : 'false');
+      return;
     case 'object': {
-      if (value === null) return 'null';
-      if (seen.has(value)) throw new Unsupported('an object met twice');
-      seen.add(value);
-      if (Array.isArray(value)) return list(value, indent, seen);
+      if (value === null) {
+        parts.push('null');
+        return;
+      }
+      const size = seen.size;
+      if (seen.add(value).size === size) throw new Unsupported('an object met twice');
+      if (Array.isArray(value)) {
+        list(value, indent, seen, parts);
+        return;
+      }
       const prototype = Object.getPrototypeOf(value);
       if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
         throw new Unsupported('an object that is not plain JSON');
       }
-      return map(value as { [key: string]: unknown }, indent, seen);
+      map(value as { [key: string]: unknown }, indent, seen, parts);
+      return;
     }
     default:
       throw new Unsupported(`a value of type ${typeof value}`);
   }
 }
 
-/**
- * Whether a value, written as `written`, is a block map or list (a non-empty one), after its key
- * on a line of its own: a non-empty map or list is never written as `{}` or `[]`.
- */
-function isBlock(value: unknown, written: string): boolean {
-  return typeof value === 'object' && value !== null && written !== '{}' && written !== '[]';
-}
-
-function list(items: readonly unknown[], indent: string, seen: Set<object>): string {
-  if (!items.length) return '[]';
+function list(items: readonly unknown[], indent: string, seen: Set<object>, parts: string[]): void {
+  if (!items.length) {
+    parts.push('[]');
+    return;
+  }
   const itemIndent = indent + INDENT_STEP;
   const separator = `\n${indent}- `;
-  let out = '';
   for (let i = 0; i < items.length; i++) {
     if (!(i in items)) throw new Unsupported('a sparse list');
-    out += `${i ? separator : '- '}${node(items[i], itemIndent, seen)}`;
+    parts.push(i ? separator : '- ');
+    write(items[i], itemIndent, seen, parts);
   }
-  return out;
 }
 
-function map(object: { [key: string]: unknown }, indent: string, seen: Set<object>): string {
+function map(object: { [key: string]: unknown }, indent: string, seen: Set<object>, parts: string[]): void {
   const inner = indent + INDENT_STEP;
   const separator = `\n${indent}`;
   const blockStart = `:\n${inner}`;
-  let out = '';
   let first = true;
   for (const key in object) {
     if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
     if (key.length > 1000) throw new Unsupported('a long key');
     const value = object[key];
-    const written = node(value, inner, seen);
-    out += `${first ? '' : separator}${keyScalar(key, inner)}${isBlock(value, written) ? blockStart : ': '}${written}`;
+    if (!first) parts.push(separator);
+    parts.push(keyScalar(key, inner), isBlock(value) ? blockStart : ': ');
+    write(value, inner, seen, parts);
     first = false;
   }
-  return first ? '{}' : out;
+  if (first) parts.push('{}');
 }
 
 /**
@@ -280,7 +298,10 @@ export function stringifyYamlDocuments(documents: readonly unknown[]): string | 
     return documents.map(document => {
       if (document === undefined) return '\n';
       if (typeof document !== 'object' || document === null) throw new Unsupported('a scalar document');
-      return `${node(document, '', new Set())}\n`;
+      const parts: string[] = [];
+      write(document, '', new Set(), parts);
+      parts.push('\n');
+      return parts.join('');
     }).join('---\n');
   } catch (e) {
     if (e instanceof Unsupported) return undefined;

@@ -23,6 +23,13 @@ export interface WorkCounts {
   pythonRoundTrips: number;
   /** Functions rendered by their KymaFunction (the spec built from the props). */
   functionRenders: number;
+  /**
+   * Function specs written as JSON from their render (`toJson_FunctionSpec`): for validation, and for the output when the
+   * spec's JSON cannot be the one validation checked.
+   */
+  functionJsons: number;
+  /** Functions of an output compared field by field with the Function their KymaFunction validated, to find them unchanged. */
+  functionComparisons: number;
   /** Function objects checked by `validateFunction` (schema, CEL and the controller's rules) at synth: by their KymaFunction, or in the output. */
   functionValidations: number;
   /** Walks of a whole app's construct tree by GitOpsApp's synth (one, whatever the number of Functions). */
@@ -30,7 +37,8 @@ export interface WorkCounts {
 }
 
 const counts: WorkCounts = {
-  nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 0, treeWalks: 0,
+  nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0, functionComparisons: 0,
+  functionValidations: 0, treeWalks: 0,
 };
 
 /**

@@ -731,17 +731,47 @@ export interface FunctionServiceClash {
  * @returns each clash, in the order of the Services
  */
 export function functionServiceClashes(objects: readonly unknown[]): FunctionServiceClash[] {
-  const key = (o: { [key: string]: unknown }) => {
+  const named = (o: { [key: string]: unknown }): [string, string] => {
     const metadata = isObject(o.metadata) ? o.metadata : {};
-    return `${String(metadata.namespace)}/${String(metadata.name)}`;
+    return [String(metadata.namespace), String(metadata.name)];
   };
-  const functions = new Map<string, number>();
-  objects.forEach((o, i) => {
-    if (isObject(o) && o.apiVersion === FUNCTION_API_VERSION && o.kind === FUNCTION_KIND) functions.set(key(o), i);
+  const isFunction = (o: unknown): o is { [key: string]: unknown } => isObject(o) && o.apiVersion === FUNCTION_API_VERSION
+    && o.kind === FUNCTION_KIND;
+  const isService = (o: unknown): o is { [key: string]: unknown } => isObject(o) && o.apiVersion === 'v1' && o.kind === 'Service';
+  // The Services first (a folder has few), by namespace and name; then the Functions that have a Service's.
+  const services: Array<{ readonly index: number; readonly namespace: string; readonly name: string }> = [];
+  const serviceNames = new Map<string, Set<string>>();
+  objects.forEach((o, index) => {
+    if (!isService(o)) return;
+    const [namespace, name] = named(o);
+    services.push({ index, namespace, name });
+    serviceNames.set(namespace, (serviceNames.get(namespace) ?? new Set<string>()).add(name));
   });
-  return objects.flatMap((o, service) => {
-    if (!isObject(o) || o.apiVersion !== 'v1' || o.kind !== 'Service') return [];
-    const fn = functions.get(key(o));
-    return fn === undefined ? [] : [{ function: fn, service }];
+  if (!services.length) return [];
+  // The last Function of each namespace and name; the key `namespace/name` when a '/' makes two pairs one key.
+  const functions = new Map<string, Map<string, number>>();
+  let slashed = services.some(s => s.namespace.includes('/') || s.name.includes('/'));
+  for (let index = 0; index < objects.length && !slashed; index++) {
+    const o = objects[index];
+    if (!isFunction(o)) continue;
+    const [namespace, name] = named(o);
+    if (namespace.includes('/') || name.includes('/')) slashed = true;
+    else if (serviceNames.get(namespace)?.has(name)) {
+      functions.set(namespace, (functions.get(namespace) ?? new Map<string, number>()).set(name, index));
+    }
+  }
+  if (slashed) {
+    const byKey = new Map<string, number>();
+    objects.forEach((o, index) => {
+      if (isFunction(o)) byKey.set(named(o).join('/'), index);
+    });
+    return services.flatMap(s => {
+      const fn = byKey.get(`${s.namespace}/${s.name}`);
+      return fn === undefined ? [] : [{ function: fn, service: s.index }];
+    });
+  }
+  return services.flatMap(s => {
+    const fn = functions.get(s.namespace)?.get(s.name);
+    return fn === undefined ? [] : [{ function: fn, service: s.index }];
   });
 }

@@ -28,6 +28,37 @@ export function resolvesAsBuiltIn(construct: IConstruct): boolean {
     && resolvers[1].constructor === ImplicitTokenResolver && resolvers[2].constructor === NumberStringUnionResolver;
 }
 
+/** What {@link resolvedJson} first makes of a value. */
+enum Kind {
+  /** `null` or `undefined`: dropped from maps. */
+  ABSENT,
+  /** A string, number or boolean: kept as it is. */
+  SCALAR,
+  /** An object: looked into. */
+  OBJECT,
+  /** A function, symbol or big integer: left to cdk8s. */
+  OTHER,
+}
+
+function kindOf(value: unknown): Kind {
+  if (value === null || value === undefined) return Kind.ABSENT;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return Kind.SCALAR;
+    case 'object':
+      return Kind.OBJECT;
+    default:
+      return Kind.OTHER;
+  }
+}
+
+/** A list resolvedJson takes as a list: an Array without a `value` (NumberStringUnionResolver would replace the list with a string or number one). */
+function isPlainList(list: readonly unknown[] & { readonly value?: unknown }): boolean {
+  return Object.getPrototypeOf(list) === Array.prototype && list.value === undefined;
+}
+
 /**
  * `sanitizeValue(resolve([], value, object), { sortKeys: true })` of cdk8s under its built-in
  * resolvers: tokens resolved, `null` and `undefined` dropped from maps (and written as
@@ -39,24 +70,14 @@ export function resolvesAsBuiltIn(construct: IConstruct): boolean {
  * @returns the JSON, or {@link UNRESOLVED} when the data holds something cdk8s would treat otherwise
  */
 export function resolvedJson(value: unknown, dropEmpty = false): unknown {
-  if (value === null || value === undefined) return undefined;
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return value;
-    case 'object':
-      break;
-    default:
-      return UNRESOLVED;
-  }
+  const kind = kindOf(value);
+  if (kind !== Kind.OBJECT) return kind === Kind.ABSENT ? undefined : kind === Kind.SCALAR ? value : UNRESOLVED;
   const object = value as { readonly [key: string]: unknown };
   if (object instanceof Lazy) return resolvedJson(object.produce(), dropEmpty);
   // An implicit token (ImplicitTokenResolver).
   if (typeof object.resolve === 'function') return UNRESOLVED;
   if (Array.isArray(object)) {
-    // NumberStringUnionResolver replaces a list with a string or number `value` too.
-    if (Object.getPrototypeOf(object) !== Array.prototype || object.value !== undefined) return UNRESOLVED;
+    if (!isPlainList(object)) return UNRESOLVED;
     if (dropEmpty && !object.length) return undefined;
     const result = new Array<unknown>(object.length);
     for (let i = 0; i < object.length; i++) {
@@ -88,6 +109,80 @@ export function resolvedJson(value: unknown, dropEmpty = false): unknown {
     }
   }
   return dropEmpty && !kept ? undefined : result;
+}
+
+/**
+ * Whether {@link resolvedJson} takes data as it is: it holds no token (no `Lazy`, nothing with a
+ * `resolve()`) and nothing it leaves to cdk8s or gives in another shape, only scalars, lists
+ * without holes, plain maps, and union values of the given classes (generated classes whose
+ * instances hold `value` alone, which it gives as `{ value }`: the same fields). Walked without
+ * building anything.
+ *
+ * @param value the data
+ * @param unions the prototypes of the union classes the data may hold
+ */
+export function holdsNoToken(value: unknown, unions: ReadonlySet<object>): boolean {
+  const kind = kindOf(value);
+  if (kind !== Kind.OBJECT) return kind !== Kind.OTHER;
+  const object = value as { readonly [key: string]: unknown };
+  // An implicit token (resolvedJson asks before anything else); a Lazy is no plain map nor union, below.
+  if (typeof object.resolve === 'function') return false;
+  if (Array.isArray(object)) {
+    if (!isPlainList(object)) return false;
+    for (let i = 0; i < object.length; i++) if (!(i in object) || !holdsNoToken(object[i], unions)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype) {
+    if (!unions.has(prototype) || (typeof object.value !== 'string' && typeof object.value !== 'number')) return false;
+    const keys = Object.keys(object);
+    return keys.length === 1 && keys[0] === 'value' && !Object.prototype.hasOwnProperty.call(object, 'constructor');
+  }
+  // A plain map, which resolvedJson takes as a map (not a union) only without these.
+  if (Object.prototype.hasOwnProperty.call(object, 'constructor') || object.constructor !== Object) return false;
+  for (const key in object) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
+    if (key === '__proto__' || !holdsNoToken(object[key], unions)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether JSON is what {@link resolvedJson} gives back as it is: scalars, lists without holes or
+ * `undefined`, and plain maps (straight from Object) without `null` or `undefined` values, whose
+ * keys are in sorted order. A map with a key that starts with a digit, which JavaScript may put
+ * before the others, does not count.
+ *
+ * @param value the JSON
+ */
+export function inResolvedForm(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return true;
+    case 'object':
+      if (value === null) return false;
+      break;
+    default:
+      return false;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !inResolvedForm(value[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let previous: string | undefined;
+  // Own keys in the order of Object.keys (a plain object's prototype has no enumerable keys, which for...in would visit after).
+  for (const key in value as object) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === '__proto__' || (previous !== undefined && !(previous < key))) return false;
+    if (!inResolvedForm((value as { readonly [key: string]: unknown })[key])) return false;
+    previous = key;
+  }
+  return true;
 }
 
 /** The fields cdk8s's ApiObjectMetadataDefinition keeps (private in its types), that its `toJson` renders. */

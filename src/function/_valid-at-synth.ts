@@ -7,10 +7,18 @@ import { isDeepStrictEqual } from 'node:util';
 import { IConstruct } from 'constructs';
 import { ServerlessRelease } from '../api/release';
 import { isObject } from '../api/_json';
+import { _work } from '../api/_work';
 
 type Json = { readonly [key: string]: unknown };
 
-const VALID_AT_SYNTH = new WeakMap<IConstruct, Map<string, { readonly release: ServerlessRelease; readonly judged: unknown }>>();
+/** A Function validated at synth: the object, as it was validated, and the release. */
+interface Validated {
+  readonly release: ServerlessRelease;
+  readonly object: Json;
+}
+
+/** By app, namespace and name (each as `String` gives it). */
+const VALID_AT_SYNTH = new WeakMap<IConstruct, Map<string, Map<string, Validated>>>();
 
 /** What `validateFunction` reads of a Function: the object with `metadata` cut to its name and namespace. */
 function judgedPart(object: Json, metadata: Json): unknown {
@@ -18,37 +26,84 @@ function judgedPart(object: Json, metadata: Json): unknown {
   return { ...object, metadata: { name, generateName, namespace } };
 }
 
-function keyOf(metadata: Json): string {
-  return `${String(metadata.namespace)}/${String(metadata.name)}`;
+/** Each Function object's render that handed over the spec its KymaFunction validated, by the JSON it returned. */
+const RENDERED_AS_VALIDATED = new WeakMap<object, IConstruct>();
+
+/**
+ * Records that a Function's object rendered this JSON with the very spec its KymaFunction
+ * validated (built once for both), handed over to this render alone.
+ *
+ * @param json what the object's `toJson` returns
+ * @param apiObject the object
+ * @internal
+ */
+export function _renderedAsValidated(json: object, apiObject: IConstruct): void {
+  RENDERED_AS_VALIDATED.set(json, apiObject);
+}
+
+/**
+ * Whether an object's `toJson` returned this JSON with the spec its KymaFunction validated (see
+ * {@link _renderedAsValidated}).
+ *
+ * @param json what `apiObject.toJson()` returned
+ * @param apiObject the object whose `toJson` returned it
+ */
+export function renderedAsValidated(json: unknown, apiObject: IConstruct): boolean {
+  return typeof json === 'object' && json !== null && RENDERED_AS_VALIDATED.get(json) === apiObject;
 }
 
 /**
  * Remembers a Function that passed `validateFunction` while its construct was validated. The
- * object must not change afterwards.
+ * object must not change afterwards: its spec may be what the Function's object renders.
  *
  * @param app the root construct of the app
  * @param object the Function, as it was validated
  * @param release the release it was validated against
  */
-export function rememberValidFunction(app: IConstruct, object: { readonly metadata: Json }, release: ServerlessRelease): void {
+export function rememberValidFunction(app: IConstruct, object: Json & { readonly metadata: Json }, release: ServerlessRelease): void {
   let valid = VALID_AT_SYNTH.get(app);
   if (!valid) VALID_AT_SYNTH.set(app, valid = new Map());
-  valid.set(keyOf(object.metadata), { release, judged: judgedPart(object, object.metadata) });
+  const namespace = String(object.metadata.namespace);
+  let inNamespace = valid.get(namespace);
+  if (!inNamespace) valid.set(namespace, inNamespace = new Map());
+  inNamespace.set(String(object.metadata.name), { release, object });
 }
 
 /**
  * Whether a Function of an app's output, as it stands, passed `validateFunction` against a release
  * at synth already: what the rules read of it equals what they read of the Function its construct
- * validated against that release.
+ * validated against that release. When its spec is the very object that was validated (its
+ * object's render took it over, see {@link renderedAsValidated}), only the caller can tell that
+ * nothing changed it since: without `unchanged` the answer is no.
  *
  * @param app the root construct of the app
  * @param object a Function of its output
  * @param release the release its output is checked against
+ * @param unchanged whether the object is as its `toJson` returned it, which nothing else has held
  */
-export function wasValidAtSynth(app: IConstruct, object: unknown, release: ServerlessRelease): boolean {
+export function wasValidAtSynth(app: IConstruct, object: unknown, release: ServerlessRelease, unchanged = false): boolean {
   if (!isObject(object) || !isObject(object.metadata)) return false;
-  const validated = VALID_AT_SYNTH.get(app)?.get(keyOf(object.metadata));
-  return validated !== undefined && validated.release === release && sameData(validated.judged, judgedPart(object, object.metadata));
+  const validated = VALID_AT_SYNTH.get(app)?.get(String(object.metadata.namespace))?.get(String(object.metadata.name));
+  if (validated === undefined || validated.release !== release) return false;
+  const judged = validated.object;
+  if (object.spec !== judged.spec) {
+    _work.functionComparisons++;
+    return sameData(judgedPart(judged, judged.metadata as Json), judgedPart(object, object.metadata));
+  }
+  // The same spec, unchanged: what else the rules read of the object (all of it but the metadata they do not read).
+  const [a, b] = [judged.metadata as Json, object.metadata];
+  return unchanged && sameFields(judged, object) && sameData(a.name, b.name) && sameData(a.generateName, b.generateName) && sameData(a.namespace, b.namespace);
+}
+
+/** Whether two objects have the same keys, and the same values under each but `metadata` and `spec`. */
+function sameFields(a: Json, b: Json): boolean {
+  let keys = 0;
+  for (const key in a) {
+    if (!Object.prototype.hasOwnProperty.call(b, key) || (key !== 'metadata' && key !== 'spec' && !sameData(a[key], b[key]))) return false;
+    keys++;
+  }
+  for (const _key in b) keys--;
+  return keys === 0;
 }
 
 /**

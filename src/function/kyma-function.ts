@@ -34,14 +34,14 @@ import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-names
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { _onStackRelease, releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
-import { UNRESOLVED, metadataJson, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
+import { UNRESOLVED, holdsNoToken, inResolvedForm, metadataJson, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
 import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
 import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
 import { FunctionRuntime } from './runtime';
 import { FunctionSource, FunctionSourceConfig } from './source';
 import { FunctionSubscription, SubscribeOptions } from './subscription';
-import { rememberValidFunction } from './_valid-at-synth';
+import { _renderedAsValidated, rememberValidFunction } from './_valid-at-synth';
 
 /** The annotation that carries the SHA-256 of a source read from a folder, so that a code change shows in review. */
 export const SOURCE_SHA256_ANNOTATION = 'cdk8s-kyma-serverless/source-sha256';
@@ -231,6 +231,34 @@ export interface KymaFunctionProps {
 
 type Json = Record<string, any>;
 
+/** The spec's JSON that a Function's object writes, and whether validation checked that very object. */
+interface PlainSpec {
+  readonly json: Json;
+  readonly validated: boolean;
+}
+
+/** The union classes of a Function's spec: its quantities, whose instances hold their `value` alone. */
+const QUANTITY_CLASSES: ReadonlySet<object> = new Set([
+  FunctionSpecEnvValueFromResourceFieldRefDivisor,
+  FunctionSpecResourceConfigurationBuildResourcesLimits, FunctionSpecResourceConfigurationBuildResourcesRequests,
+  FunctionSpecResourceConfigurationFunctionResourcesLimits, FunctionSpecResourceConfigurationFunctionResourcesRequests,
+].map(union => union.prototype));
+
+/** A Function's spec as rendered for a revision of its props and a release, and its JSON once built. */
+interface RenderedSpec {
+  readonly revision: number;
+  readonly release: ServerlessRelease;
+  readonly spec: FunctionSpec;
+  /** `toJson_FunctionSpec` of the spec, with the release's fields the generated class does not know. */
+  json?: Json;
+  /** Whether the spec holds no token and its JSON is what the object renders of it (see `plainSpecJson`). */
+  plain?: boolean;
+  /** Whether validation checked the JSON. */
+  checked?: boolean;
+  /** Whether the JSON was handed to the object's render, which gives it away: the next one is built anew. */
+  handedOut: boolean;
+}
+
 /**
  * Renders a cdk8s-plus EnvValue as an entry of `spec.env`, with the fields the controller's
  * comparison needs (`withValueFromDefaults`): without them it updates the Deployment for ever.
@@ -257,6 +285,13 @@ function envVar(name: string, value: EnvValue): FunctionSpecEnv {
       },
     },
   };
+}
+
+/** The entries of `spec.env`, in the order of the variables. */
+function envVars(env: ReadonlyMap<string, EnvValue>): FunctionSpecEnv[] {
+  const vars: FunctionSpecEnv[] = [];
+  env.forEach((value, name) => vars.push(envVar(name, value)));
+  return vars;
 }
 
 function quantities<T>(map: { readonly [resource: string]: string } | undefined, of: (q: string) => T): { [resource: string]: T } | undefined {
@@ -342,16 +377,20 @@ function restrictedViolations(container: Json | undefined, pod: Json | undefined
 const AUTOSCALER_ID = 'Autoscaler';
 
 /**
- * The Function object. Its class is generated from the 1.11.1 CRD, which has no security
- * contexts; they are added to its JSON here (in key order, as every other field).
+ * The Function object: what the class generated from the 1.11.1 CRD (`imports/`) is and renders,
+ * its kind, its props and its `toJson` (cdk8s's, then `toJson_FunctionProps`), without that
+ * class's constructor, which copies the props into new objects (a Function is made thousands of
+ * times). That CRD has no security contexts; they are added to its JSON here (in key order, as
+ * every other field).
  */
-class FunctionObject extends FunctionResource {
+class FunctionObject extends ApiObject {
   /** Whether JSON patches were added: cdk8s applies them in its own toJson. */
   private patched = false;
 
   constructor(scope: Construct, id: string, private readonly given: FunctionProps, private readonly extraSpec: () => Json,
-    private readonly objectKinds: () => string | undefined) {
-    super(scope, id, given);
+    private readonly objectKinds: () => string | undefined, private readonly plainSpec: () => PlainSpec | undefined) {
+    // The props the generated class gives cdk8s's ApiObject: `{ ...Function.GVK, ...props }`.
+    super(scope, id, { apiVersion: FunctionResource.GVK.apiVersion, kind: FunctionResource.GVK.kind, metadata: given.metadata, spec: given.spec });
   }
 
   public override addJsonPatch(...ops: JsonPatch[]): void {
@@ -360,31 +399,68 @@ class FunctionObject extends FunctionResource {
   }
 
   public override toJson(): any {
-    const json = this.builtInJson() ?? super.toJson();
-    return { ...json, metadata: withObjectKinds(json.metadata, this.objectKinds()), spec: withExtraSpec(json.spec, this.extraSpec()) };
+    const plain = this.plainJson();
+    if (plain !== undefined) return plain;
+    const json = this.builtInJson() ?? this.generatedJson();
+    // The same keys in the same order as `{ ...json, metadata, spec }`: the rendered object has both (spec is never undefined).
+    return json.metadata !== undefined && json.spec !== undefined && Object.keys(json).length === 4
+      ? {
+        apiVersion: json.apiVersion,
+        kind: json.kind,
+        metadata: withObjectKinds(json.metadata, this.objectKinds()),
+        spec: withExtraSpec(json.spec, this.extraSpec()),
+      }
+      : { ...json, metadata: withObjectKinds(json.metadata, this.objectKinds()), spec: withExtraSpec(json.spec, this.extraSpec()) };
   }
 
   /**
-   * What the generated class's toJson returns (cdk8s's ApiObject.toJson, then toJson_FunctionProps),
-   * without cdk8s's generic resolution of the spec, whose tokens are known: `undefined` when cdk8s
-   * must resolve it (a resolver of the app's own, a JSON patch, a token in the props).
+   * What {@link toJson} returns, without resolving the spec when it holds no token: its JSON, as
+   * the KymaFunction built it for validation (`undefined` otherwise).
+   */
+  private plainJson(): any {
+    if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
+    const metadata = metadataJson(this.metadata);
+    if (metadata === UNRESOLVED || metadata === undefined) return undefined;
+    const spec = this.plainSpec();
+    if (spec === undefined) return undefined;
+    const { apiVersion, kind } = FunctionResource.GVK;
+    const json = { apiVersion, kind, metadata: withObjectKinds(metadata, this.objectKinds()), spec: spec.json };
+    if (spec.validated) _renderedAsValidated(json, this);
+    return json;
+  }
+
+  /** What the generated class's toJson returns: cdk8s's ApiObject.toJson, then toJson_FunctionProps. */
+  private generatedJson(): any {
+    _work.functionJsons++;
+    return { ...FunctionResource.GVK, ...toJson_FunctionProps(super.toJson()) };
+  }
+
+  /**
+   * What {@link generatedJson} returns, without cdk8s's generic resolution of the spec, whose
+   * tokens are known: `undefined` when cdk8s must resolve it (a resolver of the app's own, a JSON
+   * patch, a token in the props).
    */
   private builtInJson(): any {
     if (this.patched || !resolvesAsBuiltIn(this)) return undefined;
     // The data cdk8s resolves: the props the generated class was given, with the metadata rendered
     // (without cdk8s's walk when it holds what resolvedJson knows: most of a Function's render).
     const metadata = metadataJson(this.metadata);
-    const data = metadata === UNRESOLVED
-      ? resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec })
-      : withSpec(metadata, resolvedJson(this.given.spec));
-    if (data === UNRESOLVED) return undefined;
-    return { ...FunctionResource.GVK, ...toJson_FunctionProps(data as FunctionProps) };
+    if (metadata === UNRESOLVED) {
+      const data = resolvedJson({ apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata.toJson(), spec: this.given.spec });
+      if (data === UNRESOLVED) return undefined;
+      _work.functionJsons++;
+      return { ...FunctionResource.GVK, ...toJson_FunctionProps(data as FunctionProps) };
+    }
+    const spec = resolvedJson(this.given.spec);
+    if (spec === UNRESOLVED) return undefined;
+    _work.functionJsons++;
+    // toJson_FunctionProps({ metadata, spec }), which drops either when undefined.
+    const json: Json = { apiVersion: FunctionResource.GVK.apiVersion, kind: FunctionResource.GVK.kind };
+    if (metadata !== undefined) json.metadata = metadata;
+    const specJson = toJson_FunctionSpec(spec as FunctionSpec);
+    if (specJson !== undefined) json.spec = specJson;
+    return json;
   }
-}
-
-/** The props of the generated class from a rendered metadata and spec, or {@link UNRESOLVED} when the spec is. */
-function withSpec(metadata: unknown, spec: unknown): { readonly metadata?: unknown; readonly spec?: unknown } | typeof UNRESOLVED {
-  return spec === UNRESOLVED ? UNRESOLVED : { metadata, spec };
 }
 
 /** A Function's metadata with {@link OBJECT_KINDS_ANNOTATION}, when it has such objects, among its annotations in key order. */
@@ -403,7 +479,7 @@ function withExtraSpec(spec: Json, extra: Json): Json {
 }
 
 /** The Functions of each app (by its root construct), by namespace and name: two of the same name in a namespace are an error. */
-const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, KymaFunction[]>>();
+const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, Map<string, KymaFunction[]>>>();
 
 /**
  * The inline handlers of each app's Functions (by its root construct), in construction order, and
@@ -453,8 +529,10 @@ export class KymaFunction extends Construct implements IExposable {
   private readonly endpoints: FunctionEndpoint[] = [];
   private readonly subscriptions: FunctionSubscription[] = [];
   private eventingAccess?: ApiObject;
-  /** The spec last rendered, and the revision of the props and the release it was rendered from. */
-  private rendered?: { readonly revision: number; readonly release: ServerlessRelease; readonly spec: FunctionSpec };
+  /** The app's Functions of this name in this namespace, this one among them (the list FUNCTIONS_BY_NAME holds). */
+  private sameNamed: readonly KymaFunction[] = [];
+  /** The spec last rendered, the revision of the props and the release it was rendered from, and its JSON. */
+  private rendered?: RenderedSpec;
   /** Bumped by everything that changes the spec after construction (`addEnv`, `addSecretMount`). */
   private revision = 0;
 
@@ -489,7 +567,8 @@ export class KymaFunction extends Construct implements IExposable {
     const chart = Chart.of(this);
     if (this.source?.gitRepository && FunctionNamespace.isFunctionNamespace(chart) && chart.name === this.namespace) chart._addGitFunction();
 
-    for (const [name, value] of Object.entries(props.env ?? {})) this.addEnv(name, value);
+    const env = props.env;
+    if (env) for (const name of Object.keys(env)) this.addEnv(name, env[name]);
     for (const mount of props.secretMounts ?? []) this.addSecretMount(mount);
 
     this.apiObject = new FunctionObject(this, 'Resource', {
@@ -504,7 +583,7 @@ export class KymaFunction extends Construct implements IExposable {
         } : {}),
       },
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
-    }, () => this.extraSpecJson(releaseOf(this)), () => this.objectKinds());
+    }, () => this.extraSpecJson(releaseOf(this)), () => this.objectKinds(), () => this.plainSpecJson());
     if (props.keda) {
       this.scaledObject = new FunctionScaledObject(this, 'ScaledObject', {
         ...props.keda,
@@ -528,12 +607,15 @@ export class KymaFunction extends Construct implements IExposable {
       if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser([inline.source]);
     }
     if (this.namespace !== undefined) {
-      const byName = FUNCTIONS_BY_NAME.get(this.node.root) ?? new Map<string, KymaFunction[]>();
-      FUNCTIONS_BY_NAME.set(this.node.root, byName);
-      const key = `${this.namespace}/${this.name}`;
-      const namesakes = byName.get(key);
+      const root = this.node.root;
+      let byNamespace = FUNCTIONS_BY_NAME.get(root);
+      if (!byNamespace) FUNCTIONS_BY_NAME.set(root, byNamespace = new Map());
+      let byName = byNamespace.get(this.namespace);
+      if (!byName) byNamespace.set(this.namespace, byName = new Map());
+      const namesakes = byName.get(this.name);
       if (namesakes) namesakes.push(this);
-      else byName.set(key, [this]);
+      else byName.set(this.name, [this]);
+      this.sameNamed = byName.get(this.name)!;
     }
     this.node.addValidation({ validate: () => this.validateFunction() });
   }
@@ -665,12 +747,52 @@ export class KymaFunction extends Construct implements IExposable {
    * @internal
    */
   public _toKube(): FunctionSpec {
-    // Rendered once per revision: synth validates the spec and then writes it.
-    const release = releaseOf(this);
+    return this.renderedFor(releaseOf(this)).spec;
+  }
+
+  /** The spec rendered for a release: once per revision, since synth validates the spec and then writes it. */
+  private renderedFor(release: ServerlessRelease): RenderedSpec {
     if (this.rendered?.revision !== this.revision || this.rendered.release !== release) {
-      this.rendered = { revision: this.revision, release, spec: this.renderSpec(release) };
+      this.rendered = { revision: this.revision, release, spec: this.renderSpec(release), handedOut: false };
     }
-    return this.rendered.spec;
+    return this.rendered;
+  }
+
+  /**
+   * The spec as JSON, with the fields of the release the generated class does not know: what
+   * validation checks (`toJson_FunctionSpec` of the spec), built once per revision and release
+   * and then shared with the Function's object (see {@link plainSpecJson}).
+   */
+  private specJson(release: ServerlessRelease): Json {
+    const rendered = this.renderedFor(release);
+    if (rendered.json === undefined || rendered.handedOut) {
+      _work.functionJsons++;
+      const json = toJson_FunctionSpec(rendered.spec)!;
+      // What the object renders, resolving the spec with cdk8s's built-in resolvers and sorting its keys
+      // (toJson_FunctionSpec of resolvedJson of the spec), is this JSON when the spec holds no token and
+      // the JSON is already in that form: `toJson_FunctionSpec` builds its fields in sorted order, and
+      // copies maps (labels, quantities) in theirs.
+      rendered.plain = holdsNoToken(rendered.spec, QUANTITY_CLASSES) && inResolvedForm(json);
+      rendered.json = withExtraSpec(json, this.extraSpecJson(release));
+      rendered.checked = false;
+      rendered.handedOut = false;
+    }
+    return rendered.json;
+  }
+
+  /**
+   * The spec of the Function's object, when {@link specJson} is what the object renders of it: that
+   * JSON, the very object validation checked when it did, handed over once (a later render builds
+   * it again). `undefined` when the object must resolve its spec, or its chart renders objects
+   * itself (and may change them after).
+   */
+  private plainSpecJson(): PlainSpec | undefined {
+    if (this.apiObject.chart.toJson !== Chart.prototype.toJson) return undefined;
+    const json = this.specJson(releaseOf(this));
+    const rendered = this.rendered!;
+    if (!rendered.plain) return undefined;
+    rendered.handedOut = true;
+    return { json, validated: rendered.checked === true };
   }
 
   /**
@@ -678,9 +800,11 @@ export class KymaFunction extends Construct implements IExposable {
    * Subscriptions, policies, autoscaler, ScaledObject), for {@link OBJECT_KINDS_ANNOTATION}.
    */
   private objectKinds(): string | undefined {
-    return objectKindsValue(this.node.findAll()
-      .filter((c): c is ApiObject => c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name)
-      .map(o => groupKindOf(o.apiVersion, o.kind)));
+    const kinds: string[] = [];
+    for (const c of this.node.findAll()) {
+      if (c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name) kinds.push(groupKindOf(c.apiVersion, c.kind));
+    }
+    return kinds.length ? objectKindsValue(kinds) : undefined;
   }
 
   /** The fields of the spec the generated class does not know: the security contexts, in the releases that have them. */
@@ -746,7 +870,7 @@ export class KymaFunction extends Construct implements IExposable {
           },
         },
       },
-      env: this.env.size ? [...this.env].map(([name, value]) => envVar(name, value)) : undefined,
+      env: this.env.size ? envVars(this.env) : undefined,
       secretMounts: this.secretMounts.length ? this.secretMounts.map(m => ({ ...m })) : undefined,
       resourceConfiguration: props.resources || props.buildResources ? {
         function: props.resources && resourceBlock(props.resources.config,
@@ -765,30 +889,32 @@ export class KymaFunction extends Construct implements IExposable {
   /** Every problem of the Function, as `'prop' (field): message; how to fix it`. */
   private validateFunction(): string[] {
     const problems = [...this.problems];
-    const namesakes = (FUNCTIONS_BY_NAME.get(this.node.root)?.get(`${this.namespace}/${this.name}`) ?? []).filter(f => f !== this);
+    const namesakes = this.sameNamed.length > 1 ? this.sameNamed.filter(f => f !== this) : [];
     if (namesakes.length) {
       problems.push(`'name' (${this.name}): ${namesakes.map(f => f.node.path).join(', ')} is a Function of the same name in namespace ${this.namespace}, `
         + 'and the cluster keeps one: give one of them another name (its construct id, or \'name\') or namespace');
     }
     // The Function as synth renders it, built without cdk8s's token resolution (the spec holds
     // no tokens): resolving every Function twice per synth costs seconds with thousands of them.
-    // The rules read only the name and namespace of the metadata; toJson_FunctionSpec returns
-    // fresh plain JSON. JSON patches added to the ApiObject are applied at synth only: GitOpsApp
-    // checks the Function again when they change it.
+    // The rules read only the name and namespace of the metadata; the spec's JSON is built once,
+    // and is the object's own spec when it holds no token (see plainSpecJson). JSON patches added
+    // to the ApiObject are applied at synth only: GitOpsApp checks the Function again when they change it.
     const release = releaseOf(this);
     const object = {
       apiVersion: this.apiObject.apiVersion,
       kind: this.apiObject.kind,
       metadata: { name: this.name, namespace: this.namespace },
-      spec: withExtraSpec(toJson_FunctionSpec(this._toKube())!, this.extraSpecJson(release)),
+      spec: this.specJson(release),
     };
     const releaseProblems = this.releaseProblems(release);
     problems.push(...releaseProblems.map(p => p.message));
     const reported = releaseProblems.flatMap(p => (p.field ? [p.field] : []));
     const violations = validateFunction(object, { release });
+    const rendered = this.renderedFor(release);
+    if (rendered.json === object.spec) rendered.checked = true;
     _work.functionValidations++;
     if (!violations.length) rememberValidFunction(this.node.root, object, release);
-    const folder = this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined;
+    const folder = violations.length ? this.node.metadata.find(m => m.type === DECLARED_FOLDER_METADATA)?.data as string | undefined : undefined;
     /** Problems of a function folder's handler or dependencies file, named by that file rather than function.yaml. */
     const ofFolderFiles: string[] = [];
     for (const violation of violations) {
@@ -804,9 +930,10 @@ export class KymaFunction extends Construct implements IExposable {
     }
     problems.push(...this.limitRangeProblems());
     problems.push(...this.podSecurityProblems(release));
-    const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
     // Problems of a folder's handler code name its files themselves, not the folder's function.yaml.
     const code = this.handlerCodeProblems(release);
+    if (!problems.length && !ofFolderFiles.length && !code.length) return [];
+    const declaredIn = this.node.metadata.find(m => m.type === DECLARED_IN_METADATA)?.data;
     const inFolder = this.source?.directory !== undefined;
     return [...(declaredIn ? problems.map(p => `${String(declaredIn)}: ${p}`) : problems), ...ofFolderFiles,
       ...(declaredIn && !inFolder ? code.map(p => `${String(declaredIn)}: ${p}`) : code)];
@@ -990,6 +1117,8 @@ export class KymaFunction extends Construct implements IExposable {
 
   /** Explicit resources above the maximum of the enclosing FunctionNamespace's LimitRange. */
   private limitRangeProblems(): string[] {
+    // Only explicit requests and limits are compared with the maximum: without them there is nothing to look at.
+    if (!this.props.resources?.config.resources && !this.props.buildResources?.config.resources) return [];
     const chart = Chart.of(this);
     if (!FunctionNamespace.isFunctionNamespace(chart) || chart.name !== this.namespace) return [];
     const max = chart.maxContainerResources;

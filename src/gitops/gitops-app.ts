@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
-import { wasValidAtSynth } from '../function/_valid-at-synth';
+import { renderedAsValidated, wasValidAtSynth } from '../function/_valid-at-synth';
 import {
   ManifestDocuments, ReleaseSource, Severity, VALIDATED_FOLDERS_ENV, formatWarnings, releaseLoadedHandlerParser, validateDocuments,
 } from '../policy/manifests';
@@ -44,11 +44,17 @@ function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
 /**
  * A chart's objects as JSON: cdk8s's `chart.toJson()` without the validation of the whole app it
  * starts with, unless the chart overrides it; each object as its `toJson()` gives it, without
- * cdk8s's generic walk where it is the same (src/gitops/_object-json.ts).
+ * cdk8s's generic walk where it is the same (src/gitops/_object-json.ts). The Functions whose
+ * object rendered them with the spec their KymaFunction validated go into `asValidated`: nothing
+ * but this synth holds them.
  */
-function chartObjects(chart: Chart, tree: ConstructTree): unknown[] {
+function chartObjects(chart: Chart, tree: ConstructTree, asValidated: Set<unknown>): unknown[] {
   if (chart.toJson !== Chart.prototype.toJson) return chart.toJson();
-  return apiObjectsOf(chart, tree).map(apiObjectJson);
+  return apiObjectsOf(chart, tree).map(o => {
+    const json = apiObjectJson(o);
+    if (renderedAsValidated(json, o)) asValidated.add(json);
+    return json;
+  });
 }
 
 /**
@@ -66,7 +72,15 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
       dependantCharts = true;
     }
   }
-  const dependencies = () => findAll(app).flatMap(source => source.node.dependencies.map(target => ({ source, target })));
+  // Every construct's dependencies, in order (most constructs have none: no list is built for them).
+  const dependencies = () => {
+    const all: Array<{ readonly source: IConstruct; readonly target: IConstruct }> = [];
+    for (const source of findAll(app)) {
+      const targets = source.node.dependencies;
+      for (let i = 0; i < targets.length; i++) all.push({ source, target: targets[i] });
+    }
+    return all;
+  };
   for (const { source, target } of dependencies()) {
     const sourceChart = Chart.of(source);
     const targetChart = Chart.of(target);
@@ -146,8 +160,9 @@ export class GitOpsApp extends App {
     // App.charts, in the order of cdk8s's DependencyGraph, from the tree walked above.
     const charts = tree.topology(this).filter(Chart.isChart);
     const written = new Map<Chart, unknown[]>();
+    const asValidated = new Set<unknown>();
     charts.forEach((chart, index) => {
-      const objects = chartObjects(chart, tree);
+      const objects = chartObjects(chart, tree, asValidated);
       written.set(chart, objects);
       const file = `${numbered ? `${String(index).padStart(4, '0')}-` : ''}${Names.toDnsLabel(chart)}${this.outputFileExtension}`;
       // A writer that gives cdk8s's bytes in a tenth of the time (src/_yaml.ts), and cdk8s's own for what it leaves to it.
@@ -161,7 +176,7 @@ export class GitOpsApp extends App {
     const files = fs.readdirSync(this.outdir).filter(f => f.endsWith(this.outputFileExtension));
     fs.writeFileSync(path.join(this.outdir, KUSTOMIZATION_FILE), kustomization(files));
     this.writeFluxStages(files, written);
-    this.validateOutput(files, written);
+    this.validateOutput(files, written, asValidated);
   }
 
   /**
@@ -196,13 +211,14 @@ export class GitOpsApp extends App {
    * reads it; without one, against the release of the chart that holds them (its
    * FunctionNamespace's, or the app's stacks').
    */
-  private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>): void {
+  private validateOutput(files: readonly string[], written: ReadonlyMap<Chart, unknown[]>, asValidated: ReadonlySet<unknown>): void {
     const fileOf = (chart: Chart) => this.fileOf(chart, files);
     const documents: ManifestDocuments[] = [...written].map(([chart, objects]) => ({ file: fileOf(chart), documents: objects.map(object => ({ object })) }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const chartOfFile = new Map([...written.keys()].map(chart => [fileOf(chart), chart]));
     const report = validateDocuments(documents, {
-      checkedAlready: (object, release) => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND && wasValidAtSynth(this, object, release),
+      checkedAlready: (object, release) => object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND
+        && wasValidAtSynth(this, object, release, asValidated.has(object)),
       releaseOfFile: file => {
         const chart = chartOfFile.get(file);
         return chart && releaseOf(chart);

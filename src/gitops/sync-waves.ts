@@ -119,9 +119,10 @@ export function addSyncAnnotations(scope: IConstruct, constructs: readonly ICons
   for (const construct of constructs) {
     if (!ApiObject.isApiObject(construct)) continue;
     construct.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, syncWaveOf(construct));
-    // Options set before (allowReplacement) are kept, after the ones of the kind.
-    const given = givenSyncOptions(construct).split(',').map(o => o.trim()).filter(Boolean);
-    const options = [...new Set([...syncOptionsOf(construct), ...given])];
+    // Options set before (allowReplacement) are kept, after the ones of the kind (each kind's are distinct).
+    const ofKind = syncOptionsOf(construct);
+    const given = givenSyncOptions(construct);
+    const options = given ? [...new Set([...ofKind, ...given.split(',').map(o => o.trim()).filter(Boolean)])] : ofKind;
     if (options.length) construct.metadata.addAnnotation(SYNC_OPTIONS_ANNOTATION, options.join(','));
   }
 }

@@ -148,8 +148,15 @@ const MODEL_PACKAGES: { readonly [group: string]: string } = {
  * @returns the lines, each ending with a line break; empty without warnings
  */
 export function formatWarnings(findings: readonly Finding[], folder?: string): string {
+  // The path of each file once: synth warns about thousands of Functions in a few files.
+  const paths = new Map<string, string>();
+  const pathOf = (file: string) => {
+    let joined = paths.get(file);
+    if (joined === undefined) paths.set(file, joined = folder ? path.join(folder, file) : file);
+    return joined;
+  };
   return findings.filter(f => f.severity === Severity.WARNING && f.rule !== 'manifest.schema')
-    .map(f => `warning: ${folder ? path.join(folder, f.file) : f.file}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]\n`).join('');
+    .map(f => `warning: ${pathOf(f.file)}: ${f.object}${f.path ? ` (${f.path})` : ''}: ${f.message} [${f.rule}]\n`).join('');
 }
 
 /** Kinds checked by a validator of `src/api` (schema, CEL rules and their controllers' checks), by `apiVersion/kind`. */

@@ -2,8 +2,10 @@ import {
   DEFAULT_RELEASE, FUNCTION_RULES, FUNCTION_WARNINGS, FunctionRuleOptions, RELEASES, ServerlessRelease, Violation, functionRulesOf, functionWarnings,
   validateFunction,
 } from '../../src/api';
+import * as fc from 'fast-check';
 import {
-  ANNOTATIONS_MAX_BYTES, ENV_STRING_MAX_BYTES, INLINE_DEPENDENCIES_ENV_MAX_BYTES, INLINE_SOURCE_ENV_MAX_BYTES, INLINE_SOURCE_MAX_BYTES,
+  ANNOTATIONS_MAX_BYTES, ENV_STRING_MAX_BYTES, FunctionServiceClash, INLINE_DEPENDENCIES_ENV_MAX_BYTES, INLINE_SOURCE_ENV_MAX_BYTES, INLINE_SOURCE_MAX_BYTES,
+  functionServiceClashes,
 } from '../../src/api/function-rules';
 import { functionCelRules } from '../../src/api/function-schema';
 import {
@@ -592,5 +594,41 @@ describe('cases property-based tests found', () => {
   test('keeps the message on one line when dependencies that are not JSON span several', () => {
     const [v] = validateFunction(changed(f => { f.spec.source.inline.dependencies = 'flask\nrequests'; }));
     expect(v.message).not.toContain('\n');
+  });
+});
+
+describe('functionServiceClashes', () => {
+  /** What it gave when it keyed every Function and Service by `namespace/name`. */
+  function byKey(objects: readonly unknown[]): FunctionServiceClash[] {
+    const key = (o: any) => `${String(o.metadata?.namespace)}/${String(o.metadata?.name)}`;
+    const functions = new Map<string, number>();
+    objects.forEach((o: any, i) => {
+      if (typeof o === 'object' && o !== null && !Array.isArray(o) && o.apiVersion === 'serverless.kyma-project.io/v1alpha2' && o.kind === 'Function') functions.set(key(o), i);
+    });
+    return objects.flatMap((o: any, service) => {
+      if (typeof o !== 'object' || o === null || Array.isArray(o) || o.apiVersion !== 'v1' || o.kind !== 'Service') return [];
+      const fn = functions.get(key(o));
+      return fn === undefined ? [] : [{ function: fn, service }];
+    });
+  }
+
+  const text = fc.constantFrom('a', 'b', 'a/b', 'b/c', '', undefined, 1);
+  const object = fc.record({
+    apiVersion: fc.constantFrom('v1', 'serverless.kyma-project.io/v1alpha2', 'apps/v1'),
+    kind: fc.constantFrom('Service', 'Function', 'Deployment'),
+    metadata: fc.oneof(fc.record({ name: text, namespace: text }, { requiredKeys: [] }), fc.constant(undefined), fc.constant('x')),
+  }, { requiredKeys: ['apiVersion', 'kind'] });
+
+  test('finds every Function whose namespace and name a Service of the folder has, as keying both by namespace/name does', () => {
+    fc.assert(fc.property(fc.array(fc.oneof(object, fc.constant(null), fc.constant([])), { maxLength: 12 }), objects => {
+      expect(functionServiceClashes(objects)).toEqual(byKey(objects));
+    }), { numRuns: 3000 });
+  });
+
+  test('names the Function and the Service, in the order of the Services, the last Function of a name', () => {
+    const fn = (name: string) => ({ apiVersion: 'serverless.kyma-project.io/v1alpha2', kind: 'Function', metadata: { name, namespace: 'team' } });
+    const service = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'team' } });
+    expect(functionServiceClashes([service('b'), fn('a'), fn('b'), service('a'), fn('a'), service('c')]))
+      .toEqual([{ function: 2, service: 0 }, { function: 4, service: 3 }]);
   });
 });

@@ -6,9 +6,10 @@ import {
   BuildResources, FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitAuthType, KedaTrigger, KymaFunction,
   ServerlessRelease, ServerlessStack,
 } from '../../src';
-import { UNRESOLVED, metadataJson, resolvedJson, resolvesAsBuiltIn } from '../../src/function/_resolved-json';
+import { UNRESOLVED, holdsNoToken, inResolvedForm, metadataJson, resolvedJson, resolvesAsBuiltIn } from '../../src/function/_resolved-json';
+import { renderedAsValidated } from '../../src/function/_valid-at-synth';
 import {
-  FunctionSpecResourceConfigurationFunctionResourcesLimits, FunctionSpecResourceConfigurationFunctionResourcesRequests,
+  FunctionSpec, FunctionSpecResourceConfigurationFunctionResourcesLimits, FunctionSpecResourceConfigurationFunctionResourcesRequests, toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
 
 /** What cdk8s's ApiObject.toJson makes of data under `spec`: `sanitizeValue(resolve(...))`, keys sorted. */
@@ -74,6 +75,104 @@ describe('resolvedJson', () => {
     const data = { a: Lazy.any({ produce: () => FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1Gi') }) };
     expect(resolvedJson(data)).toEqual({ a: { value: '1Gi' } });
     expect(resolvedJson(data)).toEqual(cdk8sJson(data));
+  });
+});
+
+describe('holdsNoToken and inResolvedForm', () => {
+  const QUANTITIES: ReadonlySet<object> = new Set([FunctionSpecResourceConfigurationFunctionResourcesRequests, FunctionSpecResourceConfigurationFunctionResourcesLimits]
+    .map(union => union.prototype));
+  const text = fc.oneof(fc.constantFrom('a', 'b', 'B', 'z', '10', '2', 'value', ''), fc.string({ maxLength: 4 }));
+  const lazy = <T>(arbitrary: fc.Arbitrary<T>) => arbitrary.map(v => Lazy.any({ produce: () => v }));
+  /** A value where the spec has one of a type: mostly that type, sometimes anything else. */
+  const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(fc.oneof({ arbitrary, weight: 60 }, { arbitrary: value, weight: 1 }, { arbitrary: lazy(arbitrary), weight: 1 }), { nil: undefined, freq: 3 });
+  /** Maps of any keys, in key order as often as not. */
+  const map = <T>(arbitrary: fc.Arbitrary<T>) => fc.tuple(fc.dictionary(key, arbitrary, { maxKeys: 3, noNullPrototype: true }), fc.boolean())
+    .map(([entries, sorted]) => (sorted ? Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : entries));
+  const strings = map(fc.oneof({ arbitrary: text, weight: 30 }, { arbitrary: fc.constantFrom(null, undefined), weight: 1 }, { arbitrary: value, weight: 1 }));
+  const quantities = map(fc.oneof({ arbitrary: quantity, weight: 30 }, { arbitrary: fc.constantFrom(null, undefined, '1'), weight: 1 }));
+  /** Records as KymaFunction builds them; `value` above brings in maps without a prototype. */
+  const record = <T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }) => fc.record(model, { noNullPrototype: true });
+  const keyRef = record({ key: maybe(text), name: maybe(text), optional: maybe(fc.boolean()) });
+  const resources = record({ profile: maybe(text), resources: maybe(record({ limits: maybe(quantities), requests: maybe(quantities) })) });
+  /** Data of a Function's spec as KymaFunction renders it (FunctionSpec), its fields in either order, with tokens, nulls and other values anywhere. */
+  const spec = fc.record({
+    runtime: maybe(text),
+    runtimeImageOverride: maybe(text),
+    source: maybe(record({
+      inline: maybe(record({ source: maybe(text), dependencies: maybe(text) })),
+      gitRepository: maybe(record({ url: maybe(text), baseDir: maybe(text), reference: maybe(text), auth: maybe(record({ type: maybe(text), secretName: maybe(text) })) })),
+    })),
+    env: maybe(fc.array(record({
+      name: maybe(text),
+      value: maybe(text),
+      valueFrom: maybe(record({
+        configMapKeyRef: maybe(keyRef),
+        fieldRef: maybe(record({ fieldPath: maybe(text), apiVersion: maybe(text) })),
+        resourceFieldRef: maybe(record({ resource: maybe(text), containerName: maybe(text), divisor: maybe(quantity) })),
+        secretKeyRef: maybe(keyRef),
+      })),
+    }), { maxLength: 2 })),
+    secretMounts: maybe(fc.array(record({ secretName: maybe(text), mountPath: maybe(text) }), { maxLength: 2 })),
+    resourceConfiguration: maybe(record({ function: maybe(resources), build_: maybe(resources) })),
+    replicas: maybe(fc.integer()),
+    scaleConfig: maybe(record({ minReplicas: maybe(fc.integer()), maxReplicas: maybe(fc.integer()) })),
+    labels: maybe(strings),
+    annotations: maybe(strings),
+    template: maybe(record({ labels: maybe(strings), annotations: maybe(strings) })),
+  }, { requiredKeys: [], noNullPrototype: true }).chain(given => fc.boolean().map(reversed => (reversed ? Object.fromEntries(Object.entries(given).reverse()) : given)));
+
+  test('toJson_FunctionSpec of a spec that holds no token, when in resolved form, is what it gives of the resolved spec', () => {
+    let plain = 0;
+    fc.assert(fc.property(spec, data => {
+      let json: unknown;
+      try {
+        json = toJson_FunctionSpec(data as FunctionSpec);
+      } catch {
+        return;
+      }
+      if (!holdsNoToken(data, QUANTITIES)) return;
+      const resolved = resolvedJson(data);
+      expect(resolved).not.toBe(UNRESOLVED);
+      if (!inResolvedForm(json)) return;
+      plain++;
+      const rendered = toJson_FunctionSpec(resolved as FunctionSpec);
+      expect(json).toStrictEqual(rendered);
+      // Key order too: the YAML writer writes keys in the order they come.
+      expect(JSON.stringify(json)).toBe(JSON.stringify(rendered));
+    }), { numRuns: 2000 });
+    // Enough of the runs take the way synth takes for a Function's object.
+    expect(plain).toBeGreaterThan(200);
+  });
+
+  test('holdsNoToken holds for what resolvedJson takes as it is, and not for a Lazy value or what it leaves to cdk8s', () => {
+    fc.assert(fc.property(value, data => {
+      const holdsLazy = (v: unknown): boolean => v instanceof Lazy || (typeof v === 'object' && v !== null && Object.values(v).some(holdsLazy));
+      if (holdsLazy(data)) return;
+      expect(holdsNoToken(data, QUANTITIES)).toBe(resolvedJson(data) !== UNRESOLVED);
+    }), { numRuns: 500 });
+    expect(holdsNoToken({ a: [Lazy.any({ produce: () => 1 })] }, QUANTITIES)).toBe(false);
+    expect(holdsNoToken({ a: new Token('x') }, QUANTITIES)).toBe(false);
+    expect(holdsNoToken({ a: FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1') }, QUANTITIES)).toBe(true);
+    // A union value of another class, or one with other fields, which resolvedJson gives as `{ value }` alone.
+    expect(holdsNoToken({ a: FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1') }, new Set())).toBe(false);
+    expect(holdsNoToken({ a: Object.assign(FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1'), { name: 'x' }) }, QUANTITIES)).toBe(false);
+    expect(holdsNoToken({ a: Object.assign(Object.create(null), { value: '1' }) }, QUANTITIES)).toBe(false);
+    expect(holdsNoToken(JSON.parse('{"__proto__": 1}'), QUANTITIES)).toBe(false);
+  });
+
+  test.each<[string, unknown]>([
+    ['a map out of key order', { b: 1, a: 1 }],
+    ['a key that starts with a digit', { '1a': 1 }],
+    ['a null value', { a: null }],
+    ['an undefined value', { a: undefined }],
+    ['a list with undefined', [undefined]],
+    ['a list with a hole', [1, , 3]], // eslint-disable-line no-sparse-arrays
+    ['a map without a prototype', Object.assign(Object.create(null), { a: 1 })],
+    ['a union value', FunctionSpecResourceConfigurationFunctionResourcesRequests.fromString('1')],
+    ['a Lazy value', Lazy.any({ produce: () => 1 })],
+    ['a key __proto__', JSON.parse('{"__proto__": 1}')],
+  ])('inResolvedForm does not hold for %s', (_, json) => {
+    expect(inResolvedForm({ z: json })).toBe(false);
   });
 });
 
@@ -185,18 +284,42 @@ describe('a KymaFunction\'s object', () => {
     git.apiObject.metadata.addLabel('late', Lazy.any({ produce: () => 'resolved' }));
     const patched = new KymaFunction(team, 'patched', { runtime, source: FunctionSource.fromInline('exports.main = () => 1;\n'), replicas: 2 });
     patched.apiObject.addJsonPatch(JsonPatch.add('/spec/labels', { patched: 'yes' }));
-    return [full, git, patched];
+    // Maps in key order, no token: its object writes the spec's JSON validation checked.
+    const sorted = new KymaFunction(team, 'sorted', {
+      runtime,
+      source: FunctionSource.fromInline('exports.main = () => "sorted";\n', '{ "dependencies": {} }'),
+      env: { PLAIN: EnvValue.fromValue('x'), PASSWORD: EnvValue.fromSecretValue({ secret, key: 'password' }), CPU: EnvValue.fromResource(ResourceFieldPaths.CPU_LIMIT, { divisor: '1m' }) },
+      secretMounts: [{ secretName: 'tls', mountPath: '/etc/tls' }],
+      resources: FunctionResources.custom(resources),
+      ...(builds ? { buildResources: BuildResources.custom(resources) } : {}),
+      scale: { minReplicas: 1, maxReplicas: 2 },
+      labels: { app: 'orders', zone: 'b' },
+      annotations: { 'a.example.com/tier': 'gold', 'z.example.com/owner': 'team-a' },
+      ...(builds ? {} : { containerSecurityContext: { readOnlyRootFilesystem: true }, podSecurityContext: { runAsUser: 2000 } }),
+    });
+    return [full, git, patched, sorted];
   }
 
-  /** The YAML of an app, and how many Functions cdk8s's ApiObject.toJson rendered. */
-  function synth(app: App, release: ServerlessRelease): { yaml: string; byCdk8s: number } {
-    functions(app, release);
+  /** The YAML of an app, how many Functions cdk8s's ApiObject.toJson rendered, and which wrote the spec validation checked. */
+  function synth(app: App, release: ServerlessRelease): { yaml: string; byCdk8s: number; asValidated: string[] } {
+    const objects = functions(app, release).map(f => f.apiObject);
     const toJson = jest.spyOn(ApiObject.prototype, 'toJson');
+    const rendered = new Map<ApiObject, unknown[]>();
     try {
+      for (const object of objects) {
+        const render = object.toJson.bind(object);
+        jest.spyOn(object, 'toJson').mockImplementation(() => {
+          const json = render();
+          rendered.set(object, [...rendered.get(object) ?? [], json]);
+          return json;
+        });
+      }
       const yaml = app.synthYaml();
-      return { yaml, byCdk8s: toJson.mock.contexts.filter(o => (o as ApiObject).kind === 'Function').length };
+      const asValidated = objects.filter(o => (rendered.get(o) ?? []).some(json => renderedAsValidated(json, o))).map(o => o.node.scope!.node.id);
+      return { yaml, byCdk8s: toJson.mock.contexts.filter(o => (o as ApiObject).kind === 'Function').length, asValidated };
     } finally {
       toJson.mockRestore();
+      jest.restoreAllMocks();
     }
   }
 
@@ -206,8 +329,12 @@ describe('a KymaFunction\'s object', () => {
     expect(ours.yaml).toBe(cdk8s.yaml);
     expect(ours.yaml).toContain('patched: "yes"');
     expect(ours.yaml).toContain('late: resolved');
-    // With the app's own resolver, cdk8s renders each of the three Functions; without, only the patched one.
-    expect(cdk8s.byCdk8s).toBe(3);
+    // With the app's own resolver, cdk8s renders each of the four Functions; without, only the patched one,
+    expect(cdk8s.byCdk8s).toBe(4);
     expect(ours.byCdk8s).toBe(1);
+    // and those whose spec holds no token and whose maps are in key order write the JSON validation checked (the
+    // token of git's is in its metadata, which is rendered as before).
+    expect(ours.asValidated).toEqual(['git', 'sorted']);
+    expect(cdk8s.asValidated).toEqual([]);
   });
 });

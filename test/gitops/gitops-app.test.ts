@@ -8,7 +8,7 @@ import {
   ServerlessRelease, ServerlessStack, SyncWave, environmentOutdir,
 } from '../../src';
 import { _resetWork, _work } from '../../src/api/_work';
-import { wasValidAtSynth } from '../../src/function/_valid-at-synth';
+import { renderedAsValidated, wasValidAtSynth } from '../../src/function/_valid-at-synth';
 import { FLUX_STAGES_FOLDER } from '../../src/gitops/flux-stages';
 import { KUSTOMIZATION_FILE, kustomization } from '../../src/gitops/gitops-app';
 import { SYNC_OPTIONS_ANNOTATION, SYNC_WAVE_ANNOTATION } from '../../src/gitops/sync-waves';
@@ -215,6 +215,44 @@ describe('GitOpsApp apply order and checks', () => {
     // Checked against another release, it is checked again; and another app has validated nothing.
     expect(wasValidAtSynth(app, kept, ServerlessRelease.V1_13_0)).toBe(false);
     expect(wasValidAtSynth(new GitOpsApp({ outdir: dir }), kept, ServerlessRelease.V1_11_1)).toBe(false);
+  });
+
+  test('trusts the spec a Function\'s object took over from validation only as its render returned it', () => {
+    const app = new GitOpsApp({ outdir: dir });
+    const team = new FunctionNamespace(app, 'team-c', { stack: new ServerlessStack(app, 'serverless') });
+    const fn = new KymaFunction(team, 'kept', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => "hi"') });
+    expect(fn.node.validate()).toEqual([]);
+    const release = ServerlessRelease.V1_11_1;
+    // The first render takes over the spec validation checked: the very object, so only the caller can tell it is unchanged.
+    const taken = fn.apiObject.toJson();
+    expect(renderedAsValidated(taken, fn.apiObject)).toBe(true);
+    expect(renderedAsValidated(taken, team)).toBe(false);
+    expect(wasValidAtSynth(app, taken, release)).toBe(false);
+    expect(wasValidAtSynth(app, taken, release, true)).toBe(true);
+    expect(wasValidAtSynth(app, { ...taken, metadata: { ...taken.metadata, name: 'other' } }, release, true)).toBe(false);
+    expect(wasValidAtSynth(app, { ...taken, extra: 1 }, release, true)).toBe(false);
+    expect(wasValidAtSynth(app, taken, ServerlessRelease.V1_13_0, true)).toBe(false);
+    // A later render builds its own, equal as data: compared field by field.
+    const again = fn.apiObject.toJson();
+    expect(again).toStrictEqual(taken);
+    expect(again.spec).not.toBe(taken.spec);
+    expect(renderedAsValidated(again, fn.apiObject)).toBe(false);
+    expect(wasValidAtSynth(app, again, release)).toBe(true);
+    expect(wasValidAtSynth(app, { ...again, spec: { ...again.spec, replicas: -1 } }, release)).toBe(false);
+  });
+
+  test('checks again a Function that a chart rendering its objects itself changed in place', () => {
+    class Stopped extends FunctionNamespace {
+      public override toJson(): any[] {
+        const objects = super.toJson();
+        for (const o of objects) if (o.kind === 'Function') o.spec.replicas = -1;
+        return objects;
+      }
+    }
+    const app = new GitOpsApp({ outdir: dir });
+    const team = new Stopped(app, 'team-c', { stack: new ServerlessStack(app, 'serverless') });
+    new KymaFunction(team, 'kept', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => "hi"') });
+    expect(() => app.synth()).toThrow(/^The output in .* is invalid:\n {2}0001-team-c\.k8s\.yaml: Function team-c\/kept \(spec\.replicas\): .*\[openapi\.minimum\]/);
   });
 
   test('checks Functions against the release of the Function CRD in the output, and names it when one fails', () => {

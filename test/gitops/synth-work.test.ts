@@ -60,7 +60,11 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
       pythonParses: 0,
       pythonRoundTrips: 0,
       functionRenders: 12,
-      // By their constructs; the check of the output finds them unchanged and checks none again.
+      // Each spec's JSON built once: validation checks it, and it is the spec the Function's object writes.
+      functionJsons: 12,
+      // So the check of the output finds the written Functions unchanged without comparing them field by field,
+      functionComparisons: 0,
+      // and checks none again: each is validated by its construct alone.
       functionValidations: 12,
       // One walk of the app's tree serves the annotations, the validation, the charts' order and their objects.
       treeWalks: 1,
@@ -78,7 +82,8 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     expect(report.findings).toEqual([]);
     expect(report.releases.map(r => r.release)).toEqual([release]);
     expect(_work).toEqual({
-      nodeParses: NODE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionValidations: 12, treeWalks: 0,
+      nodeParses: NODE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0,
+      functionComparisons: 0, functionValidations: 12, treeWalks: 0,
     });
   });
 
@@ -165,7 +170,51 @@ test('an app without inline code starts no Python parser and parses nothing', ()
   });
   _resetWork();
   app.synth();
-  expect(_work).toEqual({ nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionValidations: 1, treeWalks: 1 });
+  expect(_work).toEqual({
+    nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionJsons: 1, functionComparisons: 0, functionValidations: 1, treeWalks: 1,
+  });
+});
+
+test('a second synth of the same app builds each spec\'s JSON again once, and compares no Function', () => {
+  const app = new GitOpsApp({ outdir: dir });
+  functions(new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') }));
+  app.synth();
+  const before = { ..._work };
+  app.synth();
+  // The first synth's JSON went to its output: the second builds its own, and writes it as the first did.
+  expect(_work.functionRenders - before.functionRenders).toBe(0);
+  expect(_work.functionJsons - before.functionJsons).toBe(12);
+  expect(_work.functionComparisons - before.functionComparisons).toBe(0);
+});
+
+test('a Function whose spec\'s JSON is not what its object writes is written from its own render, and compared once in the output', () => {
+  const app = new GitOpsApp({ outdir: dir });
+  const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') });
+  functions(team);
+  // Labels out of key order: the object writes them sorted, which is not the JSON validation checked.
+  new KymaFunction(team, 'labelled', {
+    runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(NODE_SOURCES[0]), labels: { zone: 'b', app: 'orders' },
+  });
+  _resetWork();
+  app.synth();
+  expect(_work).toMatchObject({ functionRenders: 13, functionJsons: 14, functionComparisons: 1, functionValidations: 13 });
+  const [labelled] = loadYamlDocuments(path.join(dir, '0001-team-a.k8s.yaml')).filter(o => o.metadata.name === 'labelled');
+  expect(Object.keys(labelled.spec.labels)).toEqual(['app', 'zone']);
+});
+
+test('the Functions of a chart that renders its objects itself are written from their own render, and compared in the output', () => {
+  class Labelled extends FunctionNamespace {
+    public override toJson(): any[] {
+      return super.toJson().map(o => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, team: 'a' } } }));
+    }
+  }
+  const app = new GitOpsApp({ outdir: dir });
+  functions(new Labelled(app, 'team-a', { stack: new ServerlessStack(app, 'serverless') }));
+  _resetWork();
+  app.synth();
+  // cdk8s's Chart.toJson validates the app again, each Function on the JSON its first validation built; then each
+  // object builds its own, which the chart may change after: the check of the output compares them.
+  expect(_work).toMatchObject({ functionRenders: 12, functionValidations: 24, functionJsons: 24, functionComparisons: 12 });
 });
 
 test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {
