@@ -640,8 +640,9 @@ describe('the function.yaml loader', () => {
       check(sameSnapshot(before, snapshot(root)), 'load changed the files', text);
       fs.rmSync(directory, { recursive: true });
     }), { numRuns: 120 });
-    // Not vacuous: both outcomes occur.
-    expect(outcomes.loaded).toBeGreaterThan(10);
+    // Not vacuous: both outcomes occur. About 16% of the texts load (318 of 2,000 in one long run), 19 of
+    // 120 on average: more than 3 fails about once in 50,000 runs, where more than 10 failed once in 70.
+    expect(outcomes.loaded).toBeGreaterThan(3);
     expect(outcomes.refused).toBeGreaterThan(50);
   });
 
