@@ -497,23 +497,45 @@ export class CelRules {
 
   /** Adds the violations of the schema's rules by a value (of the whole schema) to `out`, in the order of the walk. */
   public evaluate(value: unknown, out: RuleViolation[]): void {
-    if (this.plan) walk(value, this.plan, '', out);
+    if (!this.plan) return;
+    // A walk that threw (a compiled rule that disagrees, in compare mode) may have left keys behind.
+    walkDepth = 0;
+    walk(value, this.plan, out);
   }
 }
 
-/** Adds the violations of a node's rules and of those below it: its rules in order, then its items or fields (most of an object is never walked). */
-function walk(value: unknown, plan: NodePlan, at: string, out: RuleViolation[]): void {
+/**
+ * The keys from the root of the walk to the value it is at: its path is written only for a violation
+ * (as `childPath` writes it), not for every value walked, most of which have none.
+ */
+const walkKeys: Array<string | number> = [];
+/** How many of {@link walkKeys} are the path: the list itself only grows, so setting a key allocates nothing. */
+let walkDepth = 0;
+
+/** The path of the value the walk is at, as `childPath` writes it key by key from the root. */
+function walkPath(): string {
+  let at = '';
+  for (let i = 0; i < walkDepth; i++) at = childPath(at, walkKeys[i]);
+  return at;
+}
+
+/**
+ * Adds the violations of a node's rules and of those below it: its rules in order, then its items or
+ * fields (most of an object is never walked). The value's path is {@link walkKeys}.
+ */
+function walk(value: unknown, plan: NodePlan, out: RuleViolation[]): void {
   const schema = plan.schema;
   if (value === undefined || value === null || !matchesType(value, schema)) return;
   const rules = plan.rules;
   let whole: WholeSelf | undefined;
+  let at: string | undefined;
   for (let i = 0; i < rules.length; i++) {
     const nodeRule = rules[i];
     const answer = mode !== 'interpret' && nodeRule.compiled ? nodeRule.compiled(value) : undefined;
     if (answer !== undefined) {
       _celWork.compiledEvaluations++;
       if (mode !== 'compare') {
-        if (!answer) out.push(failure(nodeRule.rule, value, schema, at));
+        if (!answer) out.push(failure(nodeRule.rule, value, schema, at ??= walkPath()));
         continue;
       }
     }
@@ -524,25 +546,37 @@ function walk(value: unknown, plan: NodePlan, at: string, out: RuleViolation[]):
         error ? `with the error ${(result as Error).message}` : String(result)} on ${showJson(value)}`);
     }
     if (error) {
-      out.push({ path: at, rule: nodeRule.rule.rule, message: `Invalid value: rule ${JSON.stringify(nodeRule.rule.rule)} could not be evaluated: ${(result as Error).message}` });
+      out.push({ path: at ??= walkPath(), rule: nodeRule.rule.rule, message: `Invalid value: rule ${JSON.stringify(nodeRule.rule.rule)} could not be evaluated: ${(result as Error).message}` });
     } else if (result !== true) {
-      out.push(failure(nodeRule.rule, value, schema, at));
+      out.push(failure(nodeRule.rule, value, schema, at ??= walkPath()));
     }
   }
   if (Array.isArray(value)) {
     const items = plan.items;
     // As forEach: a hole is no item.
-    if (items) for (let i = 0; i < value.length; i++) if (i in value) walk(value[i], items, childPath(at, i), out);
+    if (items) {
+      const depth = walkDepth++;
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value)) continue;
+        walkKeys[depth] = i;
+        walk(value[i], items, out);
+      }
+      walkDepth = depth;
+    }
     return;
   }
   if (typeof value !== 'object') return;
   const object = value as Record<string, unknown>;
   const fields = plan.fields;
+  const depth = walkDepth++;
   if (!fields) {
     for (const key of Object.keys(object)) {
       const child = schema.properties?.[key] ?? schema.additionalProperties;
-      if (child && hasRules(child)) walk(object[key], planOf(child), childPath(at, key), out);
+      if (!child || !hasRules(child)) continue;
+      walkKeys[depth] = key;
+      walk(object[key], planOf(child), out);
     }
+    walkDepth = depth;
     return;
   }
   // The fields in the order of the schema, each field's violations kept apart, then put in the order of the object's keys.
@@ -553,9 +587,11 @@ function walk(value: unknown, plan: NodePlan, at: string, out: RuleViolation[]):
     // A field the object does not have as its own, enumerable, is no key of it.
     if (field === undefined || field === null || !isEnumerable(object, name)) continue;
     const start = out.length;
-    walk(field, child, childPath(at, name), out);
+    walkKeys[depth] = name;
+    walk(field, child, out);
     if (out.length > start) (found ??= []).push({ name, start, end: out.length });
   }
+  walkDepth = depth;
   if (found && found.length > 1) {
     const keys = Object.keys(object);
     const from = found[0].start;
