@@ -36,6 +36,46 @@ export interface JsonShape {
  * @returns the depth and values counted
  */
 export function shapeOf(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = FUNCTION_SHAPE_LIMITS): JsonShape {
+  if (limits.maxDepth <= FAST_MAX_DEPTH && countWithin(value, limits)) return { depth: deepest, values: counted };
+  return countInOrder(value, limits);
+}
+
+/** The deepest limit {@link countWithin} takes: it recurses once per level. */
+const FAST_MAX_DEPTH = 256;
+
+/** What the last {@link countWithin} counted: values, and the deepest level. */
+let counted = 0;
+let deepest = 0;
+
+/**
+ * Whether a value is within both limits, counted with a recursive walk that stops as soon as either
+ * is passed. Within them, every walk visits every value, in whatever order, so its counts
+ * ({@link counted}, {@link deepest}) are those of {@link countInOrder}, which visits the same values
+ * (own enumerable keys, holes as values); past a limit, which value a walk stops at depends on its
+ * order, and the caller counts again in that one's.
+ */
+function countWithin(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number }): boolean {
+  counted = 0;
+  deepest = 0;
+  return fits(value, 1, limits.maxDepth, limits.maxValues);
+}
+
+function fits(item: unknown, level: number, maxDepth: number, maxValues: number): boolean {
+  if (++counted > maxValues || level > maxDepth) return false;
+  if (level > deepest) deepest = level;
+  if (typeof item !== 'object' || item === null) return true;
+  if (Array.isArray(item)) {
+    for (let i = 0; i < item.length; i++) if (!fits(item[i], level + 1, maxDepth, maxValues)) return false;
+    return true;
+  }
+  for (const key in item) {
+    if (Object.prototype.hasOwnProperty.call(item, key) && !fits((item as { [key: string]: unknown })[key], level + 1, maxDepth, maxValues)) return false;
+  }
+  return true;
+}
+
+/** {@link shapeOf} walked in the order whose stop it gives: a stack of the values still to count, the last child first. */
+function countInOrder(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number }): JsonShape {
   let depth = 0;
   let values = 0;
   // The values still to count and their levels, side by side: a pair per value would be garbage to collect.
@@ -74,7 +114,9 @@ export function shapeOf(value: unknown, limits: { readonly maxDepth: number; rea
  * @returns the problem, or undefined when the value is within {@link FUNCTION_SHAPE_LIMITS}
  */
 export function functionShapeProblem(value: unknown): string | undefined {
-  const shape = shapeOf(value);
+  // Most values are within the limits: that needs no counts kept.
+  if (countWithin(value, FUNCTION_SHAPE_LIMITS)) return undefined;
+  const shape = countInOrder(value, FUNCTION_SHAPE_LIMITS);
   if (shape.depth > FUNCTION_SHAPE_LIMITS.maxDepth) {
     return `nests more than ${FUNCTION_SHAPE_LIMITS.maxDepth} levels deep; a ${FUNCTION_KIND} nests about 8, so this is no ${FUNCTION_KIND}: remove the nested values`;
   }
