@@ -238,6 +238,11 @@ function utf8Bytes(value: unknown): number {
   return typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0;
 }
 
+/** The UTF-16 code units of a string (0 for anything else): each takes 1 to 3 bytes in UTF-8, so `utf8Bytes(v) <= 3 * utf16Units(v)`. */
+function utf16Units(value: unknown): number {
+  return typeof value === 'string' ? value.length : 0;
+}
+
 const GIT_SSH_URL = /^((git|ssh)|(git@[\w.]+))(:(\/\/)?)([\w.@:/\-~]+)(\/)?$/;
 
 /** Whether a Git URL is one the controller accepts: the SSH forms, or an absolute URL. */
@@ -301,18 +306,21 @@ function checkEnv(env: unknown, facts: ReleaseFacts, report: RuleReport): void {
   for (const field of serverDefaultedFields(env)) {
     report.add('envServerDefaults', field.path, `Required value: ${field.cause}, and ${endlessUpdate(facts)}; give ${field.path.split('.').pop()}: ${text(field.value)}`);
   }
-  env.forEach((variable, i) => {
-    if (!isObject(variable)) return;
+  // As forEach: a hole is no variable.
+  for (let i = 0; i < env.length; i++) {
+    if (!(i in env)) continue;
+    const variable: unknown = env[i];
+    if (!isObject(variable)) continue;
     // Each path written where a violation needs it: most variables have none.
     if (typeof variable.name === 'string' && !isEnvVarName(variable.name)) {
       report.add('envName', `spec.env[${i}].name`, `Invalid value: ${text(variable.name)}: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit, be '.' or start with '..'`);
     }
     const valueFrom = variable.valueFrom;
-    if (valueFrom === undefined) return;
+    if (valueFrom === undefined) continue;
     if (typeof variable.value === 'string' && variable.value !== '') {
       report.add('envValueSource', `spec.env[${i}].valueFrom`, 'Invalid value: "": may not be specified when `value` is not empty');
     }
-    if (!isObject(valueFrom)) return;
+    if (!isObject(valueFrom)) continue;
     const sources = ENV_SOURCES.filter(s => valueFrom[s] !== undefined);
     if (sources.length !== 1) {
       report.add('envValueSource', `spec.env[${i}].valueFrom`, sources.length === 0
@@ -331,7 +339,7 @@ function checkEnv(env: unknown, facts: ReleaseFacts, report: RuleReport): void {
         report.add('objectKey', `spec.env[${i}].valueFrom.${source}.key`, `Invalid value: ${text(ref.key)}: a valid ${kind} key must consist of alphanumeric characters, '-', '_' or '.'`);
       }
     }
-  });
+  }
 }
 
 function checkSecretMounts(mounts: unknown, report: RuleReport): void {
@@ -368,19 +376,19 @@ function checkSource(source: unknown, runtime: unknown, facts: ReleaseFacts, rep
   const { inline, gitRepository } = source;
   if (isObject(inline)) {
     const { dependencies } = inline;
-    if (typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
-      && typeof dependencies === 'string' && dependencies.trim() !== '') {
+    const nodejs = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS;
+    if (nodejs && typeof dependencies === 'string' && dependencies.trim() !== '') {
       const problem = packageJsonProblem(dependencies);
       if (problem) {
         report.add('nodeDependencies', 'spec.source.inline.dependencies', `Invalid value: ${text(abbreviate(dependencies))}: Node.js dependencies must be a package.json (a JSON object): ${problem}`);
       }
     }
-    if (typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS && typeof inline.source === 'string') {
+    if (nodejs && typeof inline.source === 'string') {
       const problem = nodeHandlerProblem(inline.source);
       if (problem) report.add('nodeHandlerMain', 'spec.source.inline.source', `Invalid value: ${text(abbreviate(inline.source))}: ${problem}`);
     }
     if (facts.buildsImages) {
-      checkInlineSizeInConfigMap(inline.source, dependencies, runtime, report);
+      checkInlineSizeInConfigMap(inline.source, dependencies, nodejs, report);
     } else {
       checkInlineSizeInEnv(inline.source, dependencies, report);
     }
@@ -395,9 +403,11 @@ function checkSource(source: unknown, runtime: unknown, facts: ReleaseFacts, rep
 }
 
 /** 1.11.1: source and dependencies share the ConfigMap the controller stores them in for the build. */
-function checkInlineSizeInConfigMap(source: unknown, dependencies: unknown, runtime: unknown, report: RuleReport): void {
+function checkInlineSizeInConfigMap(source: unknown, dependencies: unknown, nodejs: boolean, report: RuleReport): void {
   // What the controller stores: blank Node.js dependencies become `{}` (and defaulting writes that).
-  const blankNodeDependencies = typeof runtime === 'string' && runtimeFamily(runtime) === RuntimeFamily.NODEJS
+  // Within the limit at 3 bytes per UTF-16 code unit, the most one takes, the bytes are within it: not counted.
+  if (3 * (utf16Units(source) + Math.max(utf16Units(dependencies), EMPTY_NODE_DEPENDENCIES.length)) <= INLINE_SOURCE_MAX_BYTES) return;
+  const blankNodeDependencies = nodejs
     && (dependencies === undefined || dependencies === null || (typeof dependencies === 'string' && dependencies.trim() === ''));
   const bytes = utf8Bytes(source) + (blankNodeDependencies ? utf8Bytes(EMPTY_NODE_DEPENDENCIES) : utf8Bytes(dependencies));
   if (bytes > INLINE_SOURCE_MAX_BYTES) {
@@ -407,6 +417,8 @@ function checkInlineSizeInConfigMap(source: unknown, dependencies: unknown, runt
 
 /** 1.13.0: source and dependencies each travel, as they are, in an environment variable of the Function's container. */
 function checkInlineSizeInEnv(source: unknown, dependencies: unknown, report: RuleReport): void {
+  // Within the limits at 3 bytes per UTF-16 code unit, the most one takes, the bytes are within them: not counted.
+  if (3 * utf16Units(source) <= INLINE_SOURCE_ENV_MAX_BYTES && 3 * utf16Units(dependencies) <= INLINE_DEPENDENCIES_ENV_MAX_BYTES) return;
   for (const [field, value, variable] of [['source', source, INLINE_SOURCE_ENV.source], ['dependencies', dependencies, INLINE_SOURCE_ENV.dependencies]] as const) {
     const bytes = utf8Bytes(value);
     const most = envValueMaxBytes(variable);
@@ -603,21 +615,22 @@ export function validateFunctionBounded(object: unknown, options: FunctionRuleOp
 export function functionWarnings(object: unknown, options: Pick<FunctionRuleOptions, 'release'> = {}): Violation[] {
   const facts = releaseFacts(options.release ?? DEFAULT_RELEASE);
   if (!isObject(object) || !isObject(object.spec)) return [];
-  const report = new RuleReport(FUNCTION_WARNINGS);
+  // Made for a warning: most Functions have none.
+  let report: RuleReport | undefined;
   const runtime = object.spec.runtime;
   const endOfLife = typeof runtime === 'string' ? facts.deprecatedRuntimes[runtime] : undefined;
   if (typeof runtime === 'string' && endOfLife && facts.runtimes.includes(runtime as never)) {
     const next = successor(runtime, facts);
-    report.add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
+    (report ??= new RuleReport(FUNCTION_WARNINGS)).add('deprecatedRuntime', 'spec.runtime', `Deprecated: ${text(runtime)} reached its end of life in ${endOfLife}; release ${facts.release} still runs it${next ? `, move to ${next}` : ''}`);
   }
   const bytes = lastAppliedBytesAbove(object, ANNOTATIONS_MAX_BYTES);
   if (bytes !== undefined) {
     const inline = isObject(object.spec.source) && isObject(object.spec.source.inline) ? object.spec.source.inline : undefined;
     const source = inline ? ` (its inline source and dependencies take ${utf8Bytes(inline.source) + utf8Bytes(inline.dependencies)})` : '';
-    report.add('clientSideApplySize', '', `Too large for client-side apply: the Function takes ${bytes} bytes as JSON${source}, and client-side `
+    (report ??= new RuleReport(FUNCTION_WARNINGS)).add('clientSideApplySize', '', `Too large for client-side apply: the Function takes ${bytes} bytes as JSON${source}, and client-side `
       + `kubectl apply copies it into the annotation ${LAST_APPLIED_ANNOTATION}, which the API server refuses above ${ANNOTATIONS_MAX_BYTES} bytes of annotations`);
   }
-  return report.violations;
+  return report ? report.violations : [];
 }
 
 /**
@@ -631,18 +644,30 @@ export function functionWarnings(object: unknown, options: Pick<FunctionRuleOpti
  */
 function lastAppliedBytesAbove(object: { [key: string]: unknown }, limit: number): number | undefined {
   // The object with the annotation left out is no larger than the object: within the limit with the key's bytes, the object fits.
-  if (jsonBytesWithin(object, limit - utf8Bytes(LAST_APPLIED_ANNOTATION) - annotationBytes(object))) return undefined;
+  if (jsonBytesWithin(object, limit - LAST_APPLIED_ANNOTATION_BYTES - annotationBytesBound(object))) return undefined;
   const bytes = lastAppliedBytes(object);
   return bytes !== undefined && bytes > limit ? bytes : undefined;
 }
 
-/** The bytes of the keys and string values of a Function's annotations, less the last-applied one. */
-function annotationBytes(object: { [key: string]: unknown }): number {
-  const metadata = isObject(object.metadata) ? object.metadata : {};
-  const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
-  let bytes = 0;
-  for (const key of Object.keys(annotations)) if (key !== LAST_APPLIED_ANNOTATION) bytes += utf8Bytes(key) + utf8Bytes(annotations[key]);
-  return bytes;
+/** The bytes of {@link LAST_APPLIED_ANNOTATION} in UTF-8. */
+const LAST_APPLIED_ANNOTATION_BYTES = Buffer.byteLength(LAST_APPLIED_ANNOTATION, 'utf8');
+
+/**
+ * At least the bytes of the keys and string values of a Function's annotations, less the last-applied
+ * one, in UTF-8: a UTF-16 code unit takes at most 3 bytes, so three times the length is a bound
+ * found without encoding them (enough for a budget: a Function of a few KiB fits whatever the bound).
+ */
+function annotationBytesBound(object: { [key: string]: unknown }): number {
+  const metadata = object.metadata;
+  if (!isObject(metadata) || !isObject(metadata.annotations)) return 0;
+  const annotations = metadata.annotations;
+  let units = 0;
+  for (const key of Object.keys(annotations)) {
+    if (key === LAST_APPLIED_ANNOTATION) continue;
+    const value = annotations[key];
+    units += key.length + (typeof value === 'string' ? value.length : 0);
+  }
+  return 3 * units;
 }
 
 /** How deep {@link jsonBytesWithin} walks before it leaves the answer to `JSON.stringify`. */
@@ -749,16 +774,18 @@ export function functionServiceClashes(objects: readonly unknown[]): FunctionSer
   });
   if (!services.length) return [];
   // The last Function of each namespace and name; the key `namespace/name` when a '/' makes two pairs one key.
+  // A '/' in a Service's namespace or name can: the key `a/b/c` is both `a`, `b/c` and `a/b`, `c`. Without one,
+  // a Service's key has one '/', so a Function whose namespace or name has one matches none by key either:
+  // pairs compare as keys do.
   const functions = new Map<string, Map<string, number>>();
-  let slashed = services.some(s => s.namespace.includes('/') || s.name.includes('/'));
+  const slashed = services.some(s => s.namespace.includes('/') || s.name.includes('/'));
   for (let index = 0; index < objects.length && !slashed; index++) {
     const o = objects[index];
     if (!isFunction(o)) continue;
-    const [namespace, name] = named(o);
-    if (namespace.includes('/') || name.includes('/')) slashed = true;
-    else if (serviceNames.get(namespace)?.has(name)) {
-      functions.set(namespace, (functions.get(namespace) ?? new Map<string, number>()).set(name, index));
-    }
+    const metadata = isObject(o.metadata) ? o.metadata : {};
+    const namespace = String(metadata.namespace);
+    const name = String(metadata.name);
+    if (serviceNames.get(namespace)?.has(name)) functions.set(namespace, (functions.get(namespace) ?? new Map<string, number>()).set(name, index));
   }
   if (slashed) {
     const byKey = new Map<string, number>();

@@ -632,3 +632,85 @@ describe('functionServiceClashes', () => {
       .toEqual([{ function: 2, service: 0 }, { function: 4, service: 3 }]);
   });
 });
+
+/**
+ * The bounds that answer the size rules without encoding (3 bytes per UTF-16 code unit at most, the
+ * annotations' bytes bounded so) against the sizes as they were found, by encoding every string and
+ * writing the object, on strings of every width around each limit.
+ */
+describe('the size rules, answered from bounds where they prove the answer', () => {
+  const KEY = 'kubectl.kubernetes.io/last-applied-configuration';
+  const bytes = (v: unknown) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0);
+  const CHARS = ['x', 'é', '€', '😀', '\ud800', '\u0001', '"', '\\'];
+  /**
+   * A string of about `target` bytes, in UTF-8 (`json` false) or as JSON writes it: a run of one
+   * character, whatever its width, and a few characters of others; or nothing.
+   */
+  const near = (target: number, json: boolean) => fc.tuple(fc.constantFrom(...CHARS), fc.integer({ min: -300, max: 300 }), fc.array(fc.constantFrom(...CHARS), { maxLength: 3 }))
+    .map(([c, delta, tail]) => c.repeat(Math.max(0, Math.floor(target / (json ? Buffer.byteLength(JSON.stringify(c)) - 2 : bytes(c))) + delta)) + tail.join(''));
+  const sizes = (sourceNear: number, dependenciesNear: number, json = false) => fc.record({
+    runtime: fc.constantFrom('nodejs22', 'python312'),
+    source: fc.oneof(near(sourceNear, json), fc.constant(undefined), fc.constant(7)),
+    dependencies: fc.oneof(near(dependenciesNear, json), fc.constantFrom('', '  ', 'x', undefined, null)),
+    annotations: fc.oneof(fc.constant(undefined), fc.dictionary(fc.constantFrom('a', 'é/b', KEY), fc.oneof(near(2000, json), fc.constant(3)), { maxKeys: 3 })),
+  });
+  const functionOf = ({ runtime, source, dependencies, annotations }: { runtime: string; source: unknown; dependencies: unknown; annotations?: object }) => {
+    const fn = validFunction() as any;
+    fn.spec.runtime = runtime;
+    fn.spec.source = { inline: { source: typeof source === 'string' ? `#${source}` : source, dependencies } };
+    if (annotations) fn.metadata.annotations = annotations;
+    return fn;
+  };
+
+  /** The inline size rule as it was: the bytes counted, then compared. */
+  function referenceSize(fn: any, release: ServerlessRelease): Array<{ path: string; message: string }> {
+    const { source, dependencies } = fn.spec.source.inline;
+    if (release === V1_11_1) {
+      const blank = fn.spec.runtime.startsWith('nodejs') && (dependencies === undefined || dependencies === null || (typeof dependencies === 'string' && dependencies.trim() === ''));
+      const total = bytes(source) + (blank ? 2 : bytes(dependencies));
+      return total > INLINE_SOURCE_MAX_BYTES ? [{ path: 'spec.source.inline', message: `Too long: source and dependencies take ${total} bytes; at most ${INLINE_SOURCE_MAX_BYTES} fit in the ConfigMap the controller stores them in` }] : [];
+    }
+    return ([['source', source, INLINE_SOURCE_ENV_MAX_BYTES], ['dependencies', dependencies, INLINE_DEPENDENCIES_ENV_MAX_BYTES]] as const)
+      .filter(([, value, most]) => bytes(value) > most).map(([field, value]) => ({ path: `spec.source.inline.${field}`, message: expect.stringContaining(`Too long: the ${field} take${field === 'source' ? 's' : ''} ${bytes(value)} bytes`) }));
+  }
+
+  /** The warning's bytes as they were found: the object written as kubectl writes it, without its own annotation. */
+  function referenceApplied(fn: any): number | undefined {
+    const annotations = fn.metadata.annotations ?? {};
+    const kept = Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== KEY));
+    const others = Object.entries(kept).reduce((sum, [k, v]) => sum + bytes(k) + bytes(v), 0);
+    const applied = { ...fn, metadata: { ...fn.metadata, ...(Object.keys(annotations).length ? { annotations: kept } : {}) } };
+    const total = others + bytes(KEY) + bytes(JSON.stringify(applied));
+    return total > ANNOTATIONS_MAX_BYTES ? total : undefined;
+  }
+
+  test.each([
+    [V1_11_1, INLINE_SOURCE_MAX_BYTES - 2, 2], [V1_11_1, INLINE_SOURCE_MAX_BYTES / 2, INLINE_SOURCE_MAX_BYTES / 2],
+    [V1_13_0, INLINE_SOURCE_ENV_MAX_BYTES, INLINE_DEPENDENCIES_ENV_MAX_BYTES],
+  ])('give the inline size violations of counting every byte (%s, source near %d bytes, dependencies near %d)', (release, source, dependencies) => {
+    let over = 0;
+    fc.assert(fc.property(sizes(source, dependencies), s => {
+      const fn = functionOf(s);
+      const found = validateFunction(fn, { release }).filter(v => v.rule === 'inlineSourceSize').map(({ path, message }) => ({ path, message }));
+      const expected = referenceSize(fn, release);
+      if (expected.length) over++;
+      expect(found).toEqual(expected);
+    }), { numRuns: 80 });
+    // Both sides of the limit were tried.
+    expect(over).toBeGreaterThan(5);
+    expect(over).toBeLessThan(75);
+  });
+
+  test('give the client-side apply warning of writing every Function', () => {
+    let over = 0;
+    fc.assert(fc.property(sizes(ANNOTATIONS_MAX_BYTES - 700, 100, true), s => {
+      const fn = functionOf(s);
+      const expected = referenceApplied(fn);
+      if (expected !== undefined) over++;
+      const found = functionWarnings(fn).filter(w => w.rule === 'clientSideApplySize');
+      expect(found.map(w => w.message.replace(/ \(its inline.*/, ''))).toEqual(expected === undefined ? [] : [`Too large for client-side apply: the Function takes ${expected} bytes as JSON`]);
+    }), { numRuns: 150 });
+    expect(over).toBeGreaterThan(5);
+    expect(over).toBeLessThan(140);
+  });
+});
