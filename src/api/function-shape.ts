@@ -36,42 +36,30 @@ export interface JsonShape {
  * @returns the depth and values counted
  */
 export function shapeOf(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number } = FUNCTION_SHAPE_LIMITS): JsonShape {
-  if (limits.maxDepth <= FAST_MAX_DEPTH && countWithin(value, limits)) return { depth: deepest, values: counted };
   return countInOrder(value, limits);
 }
 
-/** The deepest limit {@link countWithin} takes: it recurses once per level. */
-const FAST_MAX_DEPTH = 256;
-
-/** What the last {@link countWithin} counted: values, and the deepest level. */
-let counted = 0;
-let deepest = 0;
-
 /**
- * Whether a value is within both limits, counted with a recursive walk that stops as soon as either
- * is passed. Within them, every walk visits every value, in whatever order, so its counts
- * ({@link counted}, {@link deepest}) are those of {@link countInOrder}, which visits the same values
- * (own enumerable keys, holes as values); past a limit, which value a walk stops at depends on its
- * order, and the caller counts again in that one's.
+ * How many more values a value may hold within both limits once it is counted (at `depthLeft` levels
+ * above the deepest allowed), or -1 as soon as it passes either: a recursive walk, whose depth the
+ * limit bounds, with nothing kept but the count. Within the limits every walk visits every value
+ * that {@link countInOrder} visits (own enumerable keys, holes as values), so they agree on whether a
+ * value is within them; past a limit, which one a walk passes first depends on its order, which
+ * {@link countInOrder} keeps.
  */
-function countWithin(value: unknown, limits: { readonly maxDepth: number; readonly maxValues: number }): boolean {
-  counted = 0;
-  deepest = 0;
-  return fits(value, 1, limits.maxDepth, limits.maxValues);
-}
-
-function fits(item: unknown, level: number, maxDepth: number, maxValues: number): boolean {
-  if (++counted > maxValues || level > maxDepth) return false;
-  if (level > deepest) deepest = level;
-  if (typeof item !== 'object' || item === null) return true;
+function valuesLeft(item: unknown, depthLeft: number, left: number): number {
+  if (--left < 0 || depthLeft < 0) return -1;
+  if (typeof item !== 'object' || item === null) return left;
   if (Array.isArray(item)) {
-    for (let i = 0; i < item.length; i++) if (!fits(item[i], level + 1, maxDepth, maxValues)) return false;
-    return true;
+    for (let i = 0; i < item.length && left >= 0; i++) left = valuesLeft(item[i], depthLeft - 1, left);
+    return left;
   }
   for (const key in item) {
-    if (Object.prototype.hasOwnProperty.call(item, key) && !fits((item as { [key: string]: unknown })[key], level + 1, maxDepth, maxValues)) return false;
+    if (!Object.prototype.hasOwnProperty.call(item, key)) continue;
+    left = valuesLeft((item as { [key: string]: unknown })[key], depthLeft - 1, left);
+    if (left < 0) return -1;
   }
-  return true;
+  return left;
 }
 
 /** {@link shapeOf} walked in the order whose stop it gives: a stack of the values still to count, the last child first. */
@@ -115,7 +103,7 @@ function countInOrder(value: unknown, limits: { readonly maxDepth: number; reado
  */
 export function functionShapeProblem(value: unknown): string | undefined {
   // Most values are within the limits: that needs no counts kept.
-  if (countWithin(value, FUNCTION_SHAPE_LIMITS)) return undefined;
+  if (valuesLeft(value, FUNCTION_SHAPE_LIMITS.maxDepth - 1, FUNCTION_SHAPE_LIMITS.maxValues) >= 0) return undefined;
   const shape = countInOrder(value, FUNCTION_SHAPE_LIMITS);
   if (shape.depth > FUNCTION_SHAPE_LIMITS.maxDepth) {
     return `nests more than ${FUNCTION_SHAPE_LIMITS.maxDepth} levels deep; a ${FUNCTION_KIND} nests about 8, so this is no ${FUNCTION_KIND}: remove the nested values`;

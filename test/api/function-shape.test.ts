@@ -58,3 +58,34 @@ describe('shapeOf', () => {
     }
   });
 });
+
+describe('functionShapeProblem', () => {
+  /** The problem as the walk it replaced named it. */
+  const reference = (value: unknown) => {
+    const shape = referenceShapeOf(value, FUNCTION_SHAPE_LIMITS);
+    return shape.depth > FUNCTION_SHAPE_LIMITS.maxDepth ? 'depth' : shape.values > FUNCTION_SHAPE_LIMITS.maxValues ? 'values' : undefined;
+  };
+  const named = (problem: string | undefined) => (problem === undefined ? undefined : problem.startsWith('nests more than') ? 'depth' : 'values');
+  const limits = FUNCTION_SHAPE_LIMITS;
+
+  test('names what the walk it replaced named, within the limits (answered without it) and around them', () => {
+    const part = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.integer({ min: limits.maxDepth - 4, max: limits.maxDepth + 2 }).map(levels => nested(levels, 1)),
+      fc.integer({ min: limits.maxValues - 6, max: limits.maxValues + 2 }).map(n => Array.from({ length: n }, () => 0)),
+      fc.integer({ min: (limits.maxValues >> 1) - 4, max: (limits.maxValues >> 1) + 2 }).map(n => ({ a: Array.from({ length: n }, (_, i) => i), b: 'x' })),
+    );
+    fc.assert(fc.property(fc.array(part, { maxLength: 3 }), fc.boolean(), (parts, inList) => {
+      const value = inList ? parts : Object.fromEntries(parts.map((p, i) => [`k${i}`, p]));
+      expect(named(functionShapeProblem(value))).toEqual(reference(value));
+    }), { numRuns: 300 });
+  });
+
+  test('counts own enumerable values only, holes as values, within the limits and one past them', () => {
+    const wide = (n: number) => Object.assign(Object.create({ inherited: 1 }), Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))) as object;
+    // eslint-disable-next-line no-sparse-arrays
+    for (const value of [wide(limits.maxValues - 1), wide(limits.maxValues), new Array(limits.maxValues - 1), new Array(limits.maxValues), nested(limits.maxDepth - 1, 1), nested(limits.maxDepth, 1)]) {
+      expect(named(functionShapeProblem(value))).toEqual(reference(value));
+    }
+  });
+});
