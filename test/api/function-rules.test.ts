@@ -650,8 +650,9 @@ describe('the size rules, answered from bounds where they prove the answer', () 
     .map(([c, delta, tail]) => c.repeat(Math.max(0, Math.floor(target / (json ? Buffer.byteLength(JSON.stringify(c)) - 2 : bytes(c))) + delta)) + tail.join(''));
   const sizes = (sourceNear: number, dependenciesNear: number, json = false) => fc.record({
     runtime: fc.constantFrom('nodejs22', 'python312'),
-    source: fc.oneof(near(sourceNear, json), fc.constant(undefined), fc.constant(7)),
-    dependencies: fc.oneof(near(dependenciesNear, json), fc.constantFrom('', '  ', 'x', undefined, null)),
+    // Mostly near the limits, so that both sides of each are tried many times in every run.
+    source: fc.oneof({ arbitrary: near(sourceNear, json), weight: 6 }, fc.constant(undefined), fc.constant(7)),
+    dependencies: fc.oneof({ arbitrary: near(dependenciesNear, json), weight: 6 }, fc.constantFrom('', '  ', 'x', undefined, null)),
     annotations: fc.oneof(fc.constant(undefined), fc.dictionary(fc.constantFrom('a', 'é/b', KEY), fc.oneof(near(2000, json), fc.constant(3)), { maxKeys: 3 })),
   });
   const functionOf = ({ runtime, source, dependencies, annotations }: { runtime: string; source: unknown; dependencies: unknown; annotations?: object }) => {
@@ -696,9 +697,9 @@ describe('the size rules, answered from bounds where they prove the answer', () 
       if (expected.length) over++;
       expect(found).toEqual(expected);
     }), { numRuns: 80 });
-    // Both sides of the limit were tried.
+    // Both sides of the limit were tried: over it about 25 times of 80 in the half-and-half case, 35 and 50 in the others.
     expect(over).toBeGreaterThan(5);
-    expect(over).toBeLessThan(75);
+    expect(over).toBeLessThan(78);
   });
 
   test('give the client-side apply warning of writing every Function', () => {
@@ -710,7 +711,8 @@ describe('the size rules, answered from bounds where they prove the answer', () 
       const found = functionWarnings(fn).filter(w => w.rule === 'clientSideApplySize');
       expect(found.map(w => w.message.replace(/ \(its inline.*/, ''))).toEqual(expected === undefined ? [] : [`Too large for client-side apply: the Function takes ${expected} bytes as JSON`]);
     }), { numRuns: 150 });
+    // Over it about 100 times of 150.
     expect(over).toBeGreaterThan(5);
-    expect(over).toBeLessThan(140);
+    expect(over).toBeLessThan(145);
   });
 });
