@@ -698,16 +698,21 @@ function jsonBytesBound(value: unknown, depth: number, budget: number): number {
       if (value === null) return 5;
       if (depth > BOUND_DEPTH) return Infinity;
       let bound = 2;
+      // A string, the commonest value, is bounded here rather than by a call.
       if (Array.isArray(value)) {
         bound += value.length;
-        for (let i = 0; i < value.length && bound <= budget; i++) bound += jsonBytesBound(value[i], depth + 1, budget - bound);
+        for (let i = 0; i < value.length && bound <= budget; i++) {
+          const item: unknown = value[i];
+          bound += typeof item === 'string' ? 2 + 6 * item.length : jsonBytesBound(item, depth + 1, budget - bound);
+        }
         return bound;
       }
       const prototype = Object.getPrototypeOf(value);
       if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
       // Inherited keys, if any, only add to the bound.
       for (const key in value) {
-        bound += 4 + 6 * key.length + jsonBytesBound((value as { [key: string]: unknown })[key], depth + 1, budget - bound);
+        const field = (value as { [key: string]: unknown })[key];
+        bound += 4 + 6 * key.length + (typeof field === 'string' ? 2 + 6 * field.length : jsonBytesBound(field, depth + 1, budget - bound));
         if (bound > budget) return bound;
       }
       return bound;
