@@ -11,6 +11,10 @@ if (fs.existsSync(sources)) {
   require('ts-node').register({ swc: true, project: path.join(root, 'tsconfig.json') });
   cli = require(sources);
 } else {
+  // The command's modules, this package's and its dependencies' (commander, the parsers of
+  // handlers), compile from the code cache once a first run wrote it (src/_code-cache.ts), for the
+  // whole process: a command loads its modules when it first needs them.
+  require(path.join(root, 'lib', 'src', '_code-cache.js'))._compileFromCodeCache(path.join(root, 'lib', 'src', 'index.js'), { dependencies: true });
   cli = require(path.join(root, 'lib', 'src', 'cli', 'index.js'));
 }
 cli.main(process.argv);

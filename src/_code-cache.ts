@@ -149,16 +149,22 @@ function readModuleCache(file: string): Map<string, { key: string; data: Buffer 
   return modules;
 }
 
-function writeModuleCache(scripts: ReadonlyMap<string, { key: string; script: vm.Script }>): Buffer {
+/**
+ * The content of a cache file: the code of the modules this process compiled, and that read from
+ * the file of those it did not load (the construct entry and the command line load different
+ * modules of one `lib/` folder, and each keeps the other's).
+ */
+function writeModuleCache(cached: ReadonlyMap<string, { key: string; data: Buffer }>, scripts: ReadonlyMap<string, { key: string; script: vm.Script }>): Buffer {
   const index: [string, string, number, number][] = [];
   const code: Buffer[] = [];
   let offset = 0;
-  for (const [name, { key, script }] of scripts) {
-    const data = script.createCachedData();
+  const add = (name: string, key: string, data: Buffer) => {
     index.push([name, key, offset, offset + data.length]);
     code.push(data);
     offset += data.length;
-  }
+  };
+  for (const [name, { key, script }] of scripts) add(name, key, script.createCachedData());
+  for (const [name, { key, data }] of cached) if (!scripts.has(name)) add(name, key, data);
   const json = Buffer.from(JSON.stringify(index), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length);
@@ -167,18 +173,34 @@ function writeModuleCache(scripts: ReadonlyMap<string, { key: string; script: vm
 
 type Compile = (this: Module, content: string, filename: string) => unknown;
 
+/** What the path of a package's file holds. */
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+/** Options of {@link _compileFromCodeCache}. */
+export interface CompileFromCodeCacheOptions {
+  /**
+   * Compile the `.js` files of packages (in a `node_modules` folder) from the cache too, by their
+   * path: for the command line, whose process is its own, and which loads commander and the parsers of handlers.
+   *
+   * @default false
+   */
+  readonly dependencies?: boolean;
+}
+
 /**
  * Compiles the modules of this package's `lib/` folder that load from now until the returned
  * function is called with the code cache, as `v8-compile-cache` does: `Module.prototype._compile`
- * is replaced for that time, for the `.js` files of that folder only. The construct entry calls
- * it around each module it loads (see scripts/lazy-entry.ts); the cache file is read once per
- * process. Outside an installed or built package (`entry` not in `lib/src/`), it does nothing.
+ * is replaced for that time, for the `.js` files of that folder only (and with `dependencies`,
+ * those of packages). The construct entry calls it around each module it loads (see
+ * scripts/lazy-entry.ts), the command line once for its whole process (bin/kyma-serverless.js);
+ * the cache file is read once per process. Outside an installed or built package (`entry` not in
+ * `lib/src/`), it does nothing.
  *
  * @param entry the entry module's file (`__filename`)
  * @returns what stops it; a compile step that someone replaced meanwhile is left in place
  * @internal
  */
-export function _compileFromCodeCache(entry: string): () => void {
+export function _compileFromCodeCache(entry: string, options: CompileFromCodeCacheOptions = {}): () => void {
   const lib = path.dirname(path.dirname(entry));
   const folder = path.basename(lib) === 'lib' && path.basename(path.dirname(entry)) === 'src' ? cacheFolder() : undefined;
   if (!folder) return () => undefined;
@@ -187,8 +209,11 @@ export function _compileFromCodeCache(entry: string): () => void {
   const original = prototype._compile;
   const within = lib + path.sep;
   const compile: Compile = function (this: Module, content, filename) {
-    if (!filename.startsWith(within) || !filename.endsWith('.js')) return original.call(this, content, filename);
-    const name = filename.slice(within.length);
+    const own = filename.startsWith(within);
+    // A package's file by its path; one that starts with `#!` (a program's) compiles as Node.js compiles it.
+    const dependency = !own && options.dependencies === true && filename.includes(NODE_MODULES) && !content.startsWith('#!');
+    if ((!own && !dependency) || !filename.endsWith('.js')) return original.call(this, content, filename);
+    const name = own ? filename.slice(within.length) : filename;
     const key = crypto.createHash('sha1').update(content).digest('hex');
     const previous = cached.get(name);
     const cachedData = previous?.key === key ? previous.data : undefined;
@@ -197,7 +222,7 @@ export function _compileFromCodeCache(entry: string): () => void {
       _codeCacheCounts.moduleHits++;
     } else {
       _codeCacheCounts.moduleMisses++;
-      writeAtExit(cacheFile, () => writeModuleCache(compiled));
+      writeAtExit(cacheFile, () => writeModuleCache(cached, compiled));
     }
     compiled.set(name, { key, script });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;

@@ -142,6 +142,10 @@ describe('the modules of lib/ while the entry loads', () => {
     ].join('\n'));
     fs.writeFileSync(path.join(root, 'lib', 'imports', 'b.js'), 'exports.value = 21;');
     fs.writeFileSync(path.join(root, 'outside.js'), 'exports.name = "outside";');
+    fs.mkdirSync(path.join(root, 'node_modules', 'dep'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', 'dep', 'index.js'), "exports.value = require('./more').value + 1;");
+    fs.writeFileSync(path.join(root, 'node_modules', 'dep', 'more.js'), 'exports.value = 41;');
+    fs.writeFileSync(path.join(root, 'node_modules', 'dep', 'cli.js'), '#!/usr/bin/env node\nexports.value = "cli";');
     const script = `
       const Module = require('node:module');
       const path = require('node:path');
@@ -149,6 +153,11 @@ describe('the modules of lib/ while the entry loads', () => {
       const root = ${JSON.stringify(root)};
       const entry = path.join(root, 'lib', 'src', 'index.js');
       const files = [path.join(root, 'lib', 'src', 'a.js'), path.join(root, 'lib', 'imports', 'b.js'), path.join(root, 'outside.js')];
+      const dependency = ['index.js', 'more.js', 'cli.js'].map(file => path.join(root, 'node_modules', 'dep', file));
+      const loadDependency = () => {
+        for (const file of dependency) delete require.cache[file];
+        return [require(dependency[0]).value, require(dependency[2]).value];
+      };
       const load = () => {
         for (const file of files) delete require.cache[file];
         const { answer, ...rest } = require(files[0]);
@@ -195,6 +204,36 @@ describe('the modules of lib/ while the entry loads', () => {
       // A module whose content changed compiles anew, and the cache is written again.
       { result: loaded(20), counts: counts(3, 3, 1) },
       { result: null, counts: counts(3, 3, 2) },
+    ]);
+  }, 60_000);
+
+  test('compiles the files of packages from the cache too when asked, and keeps what another entry\'s load wrote', () => {
+    const results = run(`
+      let stop = _compileFromCodeCache(entry);
+      step(loadDependency());
+      stop();
+      stop = _compileFromCodeCache(entry, { dependencies: true });
+      step(loadDependency());
+      stop();
+      _saveCodeCaches();
+      // The construct entry loads the package's modules only: the cache it writes keeps the packages' files.
+      stop = _compileFromCodeCache(entry);
+      step(load());
+      stop();
+      _saveCodeCaches();
+      stop = _compileFromCodeCache(entry, { dependencies: true });
+      step([loadDependency(), load()]);
+      stop();
+      _saveCodeCaches();
+      step(null);`);
+    expect(results).toEqual([
+      // Without the option a package's files compile as usual, uncounted; with it, but for a program's file (\`#!\`).
+      { result: [42, 'cli'], counts: counts(0, 0, 0) },
+      { result: [42, 'cli'], counts: counts(0, 2, 0) },
+      { result: loaded(21), counts: counts(0, 4, 1) },
+      // Both from the cache: nothing missed, nothing written.
+      { result: [[42, 'cli'], loaded(21)], counts: counts(4, 4, 2) },
+      { result: null, counts: counts(4, 4, 2) },
     ]);
   }, 60_000);
 

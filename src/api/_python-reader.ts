@@ -67,8 +67,11 @@ const NOT = 3;
 const COMPARISON = 4;
 const BITWISE_OR = 5;
 
+/** {@link BINARY} as a map: a name's or an operator's text looked up once per token. */
+const BINARY_PRECEDENCE = new Map(Object.entries(BINARY));
+
 function token(kind: Kind, text: string, start: number, end: number, row: number): Token {
-  return { kind, text, start, end, row, prec: (kind === Kind.Op || kind === Kind.Name) && Object.prototype.hasOwnProperty.call(BINARY, text) ? BINARY[text] : 0 };
+  return { kind, text, start, end, row, prec: (kind === Kind.Op || kind === Kind.Name) ? BINARY_PRECEDENCE.get(text) ?? 0 : 0 };
 }
 
 /** The last token of every list, which the reader never steps past. */
@@ -254,8 +257,19 @@ function tokenAt(src: string, i: number, row: number, outer: number | undefined)
   return { token: token(Kind.Op, op, i, i + op.length, row), end: i + op.length, row };
 }
 
+/** The one-character operators that start no longer one (brackets, `,`, `;`, `~`), by character code. */
+const ALONE: readonly (string | undefined)[] = (() => {
+  const alone: (string | undefined)[] = [];
+  for (const op of OPERATORS_1) {
+    if (![...OPERATORS_2, ...OPERATORS_3].some(longer => longer.startsWith(op))) alone[op.charCodeAt(0)] = op;
+  }
+  return alone;
+})();
+
 /** The operator at an index, longest first; any other character is not read. */
 function operatorAt(src: string, i: number): string {
+  const alone = ALONE[src.charCodeAt(i)];
+  if (alone !== undefined) return alone;
   const three = src.slice(i, i + 3);
   if (OPERATORS_3.has(three)) return three;
   const two = three.slice(0, 2);

@@ -35,10 +35,13 @@ const TAB = 0x09;
 const SPACE = 0x20;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
+const PLUS = 0x2b;
 const DASH = 0x2d;
+const POINT = 0x2e;
 const COLON = 0x3a;
 const QUESTION_MARK = 0x3f;
 const BACKSLASH = 0x5c;
+const UNDERSCORE = 0x5f;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
@@ -288,7 +291,7 @@ class Reader {
     const text = this.text;
     const header = this.end - from;
     const chomping = header === 2 ? text.charCodeAt(from + 1) : PIPE;
-    if (header > 2 || (chomping !== PIPE && chomping !== DASH && chomping !== 0x2b)) unsupported();
+    if (header > 2 || (chomping !== PIPE && chomping !== DASH && chomping !== PLUS)) unsupported();
     this.next();
     // The first line sets the indentation: it must be the one the writer gives, with content.
     if (this.at >= this.length || this.indent() !== indent || this.end - this.at === indent) unsupported();
@@ -321,7 +324,7 @@ class Reader {
       if (chomping === DASH) return text.slice(onlyFrom, onlyTo);
       value = text.slice(onlyFrom, onlyTo);
     }
-    if (chomping === 0x2b) value += '\n'.repeat(1 + empty);
+    if (chomping === PLUS) value += '\n'.repeat(1 + empty);
     else if (chomping === PIPE) value += '\n';
     return value;
   }
@@ -345,7 +348,11 @@ class Reader {
       const length = to - from;
       // Decimal digits only, without a leading zero: js-yaml's int, `parseInt` of them, exact up to 15 digits.
       if (length <= 15 && (first !== 0x30 || length === 1) && DIGITS.test(value)) return parseInt(value, 10);
-      if (first >= 0x30 && first <= 0x39) {
+      if (first === DASH || first === PLUS) {
+        // After a sign, js-yaml's int takes a digit only and its float a digit or a point (`_` too before js-yaml 4.3): `-ec`, `-Xmx` are strings.
+        const second = text.charCodeAt(from + 1);
+        if (!(second >= 0x30 && second <= 0x39) && second !== POINT && second !== UNDERSCORE) return value;
+      } else if (first >= 0x30 && first <= 0x39) {
         // A decimal fraction (`0.1`), finite at this length: js-yaml's float, `parseFloat` of it.
         if (length <= 30 && DECIMAL.test(value)) return parseFloat(value);
         if (!INT_PREFIX.test(value) && NEITHER_INT_NOR_FLOAT.test(value)) return value;

@@ -187,7 +187,8 @@ describe('readWrittenYaml', () => {
       fc.constantFrom('0', '00', '007', '-0', '+0', '0.', '.0', '1e3', '1E+3', '.inf', '+.INF', '.NaN', 'null', 'Null', 'NULL', 'nULL', 'true',
         'True', 'TRUE', 'tRUE', 'false', 'FALSE', '~', '~~', '999999999999999', '9999999999999999', '123456789012345678901234567890', '0x', '0b',
         '0o', '0xfF', '0b102', '0o78', '1__0', '_1', '800m', '1024Mi', '0.5', '1.5Gi', '1.11.1', '0.1', '00.5', '1.', '.5', '1.2.3e4', '12e34', '1e', '1b',
-        '00b1', '0b', '6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161', '4949e5235894', '1234567890123456789012345678.9', '1_0.5'),
+        '00b1', '0b', '6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161', '4949e5235894', '1234567890123456789012345678.9', '1_0.5',
+        '-ec', '-e', '+a', '-x1', '-_1', '+_', '-.5', '+.inf', '-.e', '--1', '+-1', '-'),
     );
     let read = 0;
     fc.assert(fc.property(fc.array(scalar, { minLength: 1, maxLength: 6 }), plain => {
@@ -234,7 +235,7 @@ describe('readWrittenYaml', () => {
       asked++;
       return jsYaml;
     };
-    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  k: |\n    1.5\n'
+    const words = 'a:\n  b: nodejs22\n  c: 800m\n  d: 3\n  e: "0.5"\n  f: true\n  g: null\n  h: ~\n  i: 1024Mi\n  j: -Xmx\n  o: -ec\n  p: +b1\n  k: |\n    1.5\n'
       + '  l: 0.1\n  m: 1.11.1\n  n: 6225eb9d6470ec183f1a1a4a2a2c60557aeecbb3faba4c2ed47923e448ce5161\n';
     expectSame(readWrittenYaml(words, lazily), jsYamlRead(words));
     expect(asked).toBe(0);
