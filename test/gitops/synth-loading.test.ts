@@ -17,9 +17,11 @@ const SWC = path.join(ROOT, 'test', 'util', 'ts-node-swc.js');
 
 /**
  * What only reading Functions needs: handler parsers, and the interpreter of the CRD's CEL rules,
- * which loads from its bundle (scripts/bundle-cel.ts, written by npm run bundle), not its packages.
+ * which loads from its bundle (scripts/bundle-cel.ts, written by npm run bundle), not its packages;
+ * and js-yaml, which only reading YAML needs (the webhook's configuration file is written without it,
+ * src/webhook/_config-yaml.ts).
  */
-const ON_DEMAND = ['acorn', 'cjs-module-lexer', 'es-module-lexer', 'web-tree-sitter', '@bufbuild/cel', '@bufbuild/protobuf', 'lib/cel/cel.js'];
+const ON_DEMAND = ['js-yaml', 'acorn', 'cjs-module-lexer', 'es-module-lexer', 'web-tree-sitter', '@bufbuild/cel', '@bufbuild/protobuf', 'lib/cel/cel.js'];
 
 /** Apps synthesized one after the other in one process, each with the Functions of its TypeScript (in a FunctionNamespace `team`). */
 const APPS = {
