@@ -13,7 +13,8 @@ import { httpProbe, requireInteger, resourceRequirements, restrictedContainer, r
 import { ContainerResources } from './container-resources';
 import { BuildImages } from './images';
 import { stringifyYaml } from '../_yaml';
-import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
+import { METRICS_PORT_NAME } from './_metrics-names';
+import type { RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
 export const DEFAULT_REGISTRY_NODE_PORT = 32137;

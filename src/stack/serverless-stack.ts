@@ -18,7 +18,8 @@ import { LogLevel } from '../log-level';
 import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from './images';
-import { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
+// Types only: the monitoring modules load when a stack has monitoring (see the constructor).
+import type { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
 import { BuildModeCleanup } from './build-mode-cleanup';
@@ -411,7 +412,9 @@ export class ServerlessStack extends Chart {
     }
 
     if (monitoring) {
-      this.monitoring = new ServerlessMonitoring(this, 'Monitoring', {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { ServerlessMonitoring: Monitoring } = require('./monitoring') as typeof import('./monitoring');
+      this.monitoring = new Monitoring(this, 'Monitoring', {
         ...monitoring,
         namespace,
         controllerService: this.controller.metricsService,
