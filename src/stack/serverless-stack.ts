@@ -13,7 +13,8 @@ import { BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, FUNCTION_MIN_REQUEST, 
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
 import { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
-import { BuildlessFunctionController } from './buildless-controller';
+// Types only: the buildless release's modules load when a stack has that release (see buildlessController).
+import type { BuildlessFunctionController } from './buildless-controller';
 import { LogLevel } from '../log-level';
 import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
@@ -22,7 +23,6 @@ import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from '.
 import type { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
-import { BuildModeCleanup } from './build-mode-cleanup';
 import { _markRelease } from './release-scope';
 import { FunctionRuntimes } from './runtimes';
 import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
@@ -470,7 +470,9 @@ export class ServerlessStack extends Chart {
   private buildlessController(props: ServerlessStackProps): BuildlessFunctionController {
     const functionInit = this.images.functionInit;
     if (!functionInit) throw new Error(`Release ${this.release} has no image that clones Git repositories into Function Pods`);
-    const controller = new BuildlessFunctionController(this, 'Controller', {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BuildlessFunctionController: Controller } = require('./buildless-controller') as typeof import('./buildless-controller');
+    const controller = new Controller(this, 'Controller', {
       ...props.controller,
       namespace: this.systemNamespace,
       image: this.images.controller,
@@ -484,6 +486,8 @@ export class ServerlessStack extends Chart {
     });
     // What build mode left behind when this stack replaces a 1.11.1 one: removed in the cluster,
     // so that Argo CD and Flux users, who never run our command line, end clean too.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BuildModeCleanup } = require('./build-mode-cleanup') as typeof import('./build-mode-cleanup');
     new BuildModeCleanup(this, 'BuildModeCleanup', {
       namespace: this.systemNamespace, image: this.images.nodejs, controllerImage: this.images.controller, priorityClassName: PRIORITY_CLASS_NAME,
     });
