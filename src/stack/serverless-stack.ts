@@ -11,7 +11,7 @@ import { isDns1123Label } from '../api/names';
 import { DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, ResourcePreset, presetProblems } from '../api/presets';
 import { BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, FUNCTION_MIN_REQUEST, FUNCTION_PROFILES, FunctionProfile } from '../api/profiles';
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
-import { ReplacementOptIn } from '../policy/replacement';
+import type { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
 // Types only: the buildless release's modules load when a stack has that release (see buildlessController).
 import type { BuildlessFunctionController } from './buildless-controller';
