@@ -279,10 +279,10 @@ function isJsonData(value: unknown): boolean {
 /**
  * Runs a kind's schema check as its class's `validate()` does: with a bundled check on the object
  * itself when it is plain JSON data (its keys in the order the class puts them: `apiVersion` and
- * `kind` first), else through the class. Either throws the same error. (The bundle's kinds are
+ * `kind` first), else through the class (the bundle's, loaded only then). Either throws the same error. (The bundle's kinds are
  * those of core API groups, whose class {@link modelOf} takes from the bundle too.)
  */
-function runSchemaCheck(model: ModelClass, object: { apiVersion: string; kind: string }): void {
+function runSchemaCheck(model: ModelClass | undefined, object: { apiVersion: string; kind: string }): void {
   const check = bundledCheck(`${object.apiVersion}/${object.kind}`);
   if (check && isJsonData(object)) {
     _schemaCheckCounts.bundled++;
@@ -290,7 +290,7 @@ function runSchemaCheck(model: ModelClass, object: { apiVersion: string; kind: s
     return;
   }
   _schemaCheckCounts.model++;
-  new model(object).validate();
+  new (model ?? modelOf(object.apiVersion, object.kind)!)(object).validate();
 }
 
 function fieldPath(instancePath: string): string {
@@ -322,8 +322,9 @@ export function validateObject(object: unknown, options: ValidateObjectOptions =
   }
   const ruled = RULED_KINDS[`${o.apiVersion}/${o.kind}`];
   if (ruled) return { known: true, violations: ruled(object, options.release ?? DEFAULT_RELEASE) };
-  const model = modelOf(o.apiVersion, o.kind);
-  if (!model) return { known: false, violations: [] };
+  // A kind the bundle checks has its class there too, which only data that is not plain JSON needs (see runSchemaCheck).
+  const model = bundledCheck(`${o.apiVersion}/${o.kind}`) ? undefined : modelOf(o.apiVersion, o.kind);
+  if (!model && !bundledCheck(`${o.apiVersion}/${o.kind}`)) return { known: false, violations: [] };
   try {
     runSchemaCheck(model, o as { apiVersion: string; kind: string });
     return { known: true, violations: [] };

@@ -14,6 +14,7 @@
 import { Duration } from 'cdk8s';
 import { WEBHOOK_PATHS } from '../webhook/config';
 import { RequestResult } from '../webhook/metrics';
+import { FUNCTION_RECONCILER } from './_metrics-names';
 import { matchers, matchesOneOf, promDuration } from './_promql';
 import { AlertThresholds } from './alert-thresholds';
 
@@ -96,8 +97,7 @@ export interface AlertGroup {
 /** The least number of Functions whose builds failed before {@link ServerlessAlert.BUILD_JOBS_FAILING} fires. */
 export const BUILD_FAILURE_MIN_FUNCTIONS = 2;
 
-/** The 1.11.1 controller's reconciler of Functions: the `controller` label of its series (`Named("function-controller")` at 1.11.1). */
-export const FUNCTION_RECONCILER = 'function-controller';
+export { FUNCTION_RECONCILER };
 
 /** The admission paths of the webhook, the `path` label of its request series. */
 const ADMISSION_PATHS = [WEBHOOK_PATHS.defaulting, WEBHOOK_PATHS.validation];

@@ -11,7 +11,7 @@ import type { ResourcePreset } from '../api/presets';
 import { BUILD_MIN_REQUEST, BuildProfile, FUNCTION_MIN_REQUEST, FunctionProfile } from '../api/profiles';
 import { PACKAGE_REGISTRY_CONFIG_SECRET } from '../api/runtime-contract';
 import { DEFAULT_PUBLISHER_PROXY_ADDRESS } from '../api/subscription-schema';
-import { FUNCTION_RECONCILER } from './_monitoring-rules';
+import { FUNCTION_RECONCILER } from './_metrics-names';
 import { clusterScoped, httpProbe, resourceRequirements, restrictedContainer, restrictedPod } from './_util';
 import { ContainerResources } from './container-resources';
 

@@ -7,6 +7,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type * as prometheusOperator from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { isDns1123Label, isLabelValue, qualifiedNameProblems } from '../api/names';
+import { METRICS_PORT_NAME } from './_metrics-names';
 import { dashboardFileName, dashboardJson } from './_monitoring-dashboard';
 import { MonitoringScope, ServerlessAlert, alertGroups, runbookReference, runbookUrl } from './_monitoring-rules';
 import { AlertThresholds } from './alert-thresholds';
@@ -18,8 +19,7 @@ export { AlertSeverity, ServerlessAlert } from './_monitoring-rules';
 /** The label (and value) Grafana's dashboard sidecar finds dashboards by, in kube-prometheus-stack's default configuration. */
 export const GRAFANA_DASHBOARD_LABEL = { key: 'grafana_dashboard', value: '1' } as const;
 
-/** The name of the port the stack's workloads serve Prometheus metrics on. */
-export const METRICS_PORT_NAME = 'http-metrics';
+export { METRICS_PORT_NAME };
 
 /** The alerts, and their thresholds where they are a matter of taste. */
 export interface MonitoringAlertOptions {

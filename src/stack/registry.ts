@@ -7,13 +7,15 @@ import { Construct } from 'constructs';
 import { FUNCTION_CONTROLLER, FunctionChildLabel } from '../api/function-status';
 import { isDns1123Subdomain } from '../api/names';
 import { PolicyRuleId, policyExceptions } from '../policy/policy';
-import { ReplacementOptIn, allowReplacement } from '../policy/replacement';
+// Its type only: the module loads when a stack opts in to replacing its storage (see _bind).
+import type { ReplacementOptIn } from '../policy/replacement';
 import { REGISTRY_CREDENTIALS_SCRIPT } from './_registry-credentials-script';
 import { httpProbe, requireInteger, resourceRequirements, restrictedContainer, restrictedPod, scriptJobTemplate, shortHash } from './_util';
 import { ContainerResources } from './container-resources';
 import { BuildImages } from './images';
 import { stringifyYaml } from '../_yaml';
-import { METRICS_PORT_NAME, RegistryMetricsTarget } from './monitoring';
+import { METRICS_PORT_NAME } from './_metrics-names';
+import type { RegistryMetricsTarget } from './monitoring';
 
 /** The NodePort kubelets pull Function images from, unless `Registry.internal({ nodePort })` says otherwise (upstream's). */
 export const DEFAULT_REGISTRY_NODE_PORT = 32137;
@@ -276,7 +278,8 @@ class InternalRegistry extends Construct {
         storageClassName: props.storageClassName,
       },
     });
-    if (props.replaceStorage) allowReplacement(pvc);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (props.replaceStorage) (require('../policy/replacement') as typeof import('../policy/replacement')).allowReplacement(pvc);
 
     const resources = props.resources ?? {
       requestCpu: Cpu.millis(10), requestMemory: Size.mebibytes(300), limitCpu: Cpu.millis(400), limitMemory: Size.mebibytes(800),

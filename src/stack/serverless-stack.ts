@@ -11,17 +11,18 @@ import { isDns1123Label } from '../api/names';
 import { DEFAULT_BUILD_PRESETS, DEFAULT_FUNCTION_PRESETS, ResourcePreset, presetProblems } from '../api/presets';
 import { BUILD_MIN_REQUEST, BUILD_PROFILES, BuildProfile, FUNCTION_MIN_REQUEST, FUNCTION_PROFILES, FunctionProfile } from '../api/profiles';
 import { DEFAULT_RELEASE, ServerlessRelease, releaseFacts } from '../api/release';
-import { ReplacementOptIn } from '../policy/replacement';
+import type { ReplacementOptIn } from '../policy/replacement';
 import { clusterScoped, requireInteger } from './_util';
-import { BuildlessFunctionController } from './buildless-controller';
+// Types only: the buildless release's modules load when a stack has that release (see buildlessController).
+import type { BuildlessFunctionController } from './buildless-controller';
 import { LogLevel } from '../log-level';
 import { FunctionController, FunctionControllerOptions, IFunctionController, LogFormat } from './controller';
 import { ExposureGateway, StackExposureOptions, exposureProblems } from './exposure';
 import { ResolvedImages, ServerlessImages, _buildImages, resolveImages } from './images';
-import { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
+// Types only: the monitoring modules load when a stack has monitoring (see the constructor).
+import type { MonitoringOptions, RegistryMetricsTarget, ServerlessMonitoring } from './monitoring';
 import { ServerlessNetworkPolicies } from './network-policies';
 import { REGISTRY_STORAGE_REPLACEMENT, Registry } from './registry';
-import { BuildModeCleanup } from './build-mode-cleanup';
 import { _markRelease } from './release-scope';
 import { FunctionRuntimes } from './runtimes';
 import { AdmissionWebhook, AdmissionWebhookOptions } from './webhook';
@@ -411,7 +412,9 @@ export class ServerlessStack extends Chart {
     }
 
     if (monitoring) {
-      this.monitoring = new ServerlessMonitoring(this, 'Monitoring', {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { ServerlessMonitoring: Monitoring } = require('./monitoring') as typeof import('./monitoring');
+      this.monitoring = new Monitoring(this, 'Monitoring', {
         ...monitoring,
         namespace,
         controllerService: this.controller.metricsService,
@@ -467,7 +470,9 @@ export class ServerlessStack extends Chart {
   private buildlessController(props: ServerlessStackProps): BuildlessFunctionController {
     const functionInit = this.images.functionInit;
     if (!functionInit) throw new Error(`Release ${this.release} has no image that clones Git repositories into Function Pods`);
-    const controller = new BuildlessFunctionController(this, 'Controller', {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BuildlessFunctionController: Controller } = require('./buildless-controller') as typeof import('./buildless-controller');
+    const controller = new Controller(this, 'Controller', {
       ...props.controller,
       namespace: this.systemNamespace,
       image: this.images.controller,
@@ -481,6 +486,8 @@ export class ServerlessStack extends Chart {
     });
     // What build mode left behind when this stack replaces a 1.11.1 one: removed in the cluster,
     // so that Argo CD and Flux users, who never run our command line, end clean too.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BuildModeCleanup } = require('./build-mode-cleanup') as typeof import('./build-mode-cleanup');
     new BuildModeCleanup(this, 'BuildModeCleanup', {
       namespace: this.systemNamespace, image: this.images.nodejs, controllerImage: this.images.controller, priorityClassName: PRIORITY_CLASS_NAME,
     });

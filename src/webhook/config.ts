@@ -2,17 +2,18 @@
  * The admission webhook's configuration file: what the stack mounts, and what
  * `kyma-serverless webhook serve --config <file>` reads.
  *
- * This module is light on purpose (js-yaml and ajv only): the stack renders the file from the same
- * types the server parses it into, so the two cannot drift apart.
+ * This module is light on purpose (js-yaml and ajv only, each loaded when first needed): the stack
+ * renders the file from the same types the server parses it into, so the two cannot drift apart.
  */
 import * as fs from 'node:fs';
 import type { ErrorObject } from 'ajv';
-import { dump, load } from 'js-yaml';
+import type * as JsYaml from 'js-yaml';
 import { DEFAULT_FUNCTION_DEFAULTS, FunctionDefaults } from '../api/function-defaults';
 import { FUNCTION_GROUP } from '../api/function-schema';
 import { BUILD_PROFILES, FUNCTION_PROFILES } from '../api/profiles';
 import { RELEASES, ServerlessRelease } from '../api/release';
 import type { SchemaCheck } from '../api/validator';
+import { plainYamlOf } from './_config-yaml';
 
 /** The HTTP paths of the two admission endpoints (upstream's, which the webhook configurations point to). */
 export const WEBHOOK_PATHS = {
@@ -194,7 +195,7 @@ export function resolveWebhookConfig(file: WebhookConfigFile = {}): WebhookConfi
 export function parseWebhookConfig(text: string, source = 'webhook configuration'): WebhookConfig {
   let data: unknown;
   try {
-    data = load(text) ?? {};
+    data = jsYaml().load(text) ?? {};
   } catch (e) {
     throw new Error(`${source} is not valid YAML: ${(e as Error).message}`);
   }
@@ -231,5 +232,11 @@ export function loadWebhookConfig(file: string): WebhookConfig {
  * @returns YAML text, keys in a fixed order
  */
 export function renderWebhookConfig(config: WebhookConfig): string {
-  return dump(config, { sortKeys: true, lineWidth: -1, skipInvalid: true });
+  return plainYamlOf(config) ?? jsYaml().dump(config, { sortKeys: true, lineWidth: -1, skipInvalid: true });
+}
+
+/** js-yaml, loaded when a file is read or a configuration holds what only it writes (see ./_config-yaml.ts). */
+function jsYaml(): typeof JsYaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('js-yaml') as typeof JsYaml;
 }

@@ -70,11 +70,14 @@ describe('the lazy construct entry', () => {
       const { atLoad, forStack, all, sameNames, sameValues } = JSON.parse(result.stdout);
       expect(atLoad).toEqual(['_code-cache.ts']);
       // The stack, a namespace and the app's synth load none of the modules of Functions, exposure, KEDA, traffic, Argo CD or Flux,
-      // nor the Function API's index, the rules of Functions, APIRules and Subscriptions, the handler checks and their parser, or a reader of YAML files.
+      // nor the Function API's index, the rules of Functions, APIRules and Subscriptions, the handler checks and their parser, a reader of YAML files,
+      // monitoring (its objects, rules, dashboard and the webhook's metric names: src/stack/_metrics-names.ts), the buildless release's controller and cleanup, or the opt-in to replacing objects.
       const unused = ['function/kyma-function.ts', 'function/function-folder.ts', 'function/keda.ts', 'function/traffic.ts', 'function/subscription.ts',
         'function/endpoint.ts', 'exposure/exposure.ts', 'exposure/endpoint-auth.ts', 'gitops/argo-cd.ts', 'gitops/flux.ts', 'gitops/health.ts',
         'api/index.ts', 'api/function-rules.ts', 'api/validator.ts', 'api/handler-code.ts', 'api/_python-parser.ts', 'api/apirule-rules.ts',
-        'api/subscription-rules.ts', 'api/function-changes.ts', 'policy/_manifest-files.ts'];
+        'api/subscription-rules.ts', 'api/function-changes.ts', 'policy/_manifest-files.ts',
+        'stack/monitoring.ts', 'stack/_monitoring-rules.ts', 'stack/_monitoring-dashboard.ts', 'stack/_promql.ts', 'webhook/metrics.ts',
+        'stack/buildless-controller.ts', 'stack/build-mode-cleanup.ts', 'stack/_build-mode-cleanup-script.ts', 'policy/replacement.ts'];
       expect(forStack.filter((f: string) => unused.includes(f))).toEqual([]);
       expect(forStack.length).toBeLessThan(all);
       expect(sameNames).toBe(true);
