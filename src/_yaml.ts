@@ -133,6 +133,15 @@ function quoted(value: string, place: Place): string {
 }
 
 function literalBlock(text: string, place: Place): string {
+  // One line and its line break, with no whitespace at either end: what the steps below make of it.
+  const last = text.length - 1;
+  if (last > 0 && text.indexOf('\n') === last) {
+    const first = text.charCodeAt(0);
+    const beforeEnd = text.charCodeAt(last - 1);
+    if (first !== 32 && beforeEnd !== 32 && beforeEnd !== 9) {
+      return `|\n${place.indent || (DOCUMENT_MARKER.test(text) ? INDENT_STEP : '')}${text.slice(0, last)}`;
+    }
+  }
   // A block cannot end in whitespace after its last line break.
   if (/\n[\t ]+$/.test(text)) return quoted(text, place);
   const indent = place.indent || (DOCUMENT_MARKER.test(text) ? INDENT_STEP : '');

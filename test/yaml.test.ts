@@ -43,6 +43,13 @@ describe('stringifyYamlDocuments', () => {
     }), { numRuns: 3000 });
   });
 
+  test('writes a line and its line break as cdk8s does, at every depth, whatever its ends (the one-line block the writer makes first)', () => {
+    const line = fc.array(fc.constantFrom(...PIECES.filter(p => !p.includes('\n'))), { minLength: 1, maxLength: 6 }).map(pieces => `${pieces.join('')}\n`);
+    fc.assert(fc.property(line, s => {
+      for (const doc of [{ [s]: s }, [s], { a: { b: [s, { c: s }] } }, [[s, [s]]]]) expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
+    }), { numRuns: 3000 });
+  });
+
   test('writes an undefined document as an empty line, as cdk8s does', () => {
     expect(stringifyYamlDocuments([undefined, { a: 1 }, undefined])).toBe(Yaml.stringify(undefined, { a: 1 }, undefined));
   });
