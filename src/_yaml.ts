@@ -174,8 +174,23 @@ function literalBlock(text: string, place: Place): string {
   return `|${header}\n${indent}${start}${value.replace(/\n+/g, `$&${indent}`)}${end}`;
 }
 
+/** Whether a string is a whole number in decimal digits, with `-` or not: YAML 1.1 reads it as an integer, so it is written in double quotes. */
+function isDecimal(value: string): boolean {
+  const length = value.length;
+  if (length === 0 || length > 20) return false;
+  let i = value.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === length) return false;
+  for (; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
 function scalarString(value: string, place: Place): string {
   if (SURELY_PLAIN.test(value)) return value;
+  // What the rules below give such a string (ANY_NOT_A_STRING, then doubleQuoted, which escapes nothing in it).
+  if (isDecimal(value)) return `"${value}"`;
   if (NEEDS_ESCAPES.test(value)) return doubleQuoted(value, place);
   const multiline = value.includes('\n');
   if (place.key && multiline) return quoted(value, place);
