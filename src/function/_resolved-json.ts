@@ -228,19 +228,23 @@ export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   return resolvedJson(data, true);
 }
 
+/** The fields metadataJson sets over the additional attributes. */
+const RENDERED_FIELDS: ReadonlySet<string> = new Set(['name', 'namespace', 'annotations', 'finalizers', 'ownerReferences', 'labels']);
+
 /** The answer of {@link usualMetadataJson} for metadata it leaves to the general way. */
 const NOT_USUAL: unique symbol = Symbol('not usual');
 
 /**
  * What {@link metadataJson} gives of the usual metadata, without building its data and walking it
- * with resolvedJson: no other attributes, no finalizers and owners (empty plain lists), a name and
- * a namespace that are strings (or absent), and labels and annotations that are maps of strings.
+ * with resolvedJson: no attributes but those the fields replace, no finalizers and owners (empty
+ * plain lists), a name and a namespace that are strings (or absent), and labels and annotations that are maps of strings.
  * The same checks as resolvedJson's on each, in the same key order: `{ annotations, labels, name,
  * namespace }`, each dropped when empty or absent. {@link NOT_USUAL} for anything else.
  */
 function usualMetadataJson(fields: MetadataFields): unknown {
   const { name, namespace, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
-  for (const _key in additional as object) return NOT_USUAL;
+  // cdk8s keeps the fields it was given among the attributes too (name, namespace, labels): the fields below replace them.
+  for (const key of Object.keys(additional as object)) if (!RENDERED_FIELDS.has(key)) return NOT_USUAL;
   if (!isEmptyPlainList(finalizers) || !isEmptyPlainList(ownerReferences)) return NOT_USUAL;
   if ((name !== undefined && name !== null && typeof name !== 'string') || (namespace !== undefined && namespace !== null && typeof namespace !== 'string')) {
     return NOT_USUAL;

@@ -211,8 +211,8 @@ describe('metadataJson', () => {
       namespace: fc.option(text, { nil: undefined }),
       labels: fc.option(fc.dictionary(key, text, { maxKeys: 4, noNullPrototype: true }), { nil: undefined }),
       annotations: fc.option(fc.dictionary(key, text, { maxKeys: 4, noNullPrototype: true }), { nil: undefined }),
-      finalizers: fc.constantFrom(undefined, []),
-      ownerReferences: fc.constantFrom(undefined, []),
+      finalizers: fc.boolean().map(empty => (empty ? [] as string[] : undefined)),
+      ownerReferences: fc.boolean().map(empty => (empty ? [] : undefined)),
     }, { requiredKeys: [] });
     fc.assert(fc.property(usual, fc.array(fc.tuple(key, text), { maxLength: 2 }), (fields, added) => {
       const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: fields });
