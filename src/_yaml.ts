@@ -133,6 +133,15 @@ function quoted(value: string, place: Place): string {
 }
 
 function literalBlock(text: string, place: Place): string {
+  // One line and its line break, with no whitespace at either end: what the steps below make of it.
+  const last = text.length - 1;
+  if (last > 0 && text.indexOf('\n') === last) {
+    const first = text.charCodeAt(0);
+    const beforeEnd = text.charCodeAt(last - 1);
+    if (first !== 32 && beforeEnd !== 32 && beforeEnd !== 9) {
+      return `|\n${place.indent || (DOCUMENT_MARKER.test(text) ? INDENT_STEP : '')}${text.slice(0, last)}`;
+    }
+  }
   // A block cannot end in whitespace after its last line break.
   if (/\n[\t ]+$/.test(text)) return quoted(text, place);
   const indent = place.indent || (DOCUMENT_MARKER.test(text) ? INDENT_STEP : '');
@@ -165,8 +174,23 @@ function literalBlock(text: string, place: Place): string {
   return `|${header}\n${indent}${start}${value.replace(/\n+/g, `$&${indent}`)}${end}`;
 }
 
+/** Whether a string is a whole number in decimal digits, with `-` or not: YAML 1.1 reads it as an integer, so it is written in double quotes. */
+function isDecimal(value: string): boolean {
+  const length = value.length;
+  if (length === 0 || length > 20) return false;
+  let i = value.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === length) return false;
+  for (; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
 function scalarString(value: string, place: Place): string {
   if (SURELY_PLAIN.test(value)) return value;
+  // What the rules below give such a string (ANY_NOT_A_STRING, then doubleQuoted, which escapes nothing in it).
+  if (isDecimal(value)) return `"${value}"`;
   if (NEEDS_ESCAPES.test(value)) return doubleQuoted(value, place);
   const multiline = value.includes('\n');
   if (place.key && multiline) return quoted(value, place);

@@ -43,6 +43,20 @@ describe('stringifyYamlDocuments', () => {
     }), { numRuns: 3000 });
   });
 
+  test('writes a line and its line break as cdk8s does, at every depth, whatever its ends (the one-line block the writer makes first)', () => {
+    const line = fc.array(fc.constantFrom(...PIECES.filter(p => !p.includes('\n'))), { minLength: 1, maxLength: 6 }).map(pieces => `${pieces.join('')}\n`);
+    fc.assert(fc.property(line, s => {
+      for (const doc of [{ [s]: s }, [s], { a: { b: [s, { c: s }] } }, [[s, [s]]]]) expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
+    }), { numRuns: 3000 });
+  });
+
+  test('writes whole numbers in decimal digits as cdk8s does, as keys and values (the quoted numbers the writer makes first)', () => {
+    const digits = fc.tuple(fc.constantFrom('', '-', '+', '--', '-_'), fc.stringMatching(/^[0-9_]{0,25}$/)).map(([sign, d]) => sign + d);
+    fc.assert(fc.property(digits, s => {
+      for (const doc of [{ [s]: s }, [s], { a: { [s]: [s, { b: s }] } }]) expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
+    }), { numRuns: 3000 });
+  });
+
   test('writes an undefined document as an empty line, as cdk8s does', () => {
     expect(stringifyYamlDocuments([undefined, { a: 1 }, undefined])).toBe(Yaml.stringify(undefined, { a: 1 }, undefined));
   });

@@ -216,6 +216,8 @@ export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   if (!isPlainMap(labels) || !isPlainMap(annotations) || !isPlainMap(additional) || !Array.isArray(finalizers) || !Array.isArray(ownerReferences)) {
     return UNRESOLVED;
   }
+  const usual = usualMetadataJson(fields);
+  if (usual !== NOT_USUAL) return usual;
   // Copied key by key: the attributes are a map cdk8s deleted a key from, which V8 spreads slowly.
   const data: { [key: string]: unknown } = {};
   for (const key of Object.keys(additional)) {
@@ -224,6 +226,68 @@ export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   }
   Object.assign(data, { name: fields.name, namespace: fields.namespace, annotations, finalizers, ownerReferences, labels });
   return resolvedJson(data, true);
+}
+
+/** The fields metadataJson sets over the additional attributes. */
+const RENDERED_FIELDS: ReadonlySet<string> = new Set(['name', 'namespace', 'annotations', 'finalizers', 'ownerReferences', 'labels']);
+
+/** The answer of {@link usualMetadataJson} for metadata it leaves to the general way. */
+const NOT_USUAL: unique symbol = Symbol('not usual');
+
+/**
+ * What {@link metadataJson} gives of the usual metadata, without building its data and walking it
+ * with resolvedJson: no attributes but those the fields replace, no finalizers and owners (empty
+ * plain lists), a name and a namespace that are strings (or absent), and labels and annotations that are maps of strings.
+ * The same checks as resolvedJson's on each, in the same key order: `{ annotations, labels, name,
+ * namespace }`, each dropped when empty or absent. {@link NOT_USUAL} for anything else.
+ */
+function usualMetadataJson(fields: MetadataFields): unknown {
+  const { name, namespace, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
+  // cdk8s keeps the fields it was given among the attributes too (name, namespace, labels): the fields below replace them.
+  for (const key of Object.keys(additional as object)) if (!RENDERED_FIELDS.has(key)) return NOT_USUAL;
+  if (!isEmptyPlainList(finalizers) || !isEmptyPlainList(ownerReferences)) return NOT_USUAL;
+  if ((name !== undefined && name !== null && typeof name !== 'string') || (namespace !== undefined && namespace !== null && typeof namespace !== 'string')) {
+    return NOT_USUAL;
+  }
+  const annotations = stringMapJson(fields.annotations);
+  if (annotations === NOT_USUAL) return NOT_USUAL;
+  const labels = stringMapJson(fields.labels);
+  if (labels === NOT_USUAL) return NOT_USUAL;
+  const json: { [key: string]: unknown } = {};
+  let kept = 0;
+  if (annotations !== undefined) json.annotations = annotations, kept++;
+  if (labels !== undefined) json.labels = labels, kept++;
+  if (typeof name === 'string') json.name = name, kept++;
+  if (typeof namespace === 'string') json.namespace = namespace, kept++;
+  return kept ? json : undefined;
+}
+
+/** Whether resolvedJson, dropping empty lists, drops a value as an empty list: an Array of this realm, without `value` or `resolve()`. */
+function isEmptyPlainList(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length || value instanceof Lazy) return false;
+  return typeof (value as { readonly resolve?: unknown }).resolve !== 'function' && isPlainList(value);
+}
+
+/**
+ * `resolvedJson(map, true)` of a plain map whose values are all strings (the map with its keys
+ * sorted, or `undefined` when it has none); {@link NOT_USUAL} for any other value.
+ */
+function stringMapJson(value: unknown): { [key: string]: string } | undefined | typeof NOT_USUAL {
+  if (typeof value !== 'object' || value === null || value instanceof Lazy || Array.isArray(value)) return NOT_USUAL;
+  const map = value as { readonly [key: string]: unknown };
+  if (typeof map.resolve === 'function' || Object.prototype.hasOwnProperty.call(map, 'constructor') || map.constructor !== Object
+    || Object.getPrototypeOf(map) !== Object.prototype) {
+    return NOT_USUAL;
+  }
+  const keys = sortedKeys(map);
+  if (!keys.length) return undefined;
+  const result: { [key: string]: string } = {};
+  for (const key of keys) {
+    const item = map[key];
+    if (key === '__proto__' || typeof item !== 'string') return NOT_USUAL;
+    result[key] = item;
+  }
+  return result;
 }
 
 function isPlainMap(value: unknown): value is object {

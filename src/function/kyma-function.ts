@@ -800,6 +800,9 @@ export class KymaFunction extends Construct implements IExposable {
    * Subscriptions, policies, autoscaler, ScaledObject), for {@link OBJECT_KINDS_ANNOTATION}.
    */
   private objectKinds(): string | undefined {
+    // Most Functions hold nothing but their object, which has no children: nothing to look for.
+    const children = this.node.children;
+    if (children.length === 1 && children[0] === this.apiObject && !this.apiObject.node.children.length) return undefined;
     const kinds: string[] = [];
     for (const c of this.node.findAll()) {
       if (c !== this.apiObject && ApiObject.isApiObject(c) && c.metadata.getLabel(FUNCTION_LABEL) === this.name) kinds.push(groupKindOf(c.apiVersion, c.kind));

@@ -56,14 +56,17 @@ function stageOf(file: StagedFile, object: StagedFile['objects'][number]): FluxS
  */
 export function fluxStageKustomizations(files: readonly StagedFile[]): Map<FluxStage, string> {
   const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  // The stage of each object, found once (every stage below looks at every object).
+  const stages = new Map(sorted.map(f => [f, f.objects.map(o => stageOf(f, o))]));
   const result = new Map<FluxStage, string>();
   for (const stage of FLUX_STAGES) {
-    const taken = sorted.filter(f => f.objects.some(o => stageOf(f, o) === stage));
+    const taken = sorted.filter(f => stages.get(f)!.includes(stage));
     const dropped = new Map<string, { apiVersion: string; kind: string }>();
     for (const file of taken) {
-      for (const object of file.objects) {
-        if (stageOf(file, object) !== stage) dropped.set(`${groupOf(object.apiVersion)}/${object.kind}`, { apiVersion: object.apiVersion, kind: object.kind });
-      }
+      const ofObjects = stages.get(file)!;
+      file.objects.forEach((object, i) => {
+        if (ofObjects[i] !== stage) dropped.set(`${groupOf(object.apiVersion)}/${object.kind}`, { apiVersion: object.apiVersion, kind: object.kind });
+      });
     }
     const patches = [...dropped.keys()].sort().map(key => {
       const { apiVersion, kind } = dropped.get(key)!;

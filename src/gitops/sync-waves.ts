@@ -64,7 +64,27 @@ const SCALER_KINDS = new Set(['keda.sh/ScaledObject', 'autoscaling/HorizontalPod
 /** An object's type, as a manifest or an ApiObject gives it. */
 type Typed = { readonly apiVersion: string; readonly kind: string };
 
-const groupKind = (object: Typed) => `${object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''}/${object.kind}`;
+/** The group and kind of each apiVersion and kind met, as {@link groupKind} gives them (one each per kind an app writes). */
+const groupKinds = new Map<string, Map<string, string>>();
+/** The most apiVersions {@link groupKinds} keeps before it starts again empty (`validate` reads whatever a folder holds). */
+const MAX_GROUP_KINDS = 1000;
+
+/** `group/kind` of an object (`/kind` for the core group), found once per apiVersion and kind. */
+function groupKind(object: Typed): string {
+  const { apiVersion, kind } = object;
+  let byKind = groupKinds.get(apiVersion);
+  let written = byKind?.get(kind);
+  if (written !== undefined) return written;
+  written = `${apiVersion.includes('/') ? apiVersion.split('/')[0] : ''}/${kind}`;
+  if (typeof apiVersion === 'string' && typeof kind === 'string') {
+    if (!byKind) {
+      if (groupKinds.size >= MAX_GROUP_KINDS) groupKinds.clear();
+      groupKinds.set(apiVersion, byKind = new Map());
+    }
+    if (byKind.size < MAX_GROUP_KINDS) byKind.set(kind, written);
+  }
+  return written;
+}
 
 function isFunction(object: Typed): boolean {
   return object.apiVersion === FUNCTION_API_VERSION && object.kind === FUNCTION_KIND;
@@ -73,8 +93,10 @@ function isFunction(object: Typed): boolean {
 /** The sync wave of an object (an ApiObject, or a manifest read back: `kyma-serverless apply --prune` deletes in reverse wave order). */
 export function syncWaveOf(object: Typed): SyncWave {
   if (FOUNDATION_KINDS.has(object.kind)) return SyncWave.FOUNDATION;
-  if (isFunction(object) || ROUTE_KINDS.has(groupKind(object))) return SyncWave.FUNCTIONS;
-  if (SCALER_KINDS.has(groupKind(object))) return SyncWave.ROUTES;
+  if (isFunction(object)) return SyncWave.FUNCTIONS;
+  const kind = groupKind(object);
+  if (ROUTE_KINDS.has(kind)) return SyncWave.FUNCTIONS;
+  if (SCALER_KINDS.has(kind)) return SyncWave.ROUTES;
   return SyncWave.SYSTEM;
 }
 
@@ -84,7 +106,8 @@ export function syncWaveOf(object: Typed): SyncWave {
  * of most come from a module the cluster may lack.
  */
 export function reachesFunctions(object: Typed): boolean {
-  return ROUTE_KINDS.has(groupKind(object)) || SCALER_KINDS.has(groupKind(object));
+  const kind = groupKind(object);
+  return ROUTE_KINDS.has(kind) || SCALER_KINDS.has(kind);
 }
 
 /** The Argo CD sync options an object needs, if any. */

@@ -205,6 +205,27 @@ describe('metadataJson', () => {
     }), { numRuns: 500 });
   });
 
+  test('gives what cdk8s\'s metadata.toJson gives for the usual metadata: names, and labels and annotations of strings (the shortcut it takes)', () => {
+    const usual = fc.record({
+      name: fc.option(text, { nil: undefined }),
+      namespace: fc.option(text, { nil: undefined }),
+      labels: fc.option(fc.dictionary(key, text, { maxKeys: 4, noNullPrototype: true }), { nil: undefined }),
+      annotations: fc.option(fc.dictionary(key, text, { maxKeys: 4, noNullPrototype: true }), { nil: undefined }),
+      finalizers: fc.boolean().map(empty => (empty ? [] as string[] : undefined)),
+      ownerReferences: fc.boolean().map(empty => (empty ? [] : undefined)),
+    }, { requiredKeys: [] });
+    fc.assert(fc.property(usual, fc.array(fc.tuple(key, text), { maxLength: 2 }), (fields, added) => {
+      const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: fields });
+      for (const [k, v] of added) {
+        object.metadata.addLabel(k, v);
+        object.metadata.addAnnotation(`a.example.com/${k}`, v);
+      }
+      const ours = metadataJson(object.metadata);
+      expect(ours).toStrictEqual(object.metadata.toJson());
+      expect(JSON.stringify(ours)).toBe(JSON.stringify(object.metadata.toJson()));
+    }), { numRuns: 1000 });
+  });
+
   test('leaves to cdk8s a metadata with a field of its own that this module does not know', () => {
     const object = new ApiObject(Testing.chart(), 'Object', { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'thing' } });
     Object.assign(object.metadata, { generatedName: 'other' });
