@@ -170,7 +170,7 @@ class Reader {
     while (!this.at('eof')) this.statement(true, true);
     const top = this.scopes[0].names;
     for (const local of this.exportedLocals) if (!top.has(local)) unsure();
-    return { imports: this.imports, commonJsNames: [...this.uses] };
+    return { imports: this.imports, commonJsNames: this.uses.size ? [...this.uses] : [] };
   }
 
   // ---- tokens ----
