@@ -1264,13 +1264,7 @@ class Reader {
         return Kind.Other;
       case 'function':
         this.next();
-        if (this.at('*')) unsure();
-        if (this.at('name')) {
-          this.checkBinding(this.value!);
-          this.next();
-        }
-        this.functionRest(false);
-        return Kind.Other;
+        return this.functionExpression(false);
       case 'new':
         return this.newExpression();
       case 'import':
@@ -1281,13 +1275,7 @@ class Reader {
         if (ahead.type === 'name' && ahead.value === 'function') {
           this.next();
           this.next();
-          if (this.at('*')) unsure();
-          if (this.at('name')) {
-            this.checkBinding(this.value!);
-            this.next();
-          }
-          this.functionRest(true);
-          return Kind.Other;
+          return this.functionExpression(true);
         }
         if (!arrowOk) unsure();
         if (ahead.type === 'name') {
@@ -1311,6 +1299,17 @@ class Reader {
         this.lastName = name;
         return Kind.Name;
     }
+  }
+
+  /** After `function` (and `async`): a function expression's name, if any (bound in no scope outside it), parameters and body. */
+  private functionExpression(async: boolean): Kind {
+    if (this.at('*')) unsure();
+    if (this.at('name')) {
+      this.checkBinding(this.value!);
+      this.next();
+    }
+    this.functionRest(async);
+    return Kind.Other;
   }
 
   /** After `(` (of `async (` too): a parenthesized expression, or an arrow function's parameters. */

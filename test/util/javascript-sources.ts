@@ -100,8 +100,8 @@ export function javaScriptHandler(): fc.Arbitrary<string> {
 }
 
 /** The source with a few tokens (or lines) deleted, doubled, swapped, inserted. */
-function mutate(source: string, edits: number[][]): string {
-  let tokens = source.match(/\s+|\w+|[^\w\s]/g) ?? [];
+function mutate(source: string, edits: readonly (readonly number[])[]): string {
+  let tokens: string[] = [...source.match(/\s+|\w+|[^\w\s]/g) ?? []];
   const insert = ['(', ')', '{', '}', '[', ']', ';', ',', '\n', '=>', '/', '`', "'", '"', '.', '?', ':', 'await', 'async', 'let', 'import', 'export', '*', '=', 'of'];
   for (const [kind, at, other] of edits) {
     if (!tokens.length) break;
@@ -125,7 +125,7 @@ export function javaScriptMutant(): fc.Arbitrary<string> {
 
 /** A few lines of one of these sources, changed by a few mutations (or none). */
 export function javaScriptPieceMutant(sources: readonly string[]): fc.Arbitrary<string> {
-  return fc.tuple(fc.nat(sources.length - 1), fc.nat(100_000), fc.integer({ min: 1, max: 30 }), fc.oneof(fc.constant([]), edits)).map(([s, from, count, e]) => {
+  return fc.tuple(fc.nat(sources.length - 1), fc.nat(100_000), fc.integer({ min: 1, max: 30 }), fc.oneof(fc.constant<[number, number, number][]>([]), edits)).map(([s, from, count, e]) => {
     const lines = sources[s].split('\n');
     const start = from % lines.length;
     return mutate(lines.slice(start, start + count).join('\n'), e);
