@@ -12,6 +12,8 @@
 export interface WorkCounts {
   /** JavaScript handlers parsed with acorn (syntax, imports), here or in the parsers' worker, one per distinct source and kind (script, module). */
   nodeParses: number;
+  /** JavaScript handlers read on this thread without acorn (`_javascript-reader.ts`), one per distinct source and kind (script, module). */
+  nodeReads: number;
   /** Python handlers read on this thread without tree-sitter (`_python-reader.ts`), one per distinct source. */
   pythonReads: number;
   /** Python handlers parsed by tree-sitter in the worker: those the reader of this thread leaves to it. */
@@ -37,7 +39,7 @@ export interface WorkCounts {
 }
 
 const counts: WorkCounts = {
-  nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0, functionComparisons: 0,
+  nodeParses: 0, nodeReads: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0, functionComparisons: 0,
   functionValidations: 0, treeWalks: 0,
 };
 

@@ -24,6 +24,7 @@ import { closestMatch, editDistance } from './_suggest';
 import {
   PyNode, askSources, parsePython, sendPythonSources, stopParser, takeSentPythonTree,
 } from './_python-parser';
+import { readJavaScriptOutline } from './_javascript-reader';
 import { PythonOutline, readPythonOutline } from './_python-reader';
 import { ContentMemo, _work } from './_work';
 import { DEFAULT_RELEASE, ServerlessRelease } from './release';
@@ -361,8 +362,8 @@ interface JavaScriptFacts {
   readonly commonJsNames: readonly (readonly [string, number])[];
 }
 
-/** The facts of each handler, by kind and source: each distinct source parsed once per kind. */
-const javaScriptFacts = new ContentMemo<JavaScriptFacts>(16 * 2 ** 20);
+/** The facts of each handler, by kind and source: each distinct source read or parsed once per kind. */
+const javaScriptFacts = { script: new ContentMemo<JavaScriptFacts>(8 * 2 ** 20), module: new ContentMemo<JavaScriptFacts>(8 * 2 ** 20) };
 
 /** Text that may hold an import (an escaped identifier aside): only such a handler's tree is walked for them. */
 const MAY_IMPORT = /\b(require|import|from)\b|\\u/;
@@ -372,28 +373,64 @@ function acornOptions(sourceType: 'script' | 'module'): Acorn.Options {
   return { ecmaVersion: 'latest', sourceType, allowHashBang: true, allowReturnOutsideFunction: sourceType === 'script' };
 }
 
+/** acorn, loaded with the first handler the reader of this thread leaves to it. */
+let acornModule: typeof Acorn | undefined;
+
+/**
+ * A handler's facts: from the reader of this thread ({@link readJavaScriptOutline}) where it is
+ * sure (then acorn parses the source, and its tree gives the same facts), else from acorn's tree.
+ */
 function readJavaScript(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
-  const key = `${sourceType}:${source}`;
-  let facts = javaScriptFacts.get(key);
+  const memo = javaScriptFacts[sourceType];
+  let facts = memo.get(source);
   if (!facts) {
-    _work.nodeParses++;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const acorn = require('acorn') as typeof Acorn;
-    try {
-      // Without locations, which cost three objects per node: the few lines wanted are counted from offsets (an error has its own).
-      const program = acorn.parse(source, acornOptions(sourceType));
-      const lineOf = lineCounter(source);
-      // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
-      facts = {
-        imports: MAY_IMPORT.test(source) ? nodeImports(program, lineOf) : [],
-        commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program, lineOf) : [],
-      };
-    } catch (e) {
-      facts = { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
-    }
-    javaScriptFacts.set(key, facts);
+    facts = readJavaScriptHere(source, sourceType) ?? readJavaScriptTree(source, sourceType);
+    memo.set(source, facts);
   }
   return facts;
+}
+
+function readJavaScriptHere(source: string, sourceType: 'script' | 'module'): JavaScriptFacts | undefined {
+  const outline = readJavaScriptOutline(source, sourceType);
+  if (!outline) return undefined;
+  _work.nodeReads++;
+  if (!outline.imports.length && !outline.commonJsNames.length) return NO_JAVASCRIPT_FACTS;
+  const lineOf = lineCounter(source);
+  return {
+    imports: outline.imports.map(({ module, start }) => ({ module, line: lineOf(start) })),
+    commonJsNames: outline.commonJsNames.map(([name, start]) => [name, lineOf(start)] as const),
+  };
+}
+
+/** The facts of a handler without imports or CommonJS names, shared. */
+const NO_JAVASCRIPT_FACTS: JavaScriptFacts = { imports: [], commonJsNames: [] };
+
+function readJavaScriptTree(source: string, sourceType: 'script' | 'module'): JavaScriptFacts {
+  _work.nodeParses++;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const acorn = acornModule ??= require('acorn') as typeof Acorn;
+  try {
+    // Without locations, which cost three objects per node: the few lines wanted are counted from offsets (an error has its own).
+    const program = acorn.parse(source, acornOptions(sourceType));
+    const lineOf = lineCounter(source);
+    // A walk of the tree only where the text can hold what it looks for (an escaped identifier aside).
+    return {
+      imports: MAY_IMPORT.test(source) ? nodeImports(program, lineOf) : [],
+      commonJsNames: sourceType === 'module' && /\b(require|module|exports|__filename|__dirname)\b|\\u/.test(source) ? commonJsNamesUsed(program, lineOf) : [],
+    };
+  } catch (e) {
+    return { error: e as Error & { loc?: { line: number } }, imports: [], commonJsNames: [] };
+  }
+}
+
+/**
+ * A handler's facts both ways, for the tests and the sweep that compare them: the reader's (when
+ * it is sure) and acorn's.
+ *
+ * @internal
+ */
+export function _readJavaScriptBothWays(source: string, sourceType: 'script' | 'module'): { here?: JavaScriptFacts; tree: JavaScriptFacts } {
+  return { here: readJavaScriptHere(source, sourceType), tree: readJavaScriptTree(source, sourceType) };
 }
 
 /**

@@ -59,7 +59,7 @@ function inlineFunction(name: string, runtime: string, source: string, dependenc
   };
 }
 
-test('validate reads the Python handlers and parses the Node.js ones on its own thread, each once, and starts no parser\'s worker', () => {
+test('validate reads the Python and Node.js handlers on its own thread, each once, without tree-sitter or acorn, and starts no parser\'s worker', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'validate-handlers-'));
   const node = 40;
   const python = 2;
@@ -77,7 +77,8 @@ test('validate reads the Python handlers and parses the Node.js ones on its own 
       require('./src/cli/index').main(['node', 'kyma-serverless', 'validate', ${JSON.stringify(dir)}]).then(() => {
         const treeSitter = Object.keys(require.cache).some(file => /node_modules\\/web-tree-sitter\\//.test(file));
         const jsYaml = Object.keys(require.cache).some(file => /node_modules\\/js-yaml\\//.test(file));
-        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, worker: parserRunning(), treeSitter, jsYaml, nodeParses: _work.nodeParses,
+        const acorn = Object.keys(require.cache).some(file => /node_modules\\/acorn\\//.test(file));
+        console.log(JSON.stringify({ exitCode: process.exitCode ?? 0, worker: parserRunning(), treeSitter, jsYaml, acorn, nodeReads: _work.nodeReads, nodeParses: _work.nodeParses,
           pythonReads: _work.pythonReads, pythonParses: _work.pythonParses, pythonRoundTrips: _work.pythonRoundTrips, functionValidations: _work.functionValidations }));
       });`;
     const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
@@ -86,9 +87,9 @@ test('validate reads the Python handlers and parses the Node.js ones on its own 
     if (result.status !== 0) throw new Error(result.stderr + result.stdout);
     const lines = result.stdout.trim().split('\n');
     expect(lines[lines.length - 3]).toBe(`${dir}: ${node + python + 1} objects in 2 files, 0 errors, 0 warnings`);
-    // Every handler read or parsed once, on this thread: no worker, no tree-sitter; files as synth writes them need no js-yaml.
+    // Every handler read once, on this thread: no worker, no tree-sitter, no acorn; files as synth writes them need no js-yaml.
     expect(JSON.parse(lines[lines.length - 1])).toEqual({
-      exitCode: 0, worker: false, treeSitter: false, jsYaml: false, nodeParses: node, pythonReads: python, pythonParses: 0, pythonRoundTrips: 0,
+      exitCode: 0, worker: false, treeSitter: false, jsYaml: false, acorn: false, nodeReads: node, nodeParses: 0, pythonReads: python, pythonParses: 0, pythonRoundTrips: 0,
       functionValidations: node + python,
     });
   } finally {

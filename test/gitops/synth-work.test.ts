@@ -25,6 +25,8 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const NODE_SOURCES = ['exports.main = () => "a";\n', 'exports.main = () => "b";\n'];
+/** Handlers the reader of this thread leaves to acorn: a regular expression. */
+const NODE_TREE_SOURCES = ['exports.main = (e) => /a/.test(e);\n', 'exports.main = (e) => /b/.test(e);\n'];
 const PYTHON_SOURCES = ['def main(event, context):\n    return "a"\n', 'def main(event, context):\n    return "b"\n'];
 /** Handlers the reader of this thread leaves to tree-sitter in the parser's worker: names of non-ASCII letters. */
 const PYTHON_TREE_SOURCES = ['def main(event, context):\n    grüße = "a"\n    return grüße\n', 'def main(event, context):\n    grüße = "b"\n    return grüße\n'];
@@ -54,8 +56,9 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     functions(new FunctionNamespace(app, 'team-a', { stack }), release);
     app.synth();
     expect(_work).toEqual({
-      nodeParses: NODE_SOURCES.length,
-      // Read on this thread: tree-sitter and its worker are not needed.
+      // Read on this thread: neither acorn nor tree-sitter and its worker are needed.
+      nodeParses: 0,
+      nodeReads: NODE_SOURCES.length,
       pythonReads: PYTHON_SOURCES.length,
       pythonParses: 0,
       pythonRoundTrips: 0,
@@ -82,12 +85,12 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     expect(report.findings).toEqual([]);
     expect(report.releases.map(r => r.release)).toEqual([release]);
     expect(_work).toEqual({
-      nodeParses: NODE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0,
+      nodeParses: 0, nodeReads: NODE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 0, functionJsons: 0,
       functionComparisons: 0, functionValidations: 12, treeWalks: 0,
     });
   });
 
-  test('handlers the reader of this thread leaves to tree-sitter are parsed once each, in one round trip, by synth and by validate', () => {
+  test('handlers the readers of this thread leave to tree-sitter (in one round trip) or acorn are parsed once each, by synth and by validate', () => {
     const app = new GitOpsApp({ outdir: dir });
     const team = new FunctionNamespace(app, 'team-a', { stack: new ServerlessStack(app, 'serverless', { release }) });
     _resetWork();
@@ -95,11 +98,18 @@ describe.each([ServerlessRelease.V1_11_1, ServerlessRelease.V1_13_0])('GitOpsApp
     PYTHON_TREE_SOURCES.forEach((source, i) => [0, 1].forEach(copy => new KymaFunction(team, `tree-${i}-${copy}`, {
       runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline(source),
     })));
+    NODE_TREE_SOURCES.forEach((source, i) => [0, 1].forEach(copy => new KymaFunction(team, `acorn-${i}-${copy}`, {
+      runtime: release === ServerlessRelease.V1_13_0 ? FunctionRuntime.NODEJS_24 : FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline(source),
+    })));
     app.synth();
-    expect(_work).toMatchObject({ pythonReads: PYTHON_SOURCES.length, pythonParses: PYTHON_TREE_SOURCES.length, pythonRoundTrips: 1, functionValidations: 16 });
+    const counts = {
+      nodeReads: NODE_SOURCES.length, nodeParses: NODE_TREE_SOURCES.length, pythonReads: PYTHON_SOURCES.length, pythonParses: PYTHON_TREE_SOURCES.length,
+      pythonRoundTrips: 1, functionValidations: 20,
+    };
+    expect(_work).toMatchObject(counts);
     _resetWork();
     expect(validateManifests(dir).findings).toEqual([]);
-    expect(_work).toMatchObject({ pythonReads: PYTHON_SOURCES.length, pythonParses: PYTHON_TREE_SOURCES.length, pythonRoundTrips: 1, functionValidations: 16 });
+    expect(_work).toMatchObject(counts);
   });
 });
 
@@ -157,6 +167,7 @@ test('a second synth of the same app parses nothing again', () => {
   const before = { ..._work };
   app.synth();
   expect(_work.nodeParses - before.nodeParses).toBe(0);
+  expect(_work.nodeReads - before.nodeReads).toBe(0);
   expect(_work.pythonRoundTrips - before.pythonRoundTrips).toBe(0);
   expect(_work.functionValidations - before.functionValidations).toBe(12);
 });
@@ -171,7 +182,8 @@ test('an app without inline code starts no Python parser and parses nothing', ()
   _resetWork();
   app.synth();
   expect(_work).toEqual({
-    nodeParses: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionJsons: 1, functionComparisons: 0, functionValidations: 1, treeWalks: 1,
+    nodeParses: 0, nodeReads: 0, pythonReads: 0, pythonParses: 0, pythonRoundTrips: 0, functionRenders: 1, functionJsons: 1, functionComparisons: 0, functionValidations: 1,
+    treeWalks: 1,
   });
 });
 
@@ -223,7 +235,8 @@ test('a plain cdk8s App renders each Function once, as GitOpsApp does', () => {
   _resetWork();
   app.synth();
   expect(_work.functionRenders).toBe(12);
-  expect(_work.nodeParses).toBe(NODE_SOURCES.length);
+  expect(_work.nodeReads).toBe(NODE_SOURCES.length);
+  expect(_work.nodeParses).toBe(0);
   expect(_work.pythonReads).toBe(PYTHON_SOURCES.length);
   expect(_work.pythonRoundTrips).toBe(0);
 });
