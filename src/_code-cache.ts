@@ -171,7 +171,12 @@ function writeModuleCache(cached: ReadonlyMap<string, { key: string; data: Buffe
   return Buffer.concat([length, json, ...code]);
 }
 
-type Compile = (this: Module, content: string, filename: string) => unknown;
+/**
+ * `Module.prototype._compile`. Node.js 20.19 and later pass a third argument, the format it found
+ * for the file (`'module'` for an ES module that `require` loads, such as a `.js` file of a
+ * package of `"type": "module"`), and compile such a file as an ES module.
+ */
+type Compile = (this: Module, content: string, filename: string, format?: string) => unknown;
 
 /** What the path of a package's file holds. */
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
@@ -208,16 +213,26 @@ export function _compileFromCodeCache(entry: string, options: CompileFromCodeCac
   const prototype = Module.prototype as unknown as { _compile: Compile };
   const original = prototype._compile;
   const within = lib + path.sep;
-  const compile: Compile = function (this: Module, content, filename) {
+  const compile: Compile = function (this: Module, content, filename, format) {
     const own = filename.startsWith(within);
     // A package's file by its path; one that starts with `#!` (a program's) compiles as Node.js compiles it.
     const dependency = !own && options.dependencies === true && filename.includes(NODE_MODULES) && !content.startsWith('#!');
-    if ((!own && !dependency) || !filename.endsWith('.js')) return original.call(this, content, filename);
+    // Only CommonJS is compiled here: an ES module that `require` loads goes to Node.js with its format.
+    const commonJs = format === undefined || format === 'commonjs';
+    if ((!own && !dependency) || !filename.endsWith('.js') || !commonJs) return original.call(this, content, filename, format);
     const name = own ? filename.slice(within.length) : filename;
     const key = crypto.createHash('sha1').update(content).digest('hex');
     const previous = cached.get(name);
     const cachedData = previous?.key === key ? previous.data : undefined;
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    let script: vm.Script;
+    try {
+      script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    } catch (e) {
+      // A package's file that is not CommonJS after all (ES module syntax Node.js tells apart from
+      // the file itself): compiled as Node.js compiles it, which says what is wrong if anything is.
+      if (dependency && e instanceof SyntaxError) return original.call(this, content, filename, format);
+      throw e;
+    }
     if (cachedData && !script.cachedDataRejected) {
       _codeCacheCounts.moduleHits++;
     } else {

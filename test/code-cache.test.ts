@@ -237,6 +237,22 @@ describe('the modules of lib/ while the entry loads', () => {
     ]);
   }, 60_000);
 
+  test('leaves an ES module of a package that require loads to Node.js, which compiles it with its format', () => {
+    // @kubernetes/client-node's files are ES modules (its package is of "type": "module"), which
+    // Node.js 20.19 and later load with require: compiled as CommonJS, `export` is a syntax error.
+    const root = path.join(dir, 'package');
+    fs.mkdirSync(path.join(root, 'node_modules', 'esm'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', 'esm', 'package.json'), '{ "name": "esm", "type": "module" }');
+    fs.writeFileSync(path.join(root, 'node_modules', 'esm', 'index.js'), 'export const value = 7;\n');
+    const results = run(`
+      const file = path.join(root, 'node_modules', 'esm', 'index.js');
+      const stop = _compileFromCodeCache(entry, { dependencies: true });
+      step([require(file).value, loadDependency()]);
+      stop();`);
+    // The package's CommonJS files compile from the cache as before; the ES module is not counted.
+    expect(results).toEqual([{ result: [7, [42, 'cli']], counts: counts(0, 2, 0) }]);
+  }, 60_000);
+
   test('leaves a compile step someone replaced meanwhile, and does nothing outside lib/src/ or when off', () => {
     const results = run(`
       const compile = Module.prototype._compile;
