@@ -16,6 +16,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as fc from 'fast-check';
 import { _readJavaScriptBothWays } from '../src/api/handler-code';
 import { javaScriptPieceMutant } from '../test/util/javascript-sources';
+import { sweepOptions } from './_sweep-options';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -31,15 +32,7 @@ function javaScriptFiles(from: string): string[] {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
-  const option = (name: string): number | undefined => {
-    const at = args.indexOf(name);
-    if (at < 0) return undefined;
-    const [, value] = args.splice(at, 2);
-    return Number(value);
-  };
-  const mutations = option('--mutations');
-  const seed = option('--seed') ?? 1;
+  const { mutations, seed, paths: args } = sweepOptions(process.argv.slice(2));
   const folders = args.length ? args : [path.join(ROOT, 'node_modules')];
   let inputs: [string, string][] = folders.flatMap(javaScriptFiles).map(f => [f, fs.readFileSync(f, 'utf8')]);
   if (mutations) {

@@ -21,6 +21,7 @@ import * as YAML from 'yaml';
 import { _readPythonBothWays } from '../src/api/handler-code';
 import { askSources, stopParser } from '../src/api/_python-parser';
 import { pythonPieceMutant } from '../test/util/python-sources';
+import { sweepOptions } from './_sweep-options';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -61,15 +62,7 @@ function referenceSources(): [string, string][] {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
-  const option = (name: string): number | undefined => {
-    const at = args.indexOf(name);
-    if (at < 0) return undefined;
-    const [, value] = args.splice(at, 2);
-    return Number(value);
-  };
-  const mutations = option('--mutations');
-  const seed = option('--seed') ?? 1;
+  const { mutations, seed, paths: args } = sweepOptions(process.argv.slice(2));
   const given = args;
   let inputs: [string, string][];
   if (given.length) {
