@@ -14,9 +14,15 @@ const compiledFromCodeCache = _compileFromCodeCache(__filename);
 
 // The stack (L3) and its parts.
 export { ServerlessStack, ServerlessStackProps } from './stack/serverless-stack';
-export {
-  ServerlessRelease, BuildProfile, FunctionProfile, ResourcePreset, HttpMethod, TypeMatching, RuntimeFamily, RuntimeFiles, FunctionDefaults,
-} from './api';
+// Names of the Function API the constructs' props take, each from its own module: the whole API
+// (`cdk8s-kyma-serverless/api`) would load the rules of every kind with the first of them.
+export { ServerlessRelease } from './api/release';
+export { BuildProfile, FunctionProfile } from './api/profiles';
+export { ResourcePreset } from './api/presets';
+export { HttpMethod } from './api/apirule-schema';
+export { TypeMatching } from './api/subscription-schema';
+export { RuntimeFamily, RuntimeFiles } from './api/runtimes';
+export { FunctionDefaults } from './api/function-defaults';
 export { ContainerResources } from './stack/container-resources';
 export { AlertThresholds } from './stack/alert-thresholds';
 export { LogLevel } from './log-level';

@@ -37,6 +37,41 @@ describe('loading the construct entry', () => {
       || /^src\/(cli|runtime|testing)\//.test(f) || /^src\/webhook\/(main|server|serve|tls|kube-client|certificates|admission)\.ts$/.test(f));
     expect(forbidden).toEqual([]);
   }, LOAD_BUDGET_MS);
+
+  test('an app whose Functions have no endpoint, Subscription or KEDA loads none of their rules, nor the whole Function API', () => {
+    // The built entry loads each module when one of its names is first read (scripts/lazy-entry.ts):
+    // here, the modules of the names such an app reads, required one by one as those reads do.
+    const script = [
+      "const { GitOpsApp } = require('./src/gitops/gitops-app.ts');",
+      "const { ServerlessStack } = require('./src/stack/serverless-stack.ts');",
+      "const { FunctionNamespace } = require('./src/namespace/function-namespace.ts');",
+      "const { KymaFunction } = require('./src/function/kyma-function.ts');",
+      "const { FunctionRuntime } = require('./src/function/runtime.ts');",
+      "const { FunctionSource } = require('./src/function/source.ts');",
+      "const { FunctionResources } = require('./src/function/resources.ts');",
+      "const { FunctionProfile } = require('./src/api/profiles.ts');",
+      "const outdir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'kyma-serverless-entry-'));",
+      'const app = new GitOpsApp({ outdir });',
+      "const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });",
+      "new KymaFunction(team, 'node', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1;\\n'),",
+      '  resources: FunctionResources.preset(FunctionProfile.S) });',
+      "new KymaFunction(team, 'python', { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline('def main(event, context):\\n    return 1\\n') });",
+      'app.synth();',
+      "require('node:fs').rmSync(outdir, { recursive: true, force: true });",
+      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));',
+    ].join('\n');
+    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(`${result.status}\n${result.stderr.split('\n').filter(line => line && !line.startsWith('warning: ')).join('\n')}`).toBe('0\n');
+    const loaded = (JSON.parse(result.stdout) as string[]).map(f => path.relative(ROOT, f).split(path.sep).join('/'));
+    expect(loaded).toEqual(expect.arrayContaining(['src/function/kyma-function.ts', 'src/api/function-rules.ts', 'src/api/handler-code.ts']));
+    expect(loaded.filter(f => /^src\/api\/(index|apirule-rules|subscription-rules|function-changes)\.ts$/.test(f)
+      || /^src\/function\/(endpoint|subscription|keda)\.ts$/.test(f))).toEqual([]);
+  }, LOAD_BUDGET_MS);
 });
 
 describe('what npm run jsii compiles', () => {

@@ -4,8 +4,8 @@
  */
 import { Duration } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { HttpMethod } from '../api';
 import { endpointPathProblems, hostProblems, jwtIssuerProblems, jwtIssuerSchemeProblems, pathConflicts, uriProblems } from '../api/apirule-rules';
+import { HttpMethod } from '../api/apirule-schema';
 import { EndpointAuth, EndpointCors, JwtAuthOptions } from '../exposure/endpoint-auth';
 import { EndpointTarget, Exposure, IRenderedObject } from '../exposure/exposure';
 import { exposureDefaultsOf } from '../exposure/exposure-defaults';

@@ -5,7 +5,7 @@
 import { ApiObject, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { IScaledObject, ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
 import { showJson } from '../api/_json';
 import { declaredProblems } from './_declared';
 

@@ -20,28 +20,41 @@ import {
   toJson_FunctionProps,
   toJson_FunctionSpec,
 } from '../../imports/serverless.kyma-project.io';
-import {
-  ACCEPT_WARNINGS_ANNOTATION, FUNCTION_API_VERSION, FUNCTION_KIND, FUNCTION_LABEL, FUNCTION_POD_LABEL, ServerlessRelease, Violation, HandlerWarning,
-  OBJECT_KINDS_ANNOTATION, RuntimeFamily, parseQuantity, releaseFacts, runtimeFamily, validateFunction,
-} from '../api';
 import { _work } from '../api/_work';
 import { withValueFromDefaults } from '../api/controller-fixed-point';
-import { groupKindOf, objectKindsValue } from '../api/labels';
-import { _parsePythonHandlers, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted } from '../api/handler-code';
-import { cpuMillis, sizeBytes } from '../api/quantity';
+import { validateFunction } from '../api/function-rules';
+import { FUNCTION_API_VERSION, FUNCTION_KIND } from '../api/function-schema';
+import { FUNCTION_LABEL, FUNCTION_POD_LABEL, OBJECT_KINDS_ANNOTATION, groupKindOf, objectKindsValue } from '../api/labels';
+import {
+  ACCEPT_WARNINGS_ANNOTATION, HandlerWarning, _parsePythonHandlers, _preparePythonParser, describeHandlerProblem, handlerCodeProblems, isAccepted,
+} from '../api/handler-code';
+import { cpuMillis, parseQuantity, sizeBytes } from '../api/quantity';
+import { ServerlessRelease, releaseFacts } from '../api/release';
+import { RuntimeFamily, runtimeFamily } from '../api/runtimes';
+import { Violation } from '../api/validator';
 import { EndpointTarget } from '../exposure/exposure';
 import { FunctionNamespace, PodSecurityLevel } from '../namespace/function-namespace';
 import { PolicyRuleId, checkPolicies } from '../policy/policy';
 import { _onStackRelease, releaseOf } from '../stack/release-scope';
 import { DECLARED_AS_METADATA, DECLARED_FOLDER_METADATA, DECLARED_IN_METADATA } from './_declared';
 import { UNRESOLVED, holdsNoToken, inResolvedForm, metadataJson, resolvedJson, resolvesAsBuiltIn } from './_resolved-json';
-import { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
-import { FunctionScaledObject, KedaScaleOptions, usesPodResources } from './keda';
+import type { ExposeOptions, FunctionEndpoint, IExposable } from './endpoint';
+import type { FunctionScaledObject, KedaScaleOptions } from './keda';
 import { BuildResources, FunctionResources, ResourceConfiguration } from './resources';
 import { FunctionRuntime } from './runtime';
 import { FunctionSource, FunctionSourceConfig } from './source';
-import { FunctionSubscription, SubscribeOptions } from './subscription';
+import type { FunctionSubscription, SubscribeOptions } from './subscription';
 import { _renderedAsValidated, rememberValidFunction } from './_valid-at-synth';
+
+/*
+ * The modules of what a Function may have beside its object, required when a Function first has
+ * one: most have none, and these modules load the rules of APIRules, Subscriptions and KEDA.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const endpointModule = () => require('./endpoint') as typeof import('./endpoint');
+const kedaModule = () => require('./keda') as typeof import('./keda');
+const subscriptionModule = () => require('./subscription') as typeof import('./subscription');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The annotation that carries the SHA-256 of a source read from a folder, so that a code change shows in review. */
 export const SOURCE_SHA256_ANNOTATION = 'cdk8s-kyma-serverless/source-sha256';
@@ -585,7 +598,7 @@ export class KymaFunction extends Construct implements IExposable {
       spec: Lazy.any({ produce: () => this._toKube() }) as unknown as FunctionSpec,
     }, () => this.extraSpecJson(releaseOf(this)), () => this.objectKinds(), () => this.plainSpecJson());
     if (props.keda) {
-      this.scaledObject = new FunctionScaledObject(this, 'ScaledObject', {
+      this.scaledObject = new (kedaModule().FunctionScaledObject)(this, 'ScaledObject', {
         ...props.keda,
         functionName: this.name,
         namespace: this.namespace ?? '',
@@ -676,7 +689,7 @@ export class KymaFunction extends Construct implements IExposable {
    */
   public expose(options: ExposeOptions): FunctionEndpoint {
     const n = this.endpoints.length + 1;
-    const endpoint = new FunctionEndpoint(this, n === 1 ? 'Endpoint' : `Endpoint${n}`, {
+    const endpoint = new (endpointModule().FunctionEndpoint)(this, n === 1 ? 'Endpoint' : `Endpoint${n}`, {
       ...options,
       target: this,
       name: n === 1 ? this.name : `${this.name}-${n}`,
@@ -698,7 +711,7 @@ export class KymaFunction extends Construct implements IExposable {
    */
   public subscribe(options: SubscribeOptions): FunctionSubscription {
     const n = this.subscriptions.length + 1;
-    const subscription = new FunctionSubscription(this, n === 1 ? 'Subscription' : `Subscription${n}`, {
+    const subscription = new (subscriptionModule().FunctionSubscription)(this, n === 1 ? 'Subscription' : `Subscription${n}`, {
       ...options,
       functionName: this.name,
       namespace: this.namespace ?? '',
@@ -1112,7 +1125,7 @@ export class KymaFunction extends Construct implements IExposable {
     if (!explicit || defaulted) return [];
     return (keda.triggers ?? []).flatMap((trigger, i) => {
       const resource = trigger.type;
-      if (!usesPodResources(trigger) || explicit.requests?.[resource] !== undefined || explicit.limits?.[resource] !== undefined) return [];
+      if (!kedaModule().usesPodResources(trigger) || explicit.requests?.[resource] !== undefined || explicit.limits?.[resource] !== undefined) return [];
       return [`'keda.triggers[${i}]' (${resource}): the Function's Pods request no ${resource} ('resources' sets none), and KEDA scales on their use `
         + `as a share of the request; give 'resources' a ${resource} request, use a preset, or add the Function to a FunctionNamespace (its LimitRange requests a default)`];
     });

@@ -3,7 +3,7 @@
  * requests and limits.
  */
 import { ContainerResources } from 'cdk8s-plus-27';
-import { BuildProfile, FunctionProfile } from '../api';
+import { BuildProfile, FunctionProfile } from '../api/profiles';
 
 /** The `resourceConfiguration.function` or `.build` block a resources choice renders. */
 export interface ResourceConfiguration {

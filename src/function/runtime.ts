@@ -1,7 +1,8 @@
 /**
  * FunctionRuntime: the language and version a Function runs on.
  */
-import { KNOWN_RUNTIMES, RELEASES, RUNTIME_FILES, RuntimeFamily, RuntimeFiles, ServerlessRelease, releaseFacts, runtimeFamily } from '../api';
+import { KNOWN_RUNTIMES, RELEASES, ServerlessRelease, releaseFacts } from '../api/release';
+import { RUNTIME_FILES, RuntimeFamily, RuntimeFiles, runtimeFamily } from '../api/runtimes';
 
 /**
  * The runtime of a Function (`spec.runtime`).

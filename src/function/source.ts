@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RUNTIME_FILES, RuntimeFamily } from '../api';
+import { RUNTIME_FILES, RuntimeFamily } from '../api/runtimes';
 import { folderFileProblems } from '../api/handler-code';
 import { displayPath } from './_paths';
 import { FunctionRuntime } from './runtime';

@@ -4,9 +4,8 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, TypeMatching, validateSubscription } from '../api';
-import { eventSourceProblems, eventTypeProblems } from '../api/subscription-rules';
-import { serviceSinkUrl } from '../api/subscription-schema';
+import { eventSourceProblems, eventTypeProblems, validateSubscription } from '../api/subscription-rules';
+import { SUBSCRIPTION_API_VERSION, SUBSCRIPTION_KIND, TypeMatching, serviceSinkUrl } from '../api/subscription-schema';
 import { declaredProblems } from './_declared';
 
 /** Options of `subscribe()`. */
