@@ -484,12 +484,13 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const checks = checking.finish();
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
   const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
-  // A notice depends on the runtime and the release alone (at one time): found once for each pair.
-  const notices = new Map<string, RuntimeNotice | undefined>();
+  // A notice depends on the runtime and the release alone (at one time): found once for each pair, looked up without a key built per Function.
+  const notices = new Map<ServerlessRelease, Map<string, RuntimeNotice | undefined>>();
   const noticeOf = (runtime: string, release: ServerlessRelease) => {
-    const key = `${release} ${runtime}`;
-    if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
-    return notices.get(key);
+    let ofRelease = notices.get(release);
+    if (!ofRelease) notices.set(release, ofRelease = new Map());
+    if (!ofRelease.has(runtime)) ofRelease.set(runtime, runtimeNotice(runtime, release, now));
+    return ofRelease.get(runtime);
   };
   const context: FindingsContext = { findings, seen, noticeOf, endSeverity, groups: new Map() };
   for (const [folder, entries] of byFolder) {
@@ -581,6 +582,9 @@ function addObjectFindings(
 /** What {@link validateObject} found for one object. */
 type ObjectCheck = ReturnType<typeof validateObject>;
 
+/** The check of an object checked already: one for all of them (thousands of Functions), read only by {@link addObjectFindings}. */
+const CHECKED_ALREADY: ObjectCheck = Object.freeze({ violations: Object.freeze([]) as unknown as Violation[], known: true });
+
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
  * entries, but the handler code of Functions with an inline source: the Python handlers that the
@@ -597,7 +601,7 @@ function checkObjects(
     const release = releases.get(folder)!.release;
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
-      if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
+      if (checkedAlready.has(object)) inFolder[index] = CHECKED_ALREADY;
       else if (!isFunction(object) || !hasInlineHandler(object)) inFolder[index] = validateObject(object, { release });
       else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
