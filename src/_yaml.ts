@@ -50,12 +50,12 @@ const ANY_NOT_A_STRING = new RegExp(NOT_A_STRING.map(pattern => `(?:${pattern.so
 
 /**
  * Strings written plain for sure, tested with one short expression before the rules below: a
- * letter, then at least four letters, digits, `.`, `_`, `/`, `-` or spaces, and no space at the end.
- * None holds a character {@link PLAIN_UNSAFE} or {@link NEEDS_ESCAPES} looks for, and none of six
- * characters or more that starts with a letter is one of {@link NOT_A_STRING}, but a number such as
- * `e12345`, which the lookahead leaves out.
+ * letter, then letters, digits, `.`, `_`, `/`, `=`, `-` or spaces, and no space at the end. None
+ * holds a character {@link PLAIN_UNSAFE} or {@link NEEDS_ESCAPES} looks for, and the only ones that
+ * are {@link NOT_A_STRING} (of those that start with a letter: the words of null and the booleans,
+ * and numbers such as `e12345`) are those the lookahead leaves out.
  */
-const SURELY_PLAIN = /^(?![eE]-?[0-9]+$)[A-Za-z][A-Za-z0-9._/ -]{4,}[A-Za-z0-9._/-]$/;
+const SURELY_PLAIN = /^(?!(?:[Nn]ull|NULL|[YyNn]|[Yy]es|YES|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|[eE]-?[0-9]+)$)[A-Za-z](?:[A-Za-z0-9._/ =-]*[A-Za-z0-9._/=-])?$/;
 /** Characters that a plain scalar cannot hold, or not where they stand. */
 const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 /** Characters only a double-quoted scalar can hold: control characters and unpaired surrogates. */
@@ -244,6 +244,8 @@ function isBlock(value: unknown): boolean {
 interface Level {
   /** The indentation of the depth: two spaces per level. */
   readonly indent: string;
+  /** Where a value written at the depth stands (not a key). */
+  readonly value: Place;
   /** Between the entries of a map: a line break and the indentation. */
   readonly mapSeparator: string;
   /** Between the items of a list: a line break, the indentation and `- `. */
@@ -252,14 +254,16 @@ interface Level {
   readonly blockStart: string;
 }
 
-/** The {@link Level} of each depth met so far: built once, not concatenated again for every map and list. */
+/** The {@link Level} of each depth met so far: built once, not concatenated (or allocated) again for every map, list and value. */
 const LEVELS: Level[] = [];
 
 function levelAt(depth: number): Level {
   let level = LEVELS[depth];
   if (level === undefined) {
     const indent = INDENT_STEP.repeat(depth);
-    level = LEVELS[depth] = { indent, mapSeparator: `\n${indent}`, listSeparator: `\n${indent}- `, blockStart: `:\n${indent}${INDENT_STEP}` };
+    level = LEVELS[depth] = {
+      indent, value: { indent, key: false }, mapSeparator: `\n${indent}`, listSeparator: `\n${indent}- `, blockStart: `:\n${indent}${INDENT_STEP}`,
+    };
   }
   return level;
 }
@@ -272,7 +276,7 @@ function levelAt(depth: number): Level {
 function write(value: unknown, depth: number, seen: Set<object>, parts: string[]): void {
   switch (typeof value) {
     case 'string':
-      parts.push(scalarString(value, { indent: levelAt(depth).indent, key: false }));
+      parts.push(scalarString(value, levelAt(depth).value));
       return;
     case 'number':
       parts.push(scalarNumber(value));
