@@ -552,7 +552,9 @@ function addObjectFindings(
   const { findings, seen, noticeOf, endSeverity } = context;
   const { object, file, where } = entry;
   const { violations, known } = check;
-  for (const v of violations) {
+  // Indexed loops: this runs for every object, most with no violation and no warning, where `for...of` would make an iterator for nothing.
+  for (let i = 0; i < violations.length; i++) {
+    const v = violations[i];
     findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
   }
   if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
@@ -561,7 +563,9 @@ function addObjectFindings(
     // release's mark of a deprecated runtime, which the webhook still gives.
     const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
     if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
-    for (const w of functionRules().functionWarnings(object, { release })) {
+    const warnings = functionRules().functionWarnings(object, { release });
+    for (let i = 0; i < warnings.length; i++) {
+      const w = warnings[i];
       if (notice && w.rule === 'deprecatedRuntime') continue;
       findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
     }
