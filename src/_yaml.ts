@@ -50,12 +50,12 @@ const ANY_NOT_A_STRING = new RegExp(NOT_A_STRING.map(pattern => `(?:${pattern.so
 
 /**
  * Strings written plain for sure, tested with one short expression before the rules below: a
- * letter, then at least four letters, digits, `.`, `_`, `/`, `-` or spaces, and no space at the end.
- * None holds a character {@link PLAIN_UNSAFE} or {@link NEEDS_ESCAPES} looks for, and none of six
- * characters or more that starts with a letter is one of {@link NOT_A_STRING}, but a number such as
- * `e12345`, which the lookahead leaves out.
+ * letter, then letters, digits, `.`, `_`, `/`, `=`, `-` or spaces, and no space at the end. None
+ * holds a character {@link PLAIN_UNSAFE} or {@link NEEDS_ESCAPES} looks for, and the only ones that
+ * are {@link NOT_A_STRING} (of those that start with a letter: the words of null and the booleans,
+ * and numbers such as `e12345`) are those the lookahead leaves out.
  */
-const SURELY_PLAIN = /^(?![eE]-?[0-9]+$)[A-Za-z][A-Za-z0-9._/ -]{4,}[A-Za-z0-9._/-]$/;
+const SURELY_PLAIN = /^(?!(?:[Nn]ull|NULL|[YyNn]|[Yy]es|YES|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|[eE]-?[0-9]+)$)[A-Za-z](?:[A-Za-z0-9._/ =-]*[A-Za-z0-9._/=-])?$/;
 /** Characters that a plain scalar cannot hold, or not where they stand. */
 const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 /** Characters only a double-quoted scalar can hold: control characters and unpaired surrogates. */
@@ -240,14 +240,43 @@ function isBlock(value: unknown): boolean {
   return false;
 }
 
+/** What a map or list writes at one depth: its indentation, and the strings between its entries. */
+interface Level {
+  /** The indentation of the depth: two spaces per level. */
+  readonly indent: string;
+  /** Where a value written at the depth stands (not a key). */
+  readonly value: Place;
+  /** Between the entries of a map: a line break and the indentation. */
+  readonly mapSeparator: string;
+  /** Between the items of a list: a line break, the indentation and `- `. */
+  readonly listSeparator: string;
+  /** After the key of a block value, which starts on the next line, one level deeper. */
+  readonly blockStart: string;
+}
+
+/** The {@link Level} of each depth met so far: built once, not concatenated (or allocated) again for every map, list and value. */
+const LEVELS: Level[] = [];
+
+function levelAt(depth: number): Level {
+  let level = LEVELS[depth];
+  if (level === undefined) {
+    const indent = INDENT_STEP.repeat(depth);
+    level = LEVELS[depth] = {
+      indent, value: { indent, key: false }, mapSeparator: `\n${indent}`, listSeparator: `\n${indent}- `, blockStart: `:\n${indent}${INDENT_STEP}`,
+    };
+  }
+  return level;
+}
+
 /**
- * Writes the YAML of a value at an indentation into `parts`, which the document joins once (no
- * string built per level); a block collection's first line carries no indentation.
+ * Writes the YAML of a value at a depth (its indentation: two spaces per level) into `parts`, which
+ * the file joins once (no string built per level or document); a block collection's first line
+ * carries no indentation.
  */
-function write(value: unknown, indent: string, seen: Set<object>, parts: string[]): void {
+function write(value: unknown, depth: number, seen: Set<object>, parts: string[]): void {
   switch (typeof value) {
     case 'string':
-      parts.push(scalarString(value, { indent, key: false }));
+      parts.push(scalarString(value, levelAt(depth).value));
       return;
     case 'number':
       parts.push(scalarNumber(value));
@@ -263,14 +292,14 @@ function write(value: unknown, indent: string, seen: Set<object>, parts: string[
       const size = seen.size;
       if (seen.add(value).size === size) throw new Unsupported('an object met twice');
       if (Array.isArray(value)) {
-        list(value, indent, seen, parts);
+        list(value, depth, seen, parts);
         return;
       }
       const prototype = Object.getPrototypeOf(value);
       if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
         throw new Unsupported('an object that is not plain JSON');
       }
-      map(value as { [key: string]: unknown }, indent, seen, parts);
+      map(value as { [key: string]: unknown }, depth, seen, parts);
       return;
     }
     default:
@@ -278,35 +307,37 @@ function write(value: unknown, indent: string, seen: Set<object>, parts: string[
   }
 }
 
-function list(items: readonly unknown[], indent: string, seen: Set<object>, parts: string[]): void {
+function list(items: readonly unknown[], depth: number, seen: Set<object>, parts: string[]): void {
   if (!items.length) {
     parts.push('[]');
     return;
   }
-  const itemIndent = indent + INDENT_STEP;
-  const separator = `\n${indent}- `;
+  const separator = levelAt(depth).listSeparator;
   for (let i = 0; i < items.length; i++) {
     if (!(i in items)) throw new Unsupported('a sparse list');
     parts.push(i ? separator : '- ');
-    write(items[i], itemIndent, seen, parts);
+    write(items[i], depth + 1, seen, parts);
   }
 }
 
-function map(object: { [key: string]: unknown }, indent: string, seen: Set<object>, parts: string[]): void {
-  const inner = indent + INDENT_STEP;
-  const separator = `\n${indent}`;
-  const blockStart = `:\n${inner}`;
-  let first = true;
-  for (const key in object) {
-    if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
+function map(object: { [key: string]: unknown }, depth: number, seen: Set<object>, parts: string[]): void {
+  // The own keys, in the order `for...in` gives them (the object is plain: no other key is enumerable).
+  const keys = Object.keys(object);
+  if (!keys.length) {
+    parts.push('{}');
+    return;
+  }
+  const { mapSeparator: separator, blockStart } = levelAt(depth);
+  const inner = levelAt(depth + 1).indent;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key.length > 1000) throw new Unsupported('a long key');
     const value = object[key];
-    if (!first) parts.push(separator);
-    parts.push(keyScalar(key, inner), isBlock(value) ? blockStart : ': ');
-    write(value, inner, seen, parts);
-    first = false;
+    if (i) parts.push(separator);
+    // A scalar, the commonest value, is told from a block here rather than by a call.
+    parts.push(keyScalar(key, inner), typeof value === 'object' && value !== null && isBlock(value) ? blockStart : ': ');
+    write(value, depth + 1, seen, parts);
   }
-  if (first) parts.push('{}');
 }
 
 /**
@@ -318,19 +349,27 @@ function map(object: { [key: string]: unknown }, indent: string, seen: Set<objec
  * cdk8s's (see the module's comment)
  */
 export function stringifyYamlDocuments(documents: readonly unknown[]): string | undefined {
+  // One list of parts for all documents, joined once; objects met twice are looked for per document, as `yaml` writes aliases.
+  const parts: string[] = [];
+  const seen = new Set<object>();
   try {
-    return documents.map(document => {
-      if (document === undefined) return '\n';
+    for (let i = 0; i < documents.length; i++) {
+      const document = documents[i];
+      if (i) parts.push('---\n');
+      if (document === undefined) {
+        parts.push('\n');
+        continue;
+      }
       if (typeof document !== 'object' || document === null) throw new Unsupported('a scalar document');
-      const parts: string[] = [];
-      write(document, '', new Set(), parts);
+      seen.clear();
+      write(document, 0, seen, parts);
       parts.push('\n');
-      return parts.join('');
-    }).join('---\n');
+    }
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
     throw e;
   }
+  return parts.join('');
 }
 
 /**

@@ -36,9 +36,13 @@ describe('stringifyYamlDocuments', () => {
   });
 
   test('writes plain, as cdk8s does, the strings of names, paths and words it takes as plain without its full rules', () => {
-    const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9._/ -]{4,12}[A-Za-z0-9._/-]$/);
-    const numberLike = fc.tuple(fc.constantFrom('e', 'E', 'e-', 'E-'), fc.stringMatching(/^[0-9]{5,8}$/)).map(([e, digits]) => e + digits);
-    fc.assert(fc.property(fc.oneof(word, numberLike), s => {
+    const word = fc.stringMatching(/^[A-Za-z](?:[A-Za-z0-9._/ =-]{0,12}[A-Za-z0-9._/=-])?$/);
+    const numberLike = fc.tuple(fc.constantFrom('e', 'E', 'e-', 'E-'), fc.stringMatching(/^[0-9]{1,8}$/)).map(([e, digits]) => e + digits);
+    // The words YAML 1.1 reads as null or a boolean, and words next to them.
+    const yaml11Word = fc.tuple(fc.constantFrom('null', 'Null', 'NULL', 'y', 'Y', 'n', 'N', 'yes', 'Yes', 'YES', 'no', 'No', 'NO', 'true', 'True', 'TRUE',
+      'false', 'False', 'FALSE', 'on', 'On', 'ON', 'off', 'Off', 'OFF', 'nULL', 'yES', 'oN', 'oFF', 'tRUE'), fc.constantFrom('', '', 'x', '-', '=', ' a', '0'))
+      .map(([w, tail]) => w + tail);
+    fc.assert(fc.property(fc.oneof(word, numberLike, yaml11Word), s => {
       for (const doc of [{ [s]: s }, [s], { a: { [s]: [s] } }]) expectToBe(stringifyYamlDocuments([doc]), Yaml.stringify(doc));
     }), { numRuns: 3000 });
   });

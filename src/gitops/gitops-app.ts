@@ -38,7 +38,9 @@ function appliedAfter(chart: Chart): readonly Chart[] {
 
 /** The API objects a chart writes, in dependency order: those whose closest chart it is (cdk8s's order). */
 function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
-  return tree.topology(chart).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === chart);
+  const objects: ApiObject[] = [];
+  for (const construct of tree.topology(chart)) if (ApiObject.isApiObject(construct) && Chart.of(construct) === chart) objects.push(construct);
+  return objects;
 }
 
 /**
@@ -81,15 +83,18 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
     }
     return all;
   };
-  for (const { source, target } of dependencies()) {
+  const declared = dependencies();
+  let chartsAdded = false;
+  for (const { source, target } of declared) {
     const sourceChart = Chart.of(source);
     const targetChart = Chart.of(target);
     if (sourceChart !== targetChart) {
       sourceChart.node.addDependency(targetChart);
-      dependantCharts = true;
+      dependantCharts = chartsAdded = true;
     }
   }
-  for (const { source, target } of dependencies()) {
+  // With the dependencies the charts were just given, when there are any: cdk8s walks the app again.
+  for (const { source, target } of chartsAdded ? dependencies() : declared) {
     const sourceChart = Chart.of(source);
     const targetChart = Chart.of(target);
     const targets = findAll(target).filter(ApiObject.isApiObject).filter(o => Chart.of(o) === targetChart);

@@ -484,12 +484,13 @@ export function validateDocuments(files: readonly ManifestDocuments[], options: 
   const checks = checking.finish();
   const now = options.runtimeEnd?.now ?? runtimeSupportNow();
   const endSeverity = (options.runtimeEnd?.fail ?? process.env[RUNTIME_END_ENV] === 'fail') ? Severity.ERROR : Severity.WARNING;
-  // A notice depends on the runtime and the release alone (at one time): found once for each pair.
-  const notices = new Map<string, RuntimeNotice | undefined>();
+  // A notice depends on the runtime and the release alone (at one time): found once for each pair, looked up without a key built per Function.
+  const notices = new Map<ServerlessRelease, Map<string, RuntimeNotice | undefined>>();
   const noticeOf = (runtime: string, release: ServerlessRelease) => {
-    const key = `${release} ${runtime}`;
-    if (!notices.has(key)) notices.set(key, runtimeNotice(runtime, release, now));
-    return notices.get(key);
+    let ofRelease = notices.get(release);
+    if (!ofRelease) notices.set(release, ofRelease = new Map());
+    if (!ofRelease.has(runtime)) ofRelease.set(runtime, runtimeNotice(runtime, release, now));
+    return ofRelease.get(runtime);
   };
   const context: FindingsContext = { findings, seen, noticeOf, endSeverity, groups: new Map() };
   for (const [folder, entries] of byFolder) {
@@ -551,7 +552,9 @@ function addObjectFindings(
   const { findings, seen, noticeOf, endSeverity } = context;
   const { object, file, where } = entry;
   const { violations, known } = check;
-  for (const v of violations) {
+  // Indexed loops: this runs for every object, most with no violation and no warning, where `for...of` would make an iterator for nothing.
+  for (let i = 0; i < violations.length; i++) {
+    const v = violations[i];
     findings.push({ file, object: where, path: v.path, rule: v.rule ?? 'openapi', message: v.hint ? `${v.message}; ${v.hint}` : v.message, severity: Severity.ERROR });
   }
   if (object?.apiVersion === FUNCTION_API_VERSION && object?.kind === FUNCTION_KIND) {
@@ -560,7 +563,9 @@ function addObjectFindings(
     // release's mark of a deprecated runtime, which the webhook still gives.
     const notice = typeof object.spec?.runtime === 'string' ? noticeOf(object.spec.runtime, release) : undefined;
     if (notice) findings.push({ file, object: where, path: 'spec.runtime', rule: 'runtimeEnd', message: notice.message, severity: endSeverity });
-    for (const w of functionRules().functionWarnings(object, { release })) {
+    const warnings = functionRules().functionWarnings(object, { release });
+    for (let i = 0; i < warnings.length; i++) {
+      const w = warnings[i];
       if (notice && w.rule === 'deprecatedRuntime') continue;
       findings.push({ file, object: where, path: w.path, rule: w.rule ?? 'warning', message: w.hint ? `${w.message}; ${w.hint}` : w.message, severity: Severity.WARNING });
     }
@@ -581,6 +586,9 @@ function addObjectFindings(
 /** What {@link validateObject} found for one object. */
 type ObjectCheck = ReturnType<typeof validateObject>;
 
+/** The check of an object checked already: one for all of them (thousands of Functions), read only by {@link addObjectFindings}. */
+const CHECKED_ALREADY: ObjectCheck = Object.freeze({ violations: Object.freeze([]) as unknown as Violation[], known: true });
+
 /**
  * {@link validateObject} of each object not checked already, by folder and in the order of its
  * entries, but the handler code of Functions with an inline source: the Python handlers that the
@@ -597,7 +605,7 @@ function checkObjects(
     const release = releases.get(folder)!.release;
     const inFolder: ObjectCheck[] = [];
     entries.forEach(({ object }, index) => {
-      if (checkedAlready.has(object)) inFolder[index] = { violations: [], known: true };
+      if (checkedAlready.has(object)) inFolder[index] = CHECKED_ALREADY;
       else if (!isFunction(object) || !hasInlineHandler(object)) inFolder[index] = validateObject(object, { release });
       else handlers.push({ checks: inFolder, index, object, release, rules: functionRuleViolations(object, release) });
     });
@@ -716,5 +724,9 @@ function policyFinding(file: string, object: string, violation: PolicyViolation)
 /** Findings by file, in the order the files were read; within a file, in the order found. */
 function sortFindings(findings: Finding[], files: readonly string[]): Finding[] {
   const order = new Map(files.map((f, i) => [f, i]));
+  // Most are found file by file, in order already: what the sort would give them (the order they are in).
+  let inOrder = true;
+  for (let i = 1; i < findings.length && inOrder; i++) inOrder = order.get(findings[i - 1].file)! <= order.get(findings[i].file)!;
+  if (inOrder) return [...findings];
   return findings.map((f, i) => ({ f, i })).sort((a, b) => (order.get(a.f.file)! - order.get(b.f.file)!) || a.i - b.i).map(x => x.f);
 }

@@ -64,10 +64,11 @@ function markedRelease(construct: IConstruct): ServerlessRelease | undefined {
  * @returns the release
  */
 export function releaseOf(construct: IConstruct): ServerlessRelease {
-  for (const scope of [...construct.node.scopes].reverse()) {
+  // From the construct up to the root, by parent: no list of its scopes is built (every Function asks, more than once).
+  for (let scope: IConstruct | undefined = construct; scope; scope = scope.node.scope) {
     const release = markedRelease(scope);
     if (release) return release;
   }
   const stacks = STACK_RELEASES.get(construct.node.root);
-  return stacks?.size === 1 ? [...stacks][0] : DEFAULT_RELEASE;
+  return stacks?.size === 1 ? stacks.values().next().value! : DEFAULT_RELEASE;
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApiObject, Chart, JsonPatch, Yaml } from 'cdk8s';
+import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { parse } from 'yaml';
 import {
   EndpointAuth, Exposure, FunctionNamespace, FunctionRuntime, FunctionTraffic, FunctionSource, GatewayTls, GitOpsApp, KedaTrigger, KymaFunction,
@@ -162,6 +162,34 @@ describe('GitOpsApp apply order and checks', () => {
     expect(team.appliedAfter).toEqual([stack]);
     app.synth();
     expect(files()).toEqual(['0000-serverless.k8s.yaml', '0001-late.k8s.yaml', '0002-team-b.k8s.yaml']);
+  });
+
+  test.each([
+    ['within charts', false],
+    ['within and across charts', true],
+  ])('orders the objects by their constructs\' dependencies as cdk8s\'s App does, %s', (_, across) => {
+    const build = (app: App) => {
+      const [a, b, c] = ['a', 'b', 'c'].map(id => new Chart(app, id, { namespace: 'apps' }));
+      const map = (chart: Chart, name: string) => new ApiObject(chart, name, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: name } });
+      const [a1, a2, b1, c1, c2] = [map(a, 'a1'), map(a, 'a2'), map(b, 'b1'), map(c, 'c1'), map(c, 'c2')];
+      a1.node.addDependency(a2);
+      c1.node.addDependency(c2);
+      if (!across) return;
+      // Across charts, which makes the charts depend on each other (and cdk8s number the files), and between charts.
+      a2.node.addDependency(c1);
+      b.node.addDependency(a);
+      b1.node.addDependency(a1);
+    };
+    const written = (outdir: string) => Object.fromEntries(fs.readdirSync(outdir).filter(f => f.endsWith('.k8s.yaml')).sort()
+      .map(f => [f, loadYamlDocuments(path.join(outdir, f)).map(o => o.metadata.name)]));
+    const plain = new App({ outdir: path.join(dir, 'cdk8s') });
+    build(plain);
+    plain.synth();
+    const app = new GitOpsApp({ outdir: path.join(dir, 'gitops') });
+    build(app);
+    app.synth();
+    expect(written(app.outdir)).toEqual(written(plain.outdir));
+    expect(Object.keys(written(app.outdir))).toEqual(across ? ['0000-c.k8s.yaml', '0001-a.k8s.yaml', '0002-b.k8s.yaml'] : ['a.k8s.yaml', 'b.k8s.yaml', 'c.k8s.yaml']);
   });
 
   test('without any ordering, files keep the names cdk8s gives them', () => {
