@@ -198,8 +198,9 @@ export interface CompileFromCodeCacheOptions {
  * is replaced for that time, for the `.js` files of that folder only (and with `dependencies`,
  * those of packages). The construct entry calls it around each module it loads (see
  * scripts/lazy-entry.ts), the command line once for its whole process (bin/kyma-serverless.js);
- * the cache file is read once per process. Outside an installed or built package (`entry` not in
- * `lib/src/`), it does nothing.
+ * the cache file is read once per process. A module compiled so that loads another later, on first
+ * use (synth's checks of a Function: the compiled schema check, the CEL rules), compiles that one
+ * from the cache too. Outside an installed or built package (`entry` not in `lib/src/`), it does nothing.
  *
  * @param entry the entry module's file (`__filename`)
  * @returns what stops it; a compile step that someone replaced meanwhile is left in place
@@ -209,7 +210,12 @@ export function _compileFromCodeCache(entry: string, options: CompileFromCodeCac
   const lib = path.dirname(path.dirname(entry));
   const folder = path.basename(lib) === 'lib' && path.basename(path.dirname(entry)) === 'src' ? cacheFolder() : undefined;
   if (!folder) return () => undefined;
-  const { cacheFile, cached, compiled } = libCache(folder, lib);
+  return compileFromLibCache(lib, libCache(folder, lib), options);
+}
+
+/** {@link _compileFromCodeCache} of a `lib/` folder whose cache is read. */
+function compileFromLibCache(lib: string, cache: LibCache, options: CompileFromCodeCacheOptions): () => void {
+  const { cacheFile, cached, compiled } = cache;
   const prototype = Module.prototype as unknown as { _compile: Compile };
   const original = prototype._compile;
   const within = lib + path.sep;
@@ -241,7 +247,17 @@ export function _compileFromCodeCache(entry: string, options: CompileFromCodeCac
     }
     compiled.set(name, { key, script });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    return wrapper.call(this.exports, this.exports, requireOf(this), this, filename, path.dirname(filename));
+    return wrapper.call(this.exports, this.exports, requireOf(this, load), this, filename, path.dirname(filename));
+  };
+  // What a module compiled here loads once this compile step is gone (on first use) compiles from the cache too.
+  const load = (module: Module, id: string): unknown => {
+    if (prototype._compile === compile) return module.require(id);
+    const stop = compileFromLibCache(lib, cache, options);
+    try {
+      return module.require(id);
+    } finally {
+      stop();
+    }
   };
   prototype._compile = compile;
   return () => {
@@ -266,15 +282,15 @@ function libCache(folder: string, lib: string): LibCache {
   return cache;
 }
 
-/** What `require` is inside a module, as Node.js makes it. */
-function requireOf(module: Module): NodeJS.Require {
+/** What `require` is inside a module, as Node.js makes it, loading with `load`. */
+function requireOf(module: Module, load: (module: Module, id: string) => unknown): NodeJS.Require {
   const internals = Module as unknown as {
     _resolveFilename(request: string, parent: Module, isMain: boolean, options?: { paths?: string[] }): string;
     _resolveLookupPaths(request: string, parent: Module): string[] | null;
     _extensions: NodeJS.RequireExtensions;
     _cache: NodeJS.Dict<NodeJS.Module>;
   };
-  const require = ((id: string) => module.require(id)) as NodeJS.Require;
+  const require = ((id: string) => load(module, id)) as NodeJS.Require;
   const resolve = ((request: string, options?: { paths?: string[] }) => internals._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
   resolve.paths = (request: string) => internals._resolveLookupPaths(request, module);
   require.resolve = resolve;

@@ -139,7 +139,9 @@ describe('the modules of lib/ while the entry loads', () => {
       "exports.file = require('node:path').relative(" + JSON.stringify(root) + ", __filename);",
       "exports.resolved = require('node:path').relative(" + JSON.stringify(root) + ", require.resolve('../imports/b'));",
       "exports.outside = require('../../outside').name;",
+      "exports.later = () => require('./later').value;",
     ].join('\n'));
+    fs.writeFileSync(path.join(root, 'lib', 'src', 'later.js'), 'exports.value = "later";');
     fs.writeFileSync(path.join(root, 'lib', 'imports', 'b.js'), 'exports.value = 21;');
     fs.writeFileSync(path.join(root, 'outside.js'), 'exports.name = "outside";');
     fs.mkdirSync(path.join(root, 'node_modules', 'dep'), { recursive: true });
@@ -204,6 +206,25 @@ describe('the modules of lib/ while the entry loads', () => {
       // A module whose content changed compiles anew, and the cache is written again.
       { result: loaded(20), counts: counts(3, 3, 1) },
       { result: null, counts: counts(3, 3, 2) },
+    ]);
+  }, 60_000);
+
+  test('compiles what a module of lib/ loads later, on first use, from the cache too', () => {
+    const results = run(`
+      const compile = Module.prototype._compile;
+      const later = path.join(root, 'lib', 'src', 'later.js');
+      for (let i = 0; i < 2; i++) {
+        for (const file of [...files, later]) delete require.cache[file];
+        const stop = _compileFromCodeCache(entry);
+        const a = require(files[0]);
+        stop();
+        step([a.later(), Module.prototype._compile === compile]);
+        _saveCodeCaches();
+      }`);
+    // The compile step is in place for that load only; the next process takes all three modules from the cache.
+    expect(results).toEqual([
+      { result: ['later', true], counts: counts(0, 3, 0) },
+      { result: ['later', true], counts: counts(3, 3, 1) },
     ]);
   }, 60_000);
 
