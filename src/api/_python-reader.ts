@@ -52,6 +52,8 @@ interface Token {
   readonly end: number;
   /** Zero-based row of its start. */
   readonly row: number;
+  /** Zero-based row of its end: its start's, but for a string across lines. */
+  readonly endRow: number;
   /** How tightly it binds as a binary operator ({@link BINARY}), or 0. */
   readonly prec: number;
   /** Of an f-string: the tokens of each replacement field's expression, each list ending with an End token. */
@@ -71,7 +73,7 @@ const BITWISE_OR = 5;
 const BINARY_PRECEDENCE = new Map(Object.entries(BINARY));
 
 function token(kind: Kind, text: string, start: number, end: number, row: number): Token {
-  return { kind, text, start, end, row, prec: (kind === Kind.Op || kind === Kind.Name) ? BINARY_PRECEDENCE.get(text) ?? 0 : 0 };
+  return { kind, text, start, end, row, endRow: row, prec: (kind === Kind.Op || kind === Kind.Name) ? BINARY_PRECEDENCE.get(text) ?? 0 : 0 };
 }
 
 /** The last token of every list, which the reader never steps past. */
@@ -212,15 +214,15 @@ function tokenize(src: string): Token[] {
     }
     lineHasToken = true;
     const next = tokenAt(src, i, row, undefined);
-    const op = next.token.kind === Kind.Op ? next.token.text : '';
+    const op = next.kind === Kind.Op ? next.text : '';
     if (op === '(' || op === '[' || op === '{') depth++;
     else if (op === ')' || op === ']' || op === '}') {
       if (depth === 0) throw UNSURE;
       depth--;
     }
-    tokens.push(next.token);
+    tokens.push(next);
     i = next.end;
-    row = next.row;
+    row = next.endRow;
   }
   if (depth > 0) throw UNSURE;
   if (lineHasToken) tokens.push(token(Kind.Newline, '', n, n, row));
@@ -231,11 +233,11 @@ function tokenize(src: string): Token[] {
 
 /**
  * The token at an index that holds no space: a name, a string (from its prefix), a number or an
- * operator, where it ends, and the row there.
+ * operator.
  *
  * @param outer the quote of the f-string whose replacement field it is in, if it is
  */
-function tokenAt(src: string, i: number, row: number, outer: number | undefined): { token: Token; end: number; row: number } {
+function tokenAt(src: string, i: number, row: number, outer: number | undefined): Token {
   const c = src.charCodeAt(i);
   if (isNameStart(c)) {
     let j = i + 1;
@@ -246,15 +248,14 @@ function tokenAt(src: string, i: number, row: number, outer: number | undefined)
       return readString(src, i, j, row, outer);
     }
     if (src.charCodeAt(j) > 127) throw UNSURE;
-    return { token: token(Kind.Name, src.slice(i, j), i, j, row), end: j, row };
+    return token(Kind.Name, src.slice(i, j), i, j, row);
   }
   if (c === 34 || c === 39) return readString(src, i, i, row, outer);
   if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
-    const end = numberEnd(src, i);
-    return { token: token(Kind.Number, '', i, end, row), end, row };
+    return token(Kind.Number, '', i, numberEnd(src, i), row);
   }
   const op = operatorAt(src, i);
-  return { token: token(Kind.Op, op, i, i + op.length, row), end: i + op.length, row };
+  return token(Kind.Op, op, i, i + op.length, row);
 }
 
 /** The one-character operators that start no longer one (brackets, `,`, `;`, `~`), by character code. */
@@ -333,8 +334,8 @@ function numberEnd(src: string, i: number): number {
  *
  * @param outer the quote of the f-string this string is inside a replacement field of, if it is
  */
-function readString(src: string, start: number, quote: number, row: number, outer: number | undefined): { token: Token; end: number; row: number } {
-  const prefix = src.slice(start, quote).toLowerCase();
+function readString(src: string, start: number, quote: number, row: number, outer: number | undefined): Token {
+  const prefix = start === quote ? '' : src.slice(start, quote).toLowerCase();
   const raw = prefix.includes('r');
   const format = prefix.includes('f');
   const bytes = prefix.includes('b');
@@ -343,7 +344,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
   // Inside a replacement field: a plain one-line string with a quote of its own, without backslashes.
   if (outer !== undefined && (format || triple || q === outer)) throw UNSURE;
   const startRow = row;
-  const fields: Token[][] = [];
+  const fields: Token[][] | undefined = format ? [] : undefined;
   const n = src.length;
   let j = quote + (triple ? 3 : 1);
   for (;;) {
@@ -388,7 +389,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
       }
       const nested: Token[][] = [];
       const field = readField(src, j + 1, row, q, nested);
-      fields.push(field.tokens, ...nested);
+      fields!.push(field.tokens, ...nested);
       j = field.end;
       continue;
     }
@@ -399,7 +400,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
     }
     j++;
   }
-  return { token: { kind: Kind.String, text: '', start, end: j, row: startRow, prec: 0, fields: format ? fields : undefined }, end: j, row };
+  return { kind: Kind.String, text: '', start, end: j, row: startRow, endRow: row, prec: 0, fields };
 }
 
 /**
@@ -421,7 +422,7 @@ function readField(src: string, from: number, row: number, quote: number, nested
     if (c === 10 || c === 35 || c === 92 || c === 123 || c === quote || c > 127) throw UNSURE;
     if (depth === 0 && (c === 125 || c === 33 || c === 58 || (c === 61 && src.charCodeAt(j + 1) !== 61))) break;
     const next = tokenAt(src, j, row, quote);
-    const { kind, text } = next.token;
+    const { kind, text } = next;
     // `lambda` needs parentheses in a field (its colon would start the format), and `:=` is read as a format.
     if (kind === Kind.Name && text === 'lambda' && depth === 0) throw UNSURE;
     if (kind === Kind.Op) {
@@ -432,7 +433,7 @@ function readField(src: string, from: number, row: number, quote: number, nested
         depth--;
       }
     }
-    tokens.push(next.token);
+    tokens.push(next);
     j = next.end;
   }
   if (!tokens.length) throw UNSURE;

@@ -687,7 +687,8 @@ function readPythonHere(source: string): PythonFacts | undefined {
   const outline = readPythonOutline(source);
   if (!outline) return undefined;
   _work.pythonReads++;
-  const facts = pythonFactsOf(source, undefined, outline);
+  // What the reader reads, Python's tokenizer reads too (the tests and the sweep compare it with tree-sitter's tree and pythonLexicalProblem): no problem.
+  const facts = pythonFactsOf(undefined, outline);
   pythonFacts.set(source, facts);
   return facts;
 }
@@ -695,28 +696,31 @@ function readPythonHere(source: string): PythonFacts | undefined {
 /** The facts of a Python handler from tree-sitter's tree, kept. */
 function readPythonTree(source: string): PythonFacts {
   const { syntax, outline } = readPythonTreeOnly(source);
-  const facts = pythonFactsOf(source, syntax, outline);
+  const facts = pythonFactsOf(syntax, outline);
   pythonFacts.set(source, facts);
   return facts;
 }
 
-/** What the checks read from tree-sitter's tree of a source: the first problem it has, and the outline. */
+/** What the checks read from tree-sitter's tree of a source: the first problem, Python's tokenizer's or its parser's, and the outline. */
 function readPythonTreeOnly(source: string): { syntax?: HandlerCodeProblem; outline: PythonOutline } {
   const tree = takeSentPythonTree(source) ?? parsePython(source);
-  return { syntax: pythonSyntaxProblem(tree, source), outline: pythonOutline(tree) };
-}
-
-/** The facts of a source, from the problem of its tree (if any) and its outline. */
-function pythonFactsOf(source: string, syntax: HandlerCodeProblem | undefined, outline: PythonOutline): PythonFacts {
+  const syntax = pythonSyntaxProblem(tree, source);
   // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
   const lexical = pythonLexicalProblem(source);
   const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
-  return { syntax: first, main: first ? [] : pythonMainProblems(outline), imports: outline.imports };
+  return { syntax: first, outline: pythonOutline(tree) };
+}
+
+/** The facts of a source, from its first problem (if any) and its outline. */
+function pythonFactsOf(syntax: HandlerCodeProblem | undefined, outline: PythonOutline): PythonFacts {
+  return { syntax, main: syntax ? [] : pythonMainProblems(outline), imports: outline.imports };
 }
 
 /**
  * What a Python source gives both ways: read on this thread (`undefined` where that reader leaves it
- * to tree-sitter), and from tree-sitter's tree, each without the memo. For the tests that compare them.
+ * to tree-sitter), and from tree-sitter's tree with the problem Python's tokenizer finds
+ * ({@link pythonLexicalProblem}), each without the memo. For the tests that compare them: where the
+ * reader reads a source, neither has a problem.
  *
  * @internal
  */
