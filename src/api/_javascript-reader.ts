@@ -241,7 +241,8 @@ class Reader {
 
   private punctuator(c: number): string {
     const src = this.src;
-    const at = (i: number) => src.charCodeAt(this.start + i);
+    const start = this.start;
+    const second = src.charCodeAt(start + 1);
     switch (c) {
       case 123: return '{';
       case 125: return '}';
@@ -254,47 +255,47 @@ class Reader {
       case 126: return '~';
       case 58: return ':';
       case 96: return '`';
-      case 46: return at(1) === 46 && at(2) === 46 ? '...' : '.';
+      case 46: return second === 46 && src.charCodeAt(start + 2) === 46 ? '...' : '.';
       case 63:
-        if (at(1) === 46 && !isDigit(at(2))) return '?.';
-        if (at(1) === 63) return at(2) === 61 ? '??=' : '??';
+        if (second === 46 && !isDigit(src.charCodeAt(start + 2))) return '?.';
+        if (second === 63) return src.charCodeAt(start + 2) === 61 ? '??=' : '??';
         return '?';
       case 60:
-        if (at(1) === 33) unsure(); // `<!--` opens a comment in a script
-        if (at(1) === 60) return at(2) === 61 ? '<<=' : '<<';
-        return at(1) === 61 ? '<=' : '<';
+        if (second === 33) unsure(); // `<!--` opens a comment in a script
+        if (second === 60) return src.charCodeAt(start + 2) === 61 ? '<<=' : '<<';
+        return second === 61 ? '<=' : '<';
       case 62:
-        if (at(1) === 62) {
-          if (at(2) === 62) return at(3) === 61 ? '>>>=' : '>>>';
-          return at(2) === 61 ? '>>=' : '>>';
+        if (second === 62) {
+          if (src.charCodeAt(start + 2) === 62) return src.charCodeAt(start + 3) === 61 ? '>>>=' : '>>>';
+          return src.charCodeAt(start + 2) === 61 ? '>>=' : '>>';
         }
-        return at(1) === 61 ? '>=' : '>';
+        return second === 61 ? '>=' : '>';
       case 61:
-        if (at(1) === 61) return at(2) === 61 ? '===' : '==';
-        return at(1) === 62 ? '=>' : '=';
+        if (second === 61) return src.charCodeAt(start + 2) === 61 ? '===' : '==';
+        return second === 62 ? '=>' : '=';
       case 33:
-        if (at(1) === 61) return at(2) === 61 ? '!==' : '!=';
+        if (second === 61) return src.charCodeAt(start + 2) === 61 ? '!==' : '!=';
         return '!';
       case 43:
-        return at(1) === 43 ? '++' : at(1) === 61 ? '+=' : '+';
+        return second === 43 ? '++' : second === 61 ? '+=' : '+';
       case 45:
-        if (at(1) === 45) {
-          if (at(2) === 62) unsure(); // `-->` closes a comment at the start of a script's line
+        if (second === 45) {
+          if (src.charCodeAt(start + 2) === 62) unsure(); // `-->` closes a comment at the start of a script's line
           return '--';
         }
-        return at(1) === 61 ? '-=' : '-';
+        return second === 61 ? '-=' : '-';
       case 42:
-        if (at(1) === 42) return at(2) === 61 ? '**=' : '**';
-        return at(1) === 61 ? '*=' : '*';
-      case 47: return at(1) === 61 ? '/=' : '/';
-      case 37: return at(1) === 61 ? '%=' : '%';
+        if (second === 42) return src.charCodeAt(start + 2) === 61 ? '**=' : '**';
+        return second === 61 ? '*=' : '*';
+      case 47: return second === 61 ? '/=' : '/';
+      case 37: return second === 61 ? '%=' : '%';
       case 38:
-        if (at(1) === 38) return at(2) === 61 ? '&&=' : '&&';
-        return at(1) === 61 ? '&=' : '&';
+        if (second === 38) return src.charCodeAt(start + 2) === 61 ? '&&=' : '&&';
+        return second === 61 ? '&=' : '&';
       case 124:
-        if (at(1) === 124) return at(2) === 61 ? '||=' : '||';
-        return at(1) === 61 ? '|=' : '|';
-      case 94: return at(1) === 61 ? '^=' : '^';
+        if (second === 124) return src.charCodeAt(start + 2) === 61 ? '||=' : '||';
+        return second === 61 ? '|=' : '|';
+      case 94: return second === 61 ? '^=' : '^';
       default: return unsure();
     }
   }

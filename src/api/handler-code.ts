@@ -458,9 +458,18 @@ function lineCounter(source: string): (offset: number) => number {
 
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
   const release = code.release ?? DEFAULT_RELEASE;
-  const pkg = packageJsonOf(code.dependencies);
+  // package.json is parsed once at most, when asked: a text that spells no `type` (and escapes nothing) holds no "type".
+  let pkg: PackageJson | undefined;
+  let parsed = false;
+  const packageJson = () => {
+    if (!parsed) {
+      pkg = packageJsonOf(code.dependencies);
+      parsed = true;
+    }
+    return pkg;
+  };
   const file = RUNTIME_FILES[RuntimeFamily.NODEJS].handler;
-  const declaredEsm = pkg?.type === 'module';
+  const declaredEsm = code.dependencies !== undefined && /type|\\/.test(code.dependencies) && packageJson()?.type === 'module';
   let esm = declaredEsm;
   let facts = readJavaScript(code.source, esm ? 'module' : 'script');
   const scriptError = facts.error;
@@ -487,7 +496,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, pkg, esm, release)];
+  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, packageJson, esm, release)];
 }
 
 /** The CommonJS names an ES module does not have. */
@@ -613,10 +622,11 @@ function nodeImports(program: Acorn.Program, lineOf: (offset: number) => number)
 /** Node.js's built-in modules, as a set once. */
 let nodeBuiltins: ReadonlySet<string> | undefined;
 
-function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
+function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, packageJson: () => PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
   // Most handlers import nothing: nothing to look up.
   if (!imports.length) return [];
+  const pkg = packageJson();
   const builtins = nodeBuiltins ??= new Set(builtinModules);
   const contract = runtimeContract(release);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.peerDependencies),
