@@ -169,7 +169,7 @@ class Reader {
     this.next();
     while (!this.at('eof')) this.statement(true, true);
     const top = this.scopes[0].names;
-    for (const local of this.exportedLocals) if (!top.has(local)) unsure();
+    for (let i = 0; i < this.exportedLocals.length; i++) if (!top.has(this.exportedLocals[i])) unsure();
     return { imports: this.imports, commonJsNames: this.uses.size ? [...this.uses] : [] };
   }
 
@@ -413,10 +413,21 @@ class Reader {
 
   /** A copy of the next token, the current one kept. */
   private peek(): { type: string; value: string | undefined; newline: boolean } {
-    const { pos, type, value, start, end, newline } = this;
+    // Field by field: no object to hold them, no generic assignment.
+    const pos = this.pos;
+    const type = this.type;
+    const value = this.value;
+    const start = this.start;
+    const end = this.end;
+    const newline = this.newline;
     this.next();
     const ahead = { type: this.type, value: this.value, newline: this.newline };
-    Object.assign(this, { pos, type, value, start, end, newline });
+    this.pos = pos;
+    this.type = type;
+    this.value = value;
+    this.start = start;
+    this.end = end;
+    this.newline = newline;
     return ahead;
   }
 
@@ -1368,7 +1379,8 @@ class Reader {
     const outer = this.context;
     this.context = { async, top: false, inParams: false, loops: 0 };
     const names = new Set<string>();
-    for (const param of params) {
+    for (let i = 0; i < params.length; i++) {
+      const param = params[i];
       this.checkBinding(param);
       if (names.has(param)) unsure();
       names.add(param);

@@ -99,7 +99,7 @@ const UNREAD = /[\r\f\v\0\u0085\u2028\u2029]/;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isNameStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-const isNameChar = (c: number) => isNameStart(c) || isDigit(c);
+const isNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
 
 /**
  * What the handler checks read from a Python source, when it lies in the subset this reader reads
@@ -684,9 +684,9 @@ class Reader {
       }
       targets.pop();
       if (hasBareStar(value)) throw UNSURE;
-      for (const target of targets) {
-        if (!isTarget(target)) throw UNSURE;
-        this.bindTarget(target, row);
+      for (let i = 0; i < targets.length; i++) {
+        if (!isTarget(targets[i])) throw UNSURE;
+        this.bindTarget(targets[i], row);
       }
       return;
     }
