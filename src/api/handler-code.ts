@@ -692,10 +692,17 @@ function readPython(source: string): PythonFacts {
   return pythonFacts.get(source) ?? readPythonHere(source) ?? readPythonTree(source);
 }
 
+/** The Python handlers the reader of this thread leaves to tree-sitter: each asked about again (at synth, before its check and at it) is not read again. */
+const leftToTree = new ContentMemo<true>(16 * 2 ** 20);
+
 /** The facts of a Python handler the reader of this thread reads, kept; `undefined` when it leaves the source to tree-sitter. */
 function readPythonHere(source: string): PythonFacts | undefined {
+  if (leftToTree.has(source)) return undefined;
   const outline = readPythonOutline(source);
-  if (!outline) return undefined;
+  if (!outline) {
+    leftToTree.set(source, true);
+    return undefined;
+  }
   _work.pythonReads++;
   // What the reader reads, Python's tokenizer reads too (the tests and the sweep compare it with tree-sitter's tree and pythonLexicalProblem): no problem.
   const facts = pythonFactsOf(undefined, outline);

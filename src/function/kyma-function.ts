@@ -482,8 +482,8 @@ function withExtraSpec(spec: Json, extra: Json): Json {
 const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, Map<string, KymaFunction[]>>>();
 
 /**
- * The inline handlers of each app's Functions (by its root construct), in construction order, and
- * how many of them were parsed: the first check of a Python handler parses all of them not parsed
+ * The inline Python handlers of each app's Functions (by its root construct), in construction order,
+ * and how many of them were parsed: the first check of a handler parses all of them not parsed
  * yet, in one round trip to the parser.
  */
 const HANDLERS_OF_APP = new WeakMap<IConstruct, { readonly handlers: { readonly runtime: string; readonly source: string }[]; parsed: number }>();
@@ -600,11 +600,11 @@ export class KymaFunction extends Construct implements IExposable {
     this.syncAutoscaler(releaseOf(this));
     if (props.scale && props.scale.minReplicas !== props.scale.maxReplicas) _onStackRelease(this, () => this.syncAutoscaler(releaseOf(this)));
     const inline = this.source?.inline;
-    if (inline) {
+    if (inline && runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) {
       const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
       HANDLERS_OF_APP.set(this.node.root, app);
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
-      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser([inline.source]);
+      _preparePythonParser([inline.source]);
     }
     if (this.namespace !== undefined) {
       const root = this.node.root;
