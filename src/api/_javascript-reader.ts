@@ -150,11 +150,12 @@ class Reader {
   private lastString: string | undefined;
   private awaits = 0;
   private readonly imports: { module: string; start: number }[] = [];
-  private readonly uses = new Map<string, number>();
   private readonly scopes: Scope[] = [];
   private context: Context;
-  private readonly exported = new Set<string>();
-  private readonly exportedLocals: string[] = [];
+  // Made at their first entry: a script uses no CommonJS name here, and few modules export by name.
+  private uses: Map<string, number> | undefined;
+  private exported: Set<string> | undefined;
+  private exportedLocals: string[] | undefined;
 
   public constructor(private readonly src: string, private readonly module: boolean) {
     this.length = src.length;
@@ -169,8 +170,9 @@ class Reader {
     this.next();
     while (!this.at('eof')) this.statement(true, true);
     const top = this.scopes[0].names;
-    for (let i = 0; i < this.exportedLocals.length; i++) if (!top.has(this.exportedLocals[i])) unsure();
-    return { imports: this.imports, commonJsNames: this.uses.size ? [...this.uses] : [] };
+    const locals = this.exportedLocals;
+    if (locals) for (let i = 0; i < locals.length; i++) if (!top.has(locals[i])) unsure();
+    return { imports: this.imports, commonJsNames: this.uses ? [...this.uses] : [] };
   }
 
   // ---- tokens ----
@@ -493,7 +495,9 @@ class Reader {
   }
 
   private use(name: string, start: number): void {
-    if (this.module && COMMONJS_NAMES.has(name) && !this.uses.has(name)) this.uses.set(name, start);
+    if (!this.module || !COMMONJS_NAMES.has(name)) return;
+    const uses = this.uses ??= new Map();
+    if (!uses.has(name)) uses.set(name, start);
   }
 
   private loads(module: string | undefined, start: number): void {
@@ -937,8 +941,9 @@ class Reader {
   private exportDeclaration(): void {
     const start = this.start;
     const exports = (name: string) => {
-      if (this.exported.has(name)) unsure();
-      this.exported.add(name);
+      const exported = this.exported ??= new Set();
+      if (exported.has(name)) unsure();
+      exported.add(name);
     };
     this.next();
     if (this.at('*')) {
@@ -980,7 +985,7 @@ class Reader {
       }
       for (const local of locals) {
         this.checkReference(local);
-        this.exportedLocals.push(local);
+        (this.exportedLocals ??= []).push(local);
       }
       this.semicolon();
       return;
