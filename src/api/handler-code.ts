@@ -1092,9 +1092,12 @@ export function handlerCodeViolations(object: unknown, release: ServerlessReleas
   const fn = object as { metadata?: { annotations?: { [k: string]: unknown } }; spec?: { runtime?: unknown; source?: { inline?: { source?: unknown; dependencies?: unknown } } } };
   const inline = fn?.spec?.source?.inline;
   if (typeof fn?.spec?.runtime !== 'string' || typeof inline?.source !== 'string') return [];
-  const accepted = acceptedWarnings(fn.metadata?.annotations?.[ACCEPT_WARNINGS_ANNOTATION]);
   const dependencies = typeof inline.dependencies === 'string' ? inline.dependencies : undefined;
-  return handlerCodeProblems({ runtime: fn.spec.runtime, source: inline.source, dependencies, release })
+  const problems = handlerCodeProblems({ runtime: fn.spec.runtime, source: inline.source, dependencies, release });
+  // Most handlers have none: nothing to filter or word.
+  if (!problems.length) return [];
+  const accepted = acceptedWarnings(fn.metadata?.annotations?.[ACCEPT_WARNINGS_ANNOTATION]);
+  return problems
     .filter(p => !isAccepted(p, accepted))
     .map(p => ({
       path: `spec.source.inline.${p.file === RUNTIME_FILES[RuntimeFamily.NODEJS].handler || p.file === PYTHON_FILE ? 'source' : 'dependencies'}`,

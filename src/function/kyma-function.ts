@@ -956,8 +956,11 @@ export class KymaFunction extends Construct implements IExposable {
       _parsePythonHandlers(app.handlers.slice(app.parsed));
       app.parsed = app.handlers.length;
     }
+    const problems = handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release });
+    // Most handlers have none: nothing to filter or word.
+    if (!problems.length) return [];
     const directory = this.source?.directory;
-    return handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release })
+    return problems
       .filter(p => !isAccepted(p, accepted))
       .map(p => (directory ? describeHandlerProblem(p, path.join(directory, p.file))
         : `'source' (spec.source.inline): ${describeHandlerProblem(p).replace('acceptWarnings: [', 'the prop acceptWarnings: [')}`));
