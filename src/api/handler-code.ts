@@ -262,8 +262,12 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
  * @internal
  */
 export function _preparePythonParser(sources: readonly string[]): void {
-  const left = sources.filter(source => !pythonFacts.has(source) && !readPythonHere(source));
-  if (left.length) sendPythonSources(left);
+  // Called for each Function's handler as it is made: no closure, and a list only for what is left.
+  let left: string[] | undefined;
+  for (let i = 0; i < sources.length; i++) {
+    if (!pythonFacts.has(sources[i]) && !readPythonHere(sources[i])) (left ??= []).push(sources[i]);
+  }
+  if (left) sendPythonSources(left);
 }
 
 /**
@@ -281,7 +285,8 @@ export function _preparePythonParser(sources: readonly string[]): void {
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
   for (const code of codes) {
-    if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source) && !readPythonHere(code.source)) sources.push(code.source);
+    // Most were read as they came (by _preparePythonParser): the memo answers before the runtime is looked at.
+    if (!pythonFacts.has(code.source) && runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !readPythonHere(code.source)) sources.push(code.source);
   }
   try {
     askSources(sources);
@@ -351,6 +356,9 @@ function nodeMajor(runtime: string, release: ServerlessRelease): number {
 }
 
 const ESM_SYNTAX = /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+[\w{*])/;
+
+/** A package.json that can hold "type": it spells `type`, or escapes a character (made once: a literal in a function is a new object at each call). */
+const MAY_HOLD_TYPE = /type|\\/;
 
 /** What a handler's JavaScript holds, read once per distinct source and kind (script or module). */
 interface JavaScriptFacts {
@@ -458,7 +466,7 @@ function lineCounter(source: string): (offset: number) => number {
 
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
   const release = code.release ?? DEFAULT_RELEASE;
-  // package.json is parsed once at most, when asked: a text that spells no `type` (and escapes nothing) holds no "type".
+  // package.json is parsed once at most, when asked: for its "type" only when it may hold one.
   let pkg: PackageJson | undefined;
   let parsed = false;
   const packageJson = () => {
@@ -469,7 +477,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
     return pkg;
   };
   const file = RUNTIME_FILES[RuntimeFamily.NODEJS].handler;
-  const declaredEsm = code.dependencies !== undefined && /type|\\/.test(code.dependencies) && packageJson()?.type === 'module';
+  const declaredEsm = code.dependencies !== undefined && MAY_HOLD_TYPE.test(code.dependencies) && packageJson()?.type === 'module';
   let esm = declaredEsm;
   let facts = readJavaScript(code.source, esm ? 'module' : 'script');
   const scriptError = facts.error;
@@ -496,7 +504,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, packageJson, esm, release)];
+  return commonJsInModuleProblems(facts, esm, declaredEsm).concat(nodeImportProblems(facts.imports, code, packageJson, esm, release));
 }
 
 /** The CommonJS names an ES module does not have. */
@@ -749,7 +757,7 @@ export function _readPythonBothWays(source: string): { here?: { syntax?: Handler
 function pythonProblems(code: HandlerCode): HandlerCodeProblem[] {
   const facts = readPython(code.source);
   if (facts.syntax) return [facts.syntax];
-  return [...facts.main, ...pythonImportProblems(facts.imports, code)];
+  return facts.main.concat(pythonImportProblems(facts.imports, code));
 }
 
 const OPENERS: { readonly [c: string]: string } = { '(': ')', '[': ']', '{': '}' };
