@@ -54,8 +54,6 @@ interface Token {
   readonly row: number;
   /** Zero-based row of its end: its start's, but for a string across lines. */
   readonly endRow: number;
-  /** How tightly it binds as a binary operator ({@link BINARY}), or 0. */
-  readonly prec: number;
   /** Of an f-string: the tokens of each replacement field's expression, each list ending with an End token. */
   readonly fields?: Token[][];
 }
@@ -69,11 +67,11 @@ const NOT = 3;
 const COMPARISON = 4;
 const BITWISE_OR = 5;
 
-/** {@link BINARY} as a map: a name's or an operator's text looked up once per token. */
+/** {@link BINARY} as a map: the text of the token after an operand looked up. */
 const BINARY_PRECEDENCE = new Map(Object.entries(BINARY));
 
 function token(kind: Kind, text: string, start: number, end: number, row: number): Token {
-  return { kind, text, start, end, row, endRow: row, prec: (kind === Kind.Op || kind === Kind.Name) ? BINARY_PRECEDENCE.get(text) ?? 0 : 0 };
+  return { kind, text, start, end, row, endRow: row };
 }
 
 /** The last token of every list, which the reader never steps past. */
@@ -400,7 +398,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
     }
     j++;
   }
-  return { kind: Kind.String, text: '', start, end: j, row: startRow, endRow: row, prec: 0, fields };
+  return { kind: Kind.String, text: '', start, end: j, row: startRow, endRow: row, fields };
 }
 
 /**
@@ -1103,7 +1101,8 @@ class Reader {
     }
     for (;;) {
       const op = this.tokens[this.at];
-      const prec = op.prec;
+      // Only names and operators have a text.
+      const prec = BINARY_PRECEDENCE.get(op.text) ?? 0;
       if (prec < min || prec === 0) return value;
       if (op.text === 'not') {
         if (!this.is('in', 1)) return value;
