@@ -150,11 +150,12 @@ class Reader {
   private lastString: string | undefined;
   private awaits = 0;
   private readonly imports: { module: string; start: number }[] = [];
-  private readonly uses = new Map<string, number>();
   private readonly scopes: Scope[] = [];
   private context: Context;
-  private readonly exported = new Set<string>();
-  private readonly exportedLocals: string[] = [];
+  // Made at their first entry: a script uses no CommonJS name here, and few modules export by name.
+  private uses: Map<string, number> | undefined;
+  private exported: Set<string> | undefined;
+  private exportedLocals: string[] | undefined;
 
   public constructor(private readonly src: string, private readonly module: boolean) {
     this.length = src.length;
@@ -169,8 +170,9 @@ class Reader {
     this.next();
     while (!this.at('eof')) this.statement(true, true);
     const top = this.scopes[0].names;
-    for (const local of this.exportedLocals) if (!top.has(local)) unsure();
-    return { imports: this.imports, commonJsNames: this.uses.size ? [...this.uses] : [] };
+    const locals = this.exportedLocals;
+    if (locals) for (let i = 0; i < locals.length; i++) if (!top.has(locals[i])) unsure();
+    return { imports: this.imports, commonJsNames: this.uses ? [...this.uses] : [] };
   }
 
   // ---- tokens ----
@@ -241,7 +243,8 @@ class Reader {
 
   private punctuator(c: number): string {
     const src = this.src;
-    const at = (i: number) => src.charCodeAt(this.start + i);
+    const start = this.start;
+    const second = src.charCodeAt(start + 1);
     switch (c) {
       case 123: return '{';
       case 125: return '}';
@@ -254,47 +257,47 @@ class Reader {
       case 126: return '~';
       case 58: return ':';
       case 96: return '`';
-      case 46: return at(1) === 46 && at(2) === 46 ? '...' : '.';
+      case 46: return second === 46 && src.charCodeAt(start + 2) === 46 ? '...' : '.';
       case 63:
-        if (at(1) === 46 && !isDigit(at(2))) return '?.';
-        if (at(1) === 63) return at(2) === 61 ? '??=' : '??';
+        if (second === 46 && !isDigit(src.charCodeAt(start + 2))) return '?.';
+        if (second === 63) return src.charCodeAt(start + 2) === 61 ? '??=' : '??';
         return '?';
       case 60:
-        if (at(1) === 33) unsure(); // `<!--` opens a comment in a script
-        if (at(1) === 60) return at(2) === 61 ? '<<=' : '<<';
-        return at(1) === 61 ? '<=' : '<';
+        if (second === 33) unsure(); // `<!--` opens a comment in a script
+        if (second === 60) return src.charCodeAt(start + 2) === 61 ? '<<=' : '<<';
+        return second === 61 ? '<=' : '<';
       case 62:
-        if (at(1) === 62) {
-          if (at(2) === 62) return at(3) === 61 ? '>>>=' : '>>>';
-          return at(2) === 61 ? '>>=' : '>>';
+        if (second === 62) {
+          if (src.charCodeAt(start + 2) === 62) return src.charCodeAt(start + 3) === 61 ? '>>>=' : '>>>';
+          return src.charCodeAt(start + 2) === 61 ? '>>=' : '>>';
         }
-        return at(1) === 61 ? '>=' : '>';
+        return second === 61 ? '>=' : '>';
       case 61:
-        if (at(1) === 61) return at(2) === 61 ? '===' : '==';
-        return at(1) === 62 ? '=>' : '=';
+        if (second === 61) return src.charCodeAt(start + 2) === 61 ? '===' : '==';
+        return second === 62 ? '=>' : '=';
       case 33:
-        if (at(1) === 61) return at(2) === 61 ? '!==' : '!=';
+        if (second === 61) return src.charCodeAt(start + 2) === 61 ? '!==' : '!=';
         return '!';
       case 43:
-        return at(1) === 43 ? '++' : at(1) === 61 ? '+=' : '+';
+        return second === 43 ? '++' : second === 61 ? '+=' : '+';
       case 45:
-        if (at(1) === 45) {
-          if (at(2) === 62) unsure(); // `-->` closes a comment at the start of a script's line
+        if (second === 45) {
+          if (src.charCodeAt(start + 2) === 62) unsure(); // `-->` closes a comment at the start of a script's line
           return '--';
         }
-        return at(1) === 61 ? '-=' : '-';
+        return second === 61 ? '-=' : '-';
       case 42:
-        if (at(1) === 42) return at(2) === 61 ? '**=' : '**';
-        return at(1) === 61 ? '*=' : '*';
-      case 47: return at(1) === 61 ? '/=' : '/';
-      case 37: return at(1) === 61 ? '%=' : '%';
+        if (second === 42) return src.charCodeAt(start + 2) === 61 ? '**=' : '**';
+        return second === 61 ? '*=' : '*';
+      case 47: return second === 61 ? '/=' : '/';
+      case 37: return second === 61 ? '%=' : '%';
       case 38:
-        if (at(1) === 38) return at(2) === 61 ? '&&=' : '&&';
-        return at(1) === 61 ? '&=' : '&';
+        if (second === 38) return src.charCodeAt(start + 2) === 61 ? '&&=' : '&&';
+        return second === 61 ? '&=' : '&';
       case 124:
-        if (at(1) === 124) return at(2) === 61 ? '||=' : '||';
-        return at(1) === 61 ? '|=' : '|';
-      case 94: return at(1) === 61 ? '^=' : '^';
+        if (second === 124) return src.charCodeAt(start + 2) === 61 ? '||=' : '||';
+        return second === 61 ? '|=' : '|';
+      case 94: return second === 61 ? '^=' : '^';
       default: return unsure();
     }
   }
@@ -412,10 +415,21 @@ class Reader {
 
   /** A copy of the next token, the current one kept. */
   private peek(): { type: string; value: string | undefined; newline: boolean } {
-    const { pos, type, value, start, end, newline } = this;
+    // Field by field: no object to hold them, no generic assignment.
+    const pos = this.pos;
+    const type = this.type;
+    const value = this.value;
+    const start = this.start;
+    const end = this.end;
+    const newline = this.newline;
     this.next();
     const ahead = { type: this.type, value: this.value, newline: this.newline };
-    Object.assign(this, { pos, type, value, start, end, newline });
+    this.pos = pos;
+    this.type = type;
+    this.value = value;
+    this.start = start;
+    this.end = end;
+    this.newline = newline;
     return ahead;
   }
 
@@ -481,7 +495,9 @@ class Reader {
   }
 
   private use(name: string, start: number): void {
-    if (this.module && COMMONJS_NAMES.has(name) && !this.uses.has(name)) this.uses.set(name, start);
+    if (!this.module || !COMMONJS_NAMES.has(name)) return;
+    const uses = this.uses ??= new Map();
+    if (!uses.has(name)) uses.set(name, start);
   }
 
   private loads(module: string | undefined, start: number): void {
@@ -925,8 +941,9 @@ class Reader {
   private exportDeclaration(): void {
     const start = this.start;
     const exports = (name: string) => {
-      if (this.exported.has(name)) unsure();
-      this.exported.add(name);
+      const exported = this.exported ??= new Set();
+      if (exported.has(name)) unsure();
+      exported.add(name);
     };
     this.next();
     if (this.at('*')) {
@@ -968,7 +985,7 @@ class Reader {
       }
       for (const local of locals) {
         this.checkReference(local);
-        this.exportedLocals.push(local);
+        (this.exportedLocals ??= []).push(local);
       }
       this.semicolon();
       return;
@@ -1367,7 +1384,8 @@ class Reader {
     const outer = this.context;
     this.context = { async, top: false, inParams: false, loops: 0 };
     const names = new Set<string>();
-    for (const param of params) {
+    for (let i = 0; i < params.length; i++) {
+      const param = params[i];
       this.checkBinding(param);
       if (names.has(param)) unsure();
       names.add(param);

@@ -52,8 +52,8 @@ interface Token {
   readonly end: number;
   /** Zero-based row of its start. */
   readonly row: number;
-  /** How tightly it binds as a binary operator ({@link BINARY}), or 0. */
-  readonly prec: number;
+  /** Zero-based row of its end: its start's, but for a string across lines. */
+  readonly endRow: number;
   /** Of an f-string: the tokens of each replacement field's expression, each list ending with an End token. */
   readonly fields?: Token[][];
 }
@@ -67,11 +67,11 @@ const NOT = 3;
 const COMPARISON = 4;
 const BITWISE_OR = 5;
 
-/** {@link BINARY} as a map: a name's or an operator's text looked up once per token. */
+/** {@link BINARY} as a map: the text of the token after an operand looked up. */
 const BINARY_PRECEDENCE = new Map(Object.entries(BINARY));
 
 function token(kind: Kind, text: string, start: number, end: number, row: number): Token {
-  return { kind, text, start, end, row, prec: (kind === Kind.Op || kind === Kind.Name) ? BINARY_PRECEDENCE.get(text) ?? 0 : 0 };
+  return { kind, text, start, end, row, endRow: row };
 }
 
 /** The last token of every list, which the reader never steps past. */
@@ -97,7 +97,7 @@ const UNREAD = /[\r\f\v\0\u0085\u2028\u2029]/;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isNameStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-const isNameChar = (c: number) => isNameStart(c) || isDigit(c);
+const isNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
 
 /**
  * What the handler checks read from a Python source, when it lies in the subset this reader reads
@@ -212,15 +212,15 @@ function tokenize(src: string): Token[] {
     }
     lineHasToken = true;
     const next = tokenAt(src, i, row, undefined);
-    const op = next.token.kind === Kind.Op ? next.token.text : '';
+    const op = next.kind === Kind.Op ? next.text : '';
     if (op === '(' || op === '[' || op === '{') depth++;
     else if (op === ')' || op === ']' || op === '}') {
       if (depth === 0) throw UNSURE;
       depth--;
     }
-    tokens.push(next.token);
+    tokens.push(next);
     i = next.end;
-    row = next.row;
+    row = next.endRow;
   }
   if (depth > 0) throw UNSURE;
   if (lineHasToken) tokens.push(token(Kind.Newline, '', n, n, row));
@@ -231,11 +231,11 @@ function tokenize(src: string): Token[] {
 
 /**
  * The token at an index that holds no space: a name, a string (from its prefix), a number or an
- * operator, where it ends, and the row there.
+ * operator.
  *
  * @param outer the quote of the f-string whose replacement field it is in, if it is
  */
-function tokenAt(src: string, i: number, row: number, outer: number | undefined): { token: Token; end: number; row: number } {
+function tokenAt(src: string, i: number, row: number, outer: number | undefined): Token {
   const c = src.charCodeAt(i);
   if (isNameStart(c)) {
     let j = i + 1;
@@ -246,15 +246,14 @@ function tokenAt(src: string, i: number, row: number, outer: number | undefined)
       return readString(src, i, j, row, outer);
     }
     if (src.charCodeAt(j) > 127) throw UNSURE;
-    return { token: token(Kind.Name, src.slice(i, j), i, j, row), end: j, row };
+    return token(Kind.Name, src.slice(i, j), i, j, row);
   }
   if (c === 34 || c === 39) return readString(src, i, i, row, outer);
   if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
-    const end = numberEnd(src, i);
-    return { token: token(Kind.Number, '', i, end, row), end, row };
+    return token(Kind.Number, '', i, numberEnd(src, i), row);
   }
   const op = operatorAt(src, i);
-  return { token: token(Kind.Op, op, i, i + op.length, row), end: i + op.length, row };
+  return token(Kind.Op, op, i, i + op.length, row);
 }
 
 /** The one-character operators that start no longer one (brackets, `,`, `;`, `~`), by character code. */
@@ -333,8 +332,8 @@ function numberEnd(src: string, i: number): number {
  *
  * @param outer the quote of the f-string this string is inside a replacement field of, if it is
  */
-function readString(src: string, start: number, quote: number, row: number, outer: number | undefined): { token: Token; end: number; row: number } {
-  const prefix = src.slice(start, quote).toLowerCase();
+function readString(src: string, start: number, quote: number, row: number, outer: number | undefined): Token {
+  const prefix = start === quote ? '' : src.slice(start, quote).toLowerCase();
   const raw = prefix.includes('r');
   const format = prefix.includes('f');
   const bytes = prefix.includes('b');
@@ -343,7 +342,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
   // Inside a replacement field: a plain one-line string with a quote of its own, without backslashes.
   if (outer !== undefined && (format || triple || q === outer)) throw UNSURE;
   const startRow = row;
-  const fields: Token[][] = [];
+  const fields: Token[][] | undefined = format ? [] : undefined;
   const n = src.length;
   let j = quote + (triple ? 3 : 1);
   for (;;) {
@@ -388,7 +387,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
       }
       const nested: Token[][] = [];
       const field = readField(src, j + 1, row, q, nested);
-      fields.push(field.tokens, ...nested);
+      fields!.push(field.tokens, ...nested);
       j = field.end;
       continue;
     }
@@ -399,7 +398,7 @@ function readString(src: string, start: number, quote: number, row: number, oute
     }
     j++;
   }
-  return { token: { kind: Kind.String, text: '', start, end: j, row: startRow, prec: 0, fields: format ? fields : undefined }, end: j, row };
+  return { kind: Kind.String, text: '', start, end: j, row: startRow, endRow: row, fields };
 }
 
 /**
@@ -421,7 +420,7 @@ function readField(src: string, from: number, row: number, quote: number, nested
     if (c === 10 || c === 35 || c === 92 || c === 123 || c === quote || c > 127) throw UNSURE;
     if (depth === 0 && (c === 125 || c === 33 || c === 58 || (c === 61 && src.charCodeAt(j + 1) !== 61))) break;
     const next = tokenAt(src, j, row, quote);
-    const { kind, text } = next.token;
+    const { kind, text } = next;
     // `lambda` needs parentheses in a field (its colon would start the format), and `:=` is read as a format.
     if (kind === Kind.Name && text === 'lambda' && depth === 0) throw UNSURE;
     if (kind === Kind.Op) {
@@ -432,7 +431,7 @@ function readField(src: string, from: number, row: number, quote: number, nested
         depth--;
       }
     }
-    tokens.push(next.token);
+    tokens.push(next);
     j = next.end;
   }
   if (!tokens.length) throw UNSURE;
@@ -683,9 +682,9 @@ class Reader {
       }
       targets.pop();
       if (hasBareStar(value)) throw UNSURE;
-      for (const target of targets) {
-        if (!isTarget(target)) throw UNSURE;
-        this.bindTarget(target, row);
+      for (let i = 0; i < targets.length; i++) {
+        if (!isTarget(targets[i])) throw UNSURE;
+        this.bindTarget(targets[i], row);
       }
       return;
     }
@@ -1102,7 +1101,8 @@ class Reader {
     }
     for (;;) {
       const op = this.tokens[this.at];
-      const prec = op.prec;
+      // Only names and operators have a text.
+      const prec = BINARY_PRECEDENCE.get(op.text) ?? 0;
       if (prec < min || prec === 0) return value;
       if (op.text === 'not') {
         if (!this.is('in', 1)) return value;

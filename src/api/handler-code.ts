@@ -262,8 +262,12 @@ export function handlerCodeProblems(code: HandlerCode): HandlerCodeProblem[] {
  * @internal
  */
 export function _preparePythonParser(sources: readonly string[]): void {
-  const left = sources.filter(source => !pythonFacts.has(source) && !readPythonHere(source));
-  if (left.length) sendPythonSources(left);
+  // Called for each Function's handler as it is made: no closure, and a list only for what is left.
+  let left: string[] | undefined;
+  for (let i = 0; i < sources.length; i++) {
+    if (!pythonFacts.has(sources[i]) && !readPythonHere(sources[i])) (left ??= []).push(sources[i]);
+  }
+  if (left) sendPythonSources(left);
 }
 
 /**
@@ -281,7 +285,8 @@ export function _preparePythonParser(sources: readonly string[]): void {
 export function _parsePythonHandlers(codes: Iterable<{ readonly runtime: string; readonly source: string }>): void {
   const sources: string[] = [];
   for (const code of codes) {
-    if (runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !pythonFacts.has(code.source) && !readPythonHere(code.source)) sources.push(code.source);
+    // Most were read as they came (by _preparePythonParser): the memo answers before the runtime is looked at.
+    if (!pythonFacts.has(code.source) && runtimeFamily(code.runtime) === RuntimeFamily.PYTHON && !readPythonHere(code.source)) sources.push(code.source);
   }
   try {
     askSources(sources);
@@ -351,6 +356,9 @@ function nodeMajor(runtime: string, release: ServerlessRelease): number {
 }
 
 const ESM_SYNTAX = /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+[\w{*])/;
+
+/** A package.json that can hold "type": it spells `type`, or escapes a character (made once: a literal in a function is a new object at each call). */
+const MAY_HOLD_TYPE = /type|\\/;
 
 /** What a handler's JavaScript holds, read once per distinct source and kind (script or module). */
 interface JavaScriptFacts {
@@ -458,9 +466,18 @@ function lineCounter(source: string): (offset: number) => number {
 
 function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
   const release = code.release ?? DEFAULT_RELEASE;
-  const pkg = packageJsonOf(code.dependencies);
+  // package.json is parsed once at most, when asked: for its "type" only when it may hold one.
+  let pkg: PackageJson | undefined;
+  let parsed = false;
+  const packageJson = () => {
+    if (!parsed) {
+      pkg = packageJsonOf(code.dependencies);
+      parsed = true;
+    }
+    return pkg;
+  };
   const file = RUNTIME_FILES[RuntimeFamily.NODEJS].handler;
-  const declaredEsm = pkg?.type === 'module';
+  const declaredEsm = code.dependencies !== undefined && MAY_HOLD_TYPE.test(code.dependencies) && packageJson()?.type === 'module';
   let esm = declaredEsm;
   let facts = readJavaScript(code.source, esm ? 'module' : 'script');
   const scriptError = facts.error;
@@ -487,7 +504,7 @@ function nodeProblems(code: HandlerCode): HandlerCodeProblem[] {
     }
     if (moduleError !== undefined) return [javaScriptSyntaxProblem(code.source, moduleError as Error & { loc?: { line: number } }, esm || ESM_SYNTAX.test(code.source))];
   }
-  return [...commonJsInModuleProblems(facts, esm, declaredEsm), ...nodeImportProblems(facts.imports, code, pkg, esm, release)];
+  return commonJsInModuleProblems(facts, esm, declaredEsm).concat(nodeImportProblems(facts.imports, code, packageJson, esm, release));
 }
 
 /** The CommonJS names an ES module does not have. */
@@ -613,10 +630,11 @@ function nodeImports(program: Acorn.Program, lineOf: (offset: number) => number)
 /** Node.js's built-in modules, as a set once. */
 let nodeBuiltins: ReadonlySet<string> | undefined;
 
-function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, pkg: PackageJson | undefined, esm: boolean,
+function nodeImportProblems(imports: readonly ImportUse[], code: HandlerCode, packageJson: () => PackageJson | undefined, esm: boolean,
   release: ServerlessRelease): HandlerCodeProblem[] {
   // Most handlers import nothing: nothing to look up.
   if (!imports.length) return [];
+  const pkg = packageJson();
   const builtins = nodeBuiltins ??= new Set(builtinModules);
   const contract = runtimeContract(release);
   const declared = new Set([...names(pkg?.dependencies), ...names(pkg?.optionalDependencies), ...names(pkg?.peerDependencies),
@@ -682,12 +700,20 @@ function readPython(source: string): PythonFacts {
   return pythonFacts.get(source) ?? readPythonHere(source) ?? readPythonTree(source);
 }
 
+/** The Python handlers the reader of this thread leaves to tree-sitter: each asked about again (at synth, before its check and at it) is not read again. */
+const leftToTree = new ContentMemo<true>(16 * 2 ** 20);
+
 /** The facts of a Python handler the reader of this thread reads, kept; `undefined` when it leaves the source to tree-sitter. */
 function readPythonHere(source: string): PythonFacts | undefined {
+  if (leftToTree.has(source)) return undefined;
   const outline = readPythonOutline(source);
-  if (!outline) return undefined;
+  if (!outline) {
+    leftToTree.set(source, true);
+    return undefined;
+  }
   _work.pythonReads++;
-  const facts = pythonFactsOf(source, undefined, outline);
+  // What the reader reads, Python's tokenizer reads too (the tests and the sweep compare it with tree-sitter's tree and pythonLexicalProblem): no problem.
+  const facts = pythonFactsOf(undefined, outline);
   pythonFacts.set(source, facts);
   return facts;
 }
@@ -695,28 +721,31 @@ function readPythonHere(source: string): PythonFacts | undefined {
 /** The facts of a Python handler from tree-sitter's tree, kept. */
 function readPythonTree(source: string): PythonFacts {
   const { syntax, outline } = readPythonTreeOnly(source);
-  const facts = pythonFactsOf(source, syntax, outline);
+  const facts = pythonFactsOf(syntax, outline);
   pythonFacts.set(source, facts);
   return facts;
 }
 
-/** What the checks read from tree-sitter's tree of a source: the first problem it has, and the outline. */
+/** What the checks read from tree-sitter's tree of a source: the first problem, Python's tokenizer's or its parser's, and the outline. */
 function readPythonTreeOnly(source: string): { syntax?: HandlerCodeProblem; outline: PythonOutline } {
   const tree = takeSentPythonTree(source) ?? parsePython(source);
-  return { syntax: pythonSyntaxProblem(tree, source), outline: pythonOutline(tree) };
-}
-
-/** The facts of a source, from the problem of its tree (if any) and its outline. */
-function pythonFactsOf(source: string, syntax: HandlerCodeProblem | undefined, outline: PythonOutline): PythonFacts {
+  const syntax = pythonSyntaxProblem(tree, source);
   // Python stops at the first problem, its tokenizer's or its parser's: the earlier line wins.
   const lexical = pythonLexicalProblem(source);
   const first = lexical && (!syntax || (lexical.line ?? 0) <= (syntax.line ?? 0)) ? lexical : syntax;
-  return { syntax: first, main: first ? [] : pythonMainProblems(outline), imports: outline.imports };
+  return { syntax: first, outline: pythonOutline(tree) };
+}
+
+/** The facts of a source, from its first problem (if any) and its outline. */
+function pythonFactsOf(syntax: HandlerCodeProblem | undefined, outline: PythonOutline): PythonFacts {
+  return { syntax, main: syntax ? [] : pythonMainProblems(outline), imports: outline.imports };
 }
 
 /**
  * What a Python source gives both ways: read on this thread (`undefined` where that reader leaves it
- * to tree-sitter), and from tree-sitter's tree, each without the memo. For the tests that compare them.
+ * to tree-sitter), and from tree-sitter's tree with the problem Python's tokenizer finds
+ * ({@link pythonLexicalProblem}), each without the memo. For the tests that compare them: where the
+ * reader reads a source, neither has a problem.
  *
  * @internal
  */
@@ -728,7 +757,7 @@ export function _readPythonBothWays(source: string): { here?: { syntax?: Handler
 function pythonProblems(code: HandlerCode): HandlerCodeProblem[] {
   const facts = readPython(code.source);
   if (facts.syntax) return [facts.syntax];
-  return [...facts.main, ...pythonImportProblems(facts.imports, code)];
+  return facts.main.concat(pythonImportProblems(facts.imports, code));
 }
 
 const OPENERS: { readonly [c: string]: string } = { '(': ')', '[': ']', '{': '}' };
@@ -1071,9 +1100,12 @@ export function handlerCodeViolations(object: unknown, release: ServerlessReleas
   const fn = object as { metadata?: { annotations?: { [k: string]: unknown } }; spec?: { runtime?: unknown; source?: { inline?: { source?: unknown; dependencies?: unknown } } } };
   const inline = fn?.spec?.source?.inline;
   if (typeof fn?.spec?.runtime !== 'string' || typeof inline?.source !== 'string') return [];
-  const accepted = acceptedWarnings(fn.metadata?.annotations?.[ACCEPT_WARNINGS_ANNOTATION]);
   const dependencies = typeof inline.dependencies === 'string' ? inline.dependencies : undefined;
-  return handlerCodeProblems({ runtime: fn.spec.runtime, source: inline.source, dependencies, release })
+  const problems = handlerCodeProblems({ runtime: fn.spec.runtime, source: inline.source, dependencies, release });
+  // Most handlers have none: nothing to filter or word.
+  if (!problems.length) return [];
+  const accepted = acceptedWarnings(fn.metadata?.annotations?.[ACCEPT_WARNINGS_ANNOTATION]);
+  return problems
     .filter(p => !isAccepted(p, accepted))
     .map(p => ({
       path: `spec.source.inline.${p.file === RUNTIME_FILES[RuntimeFamily.NODEJS].handler || p.file === PYTHON_FILE ? 'source' : 'dependencies'}`,

@@ -495,8 +495,8 @@ function withExtraSpec(spec: Json, extra: Json): Json {
 const FUNCTIONS_BY_NAME = new WeakMap<IConstruct, Map<string, Map<string, KymaFunction[]>>>();
 
 /**
- * The inline handlers of each app's Functions (by its root construct), in construction order, and
- * how many of them were parsed: the first check of a Python handler parses all of them not parsed
+ * The inline Python handlers of each app's Functions (by its root construct), in construction order,
+ * and how many of them were parsed: the first check of a handler parses all of them not parsed
  * yet, in one round trip to the parser.
  */
 const HANDLERS_OF_APP = new WeakMap<IConstruct, { readonly handlers: { readonly runtime: string; readonly source: string }[]; parsed: number }>();
@@ -613,11 +613,11 @@ export class KymaFunction extends Construct implements IExposable {
     this.syncAutoscaler(releaseOf(this));
     if (props.scale && props.scale.minReplicas !== props.scale.maxReplicas) _onStackRelease(this, () => this.syncAutoscaler(releaseOf(this)));
     const inline = this.source?.inline;
-    if (inline) {
+    if (inline && runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) {
       const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
       HANDLERS_OF_APP.set(this.node.root, app);
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
-      if (runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) _preparePythonParser([inline.source]);
+      _preparePythonParser([inline.source]);
     }
     if (this.namespace !== undefined) {
       const root = this.node.root;
@@ -969,8 +969,11 @@ export class KymaFunction extends Construct implements IExposable {
       _parsePythonHandlers(app.handlers.slice(app.parsed));
       app.parsed = app.handlers.length;
     }
+    const problems = handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release });
+    // Most handlers have none: nothing to filter or word.
+    if (!problems.length) return [];
     const directory = this.source?.directory;
-    return handlerCodeProblems({ runtime: this.runtime.name, source: inline.source, dependencies: inline.dependencies, release })
+    return problems
       .filter(p => !isAccepted(p, accepted))
       .map(p => (directory ? describeHandlerProblem(p, path.join(directory, p.file))
         : `'source' (spec.source.inline): ${describeHandlerProblem(p).replace('acceptWarnings: [', 'the prop acceptWarnings: [')}`));
