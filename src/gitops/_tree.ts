@@ -28,7 +28,9 @@ export class ConstructTree {
       all.push(construct);
       this.position.set(construct, at);
       this.ends.push(at + 1);
-      for (const child of construct.node.children) visit(child);
+      // Indexed: once per construct, run cold, where `for...of` steps an iterator.
+      const children = construct.node.children;
+      for (let i = 0; i < children.length; i++) visit(children[i]);
       this.ends[at] = all.length;
     };
     visit(root);
