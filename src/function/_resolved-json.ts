@@ -99,7 +99,8 @@ export function resolvedJson(value: unknown, dropEmpty = false): unknown {
   const keys = sortedKeys(object);
   const result: { [key: string]: unknown } = {};
   let kept = 0;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key === '__proto__') return UNRESOLVED;
     const item = resolvedJson(object[key], dropEmpty);
     if (item === UNRESOLVED) return UNRESOLVED;
@@ -210,7 +211,9 @@ const METADATA_FIELDS: ReadonlySet<string> = new Set(['name', 'namespace', 'labe
  */
 export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   // A field this module does not know might be one that toJson renders: cdk8s renders it then.
-  for (const field of Object.keys(metadata)) if (!METADATA_FIELDS.has(field)) return UNRESOLVED;
+  // (Indexed loops here and below: every object's metadata comes this way, run cold, where `for...of` steps an iterator.)
+  const fieldNames = Object.keys(metadata);
+  for (let i = 0; i < fieldNames.length; i++) if (!METADATA_FIELDS.has(fieldNames[i])) return UNRESOLVED;
   const fields = metadata as unknown as MetadataFields;
   const { labels, annotations, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
   if (!isPlainMap(labels) || !isPlainMap(annotations) || !isPlainMap(additional) || !Array.isArray(finalizers) || !Array.isArray(ownerReferences)) {
@@ -220,7 +223,9 @@ export function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
   if (usual !== NOT_USUAL) return usual;
   // Copied key by key: the attributes are a map cdk8s deleted a key from, which V8 spreads slowly.
   const data: { [key: string]: unknown } = {};
-  for (const key of Object.keys(additional)) {
+  const keys = Object.keys(additional);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key === '__proto__') return UNRESOLVED;
     data[key] = (additional as { readonly [key: string]: unknown })[key];
   }
@@ -244,7 +249,8 @@ const NOT_USUAL: unique symbol = Symbol('not usual');
 function usualMetadataJson(fields: MetadataFields): unknown {
   const { name, namespace, finalizers, ownerReferences, _additionalAttributes: additional } = fields;
   // cdk8s keeps the fields it was given among the attributes too (name, namespace, labels): the fields below replace them.
-  for (const key of Object.keys(additional as object)) if (!RENDERED_FIELDS.has(key)) return NOT_USUAL;
+  const keys = Object.keys(additional as object);
+  for (let i = 0; i < keys.length; i++) if (!RENDERED_FIELDS.has(keys[i])) return NOT_USUAL;
   if (!isEmptyPlainList(finalizers) || !isEmptyPlainList(ownerReferences)) return NOT_USUAL;
   if ((name !== undefined && name !== null && typeof name !== 'string') || (namespace !== undefined && namespace !== null && typeof namespace !== 'string')) {
     return NOT_USUAL;
@@ -282,7 +288,8 @@ function stringMapJson(value: unknown): { [key: string]: string } | undefined | 
   const keys = sortedKeys(map);
   if (!keys.length) return undefined;
   const result: { [key: string]: string } = {};
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const item = map[key];
     if (key === '__proto__' || typeof item !== 'string') return NOT_USUAL;
     result[key] = item;

@@ -28,7 +28,9 @@ export class ConstructTree {
       all.push(construct);
       this.position.set(construct, at);
       this.ends.push(at + 1);
-      for (const child of construct.node.children) visit(child);
+      // Indexed: once per construct, run cold, where `for...of` steps an iterator.
+      const children = construct.node.children;
+      for (let i = 0; i < children.length; i++) visit(children[i]);
       this.ends[at] = all.length;
     };
     visit(root);
@@ -87,7 +89,9 @@ export class ConstructTree {
       const seen = state[at - start];
       if (seen) return seen === 2;
       state[at - start] = 1;
-      for (const target of outbound.get(at) ?? []) if (!visit(target)) return false;
+      // Most constructs depend on none: no list, no iterator.
+      const targets = outbound.get(at);
+      if (targets) for (let i = 0; i < targets.length; i++) if (!visit(targets[i])) return false;
       state[at - start] = 2;
       order.push(this.all[at]);
       return true;

@@ -38,8 +38,12 @@ function appliedAfter(chart: Chart): readonly Chart[] {
 
 /** The API objects a chart writes, in dependency order: those whose closest chart it is (cdk8s's order). */
 function apiObjectsOf(chart: Chart, tree: ConstructTree): ApiObject[] {
+  const constructs = tree.topology(chart);
   const objects: ApiObject[] = [];
-  for (const construct of tree.topology(chart)) if (ApiObject.isApiObject(construct) && Chart.of(construct) === chart) objects.push(construct);
+  for (let i = 0; i < constructs.length; i++) {
+    const construct = constructs[i];
+    if (ApiObject.isApiObject(construct) && Chart.of(construct) === chart) objects.push(construct);
+  }
   return objects;
 }
 
@@ -77,7 +81,9 @@ function resolveDependencies(app: App, findAll: (construct: IConstruct) => reado
   // Every construct's dependencies, in order (most constructs have none: no list is built for them).
   const dependencies = () => {
     const all: Array<{ readonly source: IConstruct; readonly target: IConstruct }> = [];
-    for (const source of findAll(app)) {
+    const sources = findAll(app);
+    for (let s = 0; s < sources.length; s++) {
+      const source = sources[s];
       const targets = source.node.dependencies;
       for (let i = 0; i < targets.length; i++) all.push({ source, target: targets[i] });
     }

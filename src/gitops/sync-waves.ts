@@ -139,7 +139,8 @@ function givenSyncOptions(object: ApiObject): string {
  * @param constructs the constructs under it, itself included, when the caller has them
  */
 export function addSyncAnnotations(scope: IConstruct, constructs: readonly IConstruct[] = scope.node.findAll()): void {
-  for (const construct of constructs) {
+  for (let i = 0; i < constructs.length; i++) {
+    const construct = constructs[i];
     if (!ApiObject.isApiObject(construct)) continue;
     construct.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, syncWaveOf(construct));
     // Options set before (allowReplacement) are kept, after the ones of the kind (each kind's are distinct).
