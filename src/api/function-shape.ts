@@ -50,14 +50,27 @@ export function shapeOf(value: unknown, limits: { readonly maxDepth: number; rea
 function valuesLeft(item: unknown, depthLeft: number, left: number): number {
   if (--left < 0 || depthLeft < 0) return -1;
   if (typeof item !== 'object' || item === null) return left;
+  // A scalar child, most of the values, is counted here rather than by a call: the call's first two checks, a level down.
   if (Array.isArray(item)) {
-    for (let i = 0; i < item.length && left >= 0; i++) left = valuesLeft(item[i], depthLeft - 1, left);
+    for (let i = 0; i < item.length && left >= 0; i++) {
+      const child: unknown = item[i];
+      if (typeof child !== 'object' || child === null) {
+        if (--left < 0 || depthLeft < 1) return -1;
+      } else {
+        left = valuesLeft(child, depthLeft - 1, left);
+      }
+    }
     return left;
   }
   for (const key in item) {
     if (!Object.prototype.hasOwnProperty.call(item, key)) continue;
-    left = valuesLeft((item as { [key: string]: unknown })[key], depthLeft - 1, left);
-    if (left < 0) return -1;
+    const child = (item as { [key: string]: unknown })[key];
+    if (typeof child !== 'object' || child === null) {
+      if (--left < 0 || depthLeft < 1) return -1;
+    } else {
+      left = valuesLeft(child, depthLeft - 1, left);
+      if (left < 0) return -1;
+    }
   }
   return left;
 }
