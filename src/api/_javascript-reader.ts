@@ -244,7 +244,6 @@ class Reader {
   private punctuator(c: number): string {
     const src = this.src;
     const start = this.start;
-    const second = src.charCodeAt(start + 1);
     switch (c) {
       case 123: return '{';
       case 125: return '}';
@@ -257,6 +256,11 @@ class Reader {
       case 126: return '~';
       case 58: return ':';
       case 96: return '`';
+      default: break;
+    }
+    // The others depend on the characters after the first.
+    const second = src.charCodeAt(start + 1);
+    switch (c) {
       case 46: return second === 46 && src.charCodeAt(start + 2) === 46 ? '...' : '.';
       case 63:
         if (second === 46 && !isDigit(src.charCodeAt(start + 2))) return '?.';

@@ -614,8 +614,9 @@ export class KymaFunction extends Construct implements IExposable {
     if (props.scale && props.scale.minReplicas !== props.scale.maxReplicas) _onStackRelease(this, () => this.syncAutoscaler(releaseOf(this)));
     const inline = this.source?.inline;
     if (inline && runtimeFamily(this.runtime.name) === RuntimeFamily.PYTHON) {
-      const app = HANDLERS_OF_APP.get(this.node.root) ?? { handlers: [], parsed: 0 };
-      HANDLERS_OF_APP.set(this.node.root, app);
+      const root = this.node.root;
+      let app = HANDLERS_OF_APP.get(root);
+      if (!app) HANDLERS_OF_APP.set(root, app = { handlers: [], parsed: 0 });
       app.handlers.push({ runtime: this.runtime.name, source: inline.source });
       _preparePythonParser([inline.source]);
     }

@@ -1,7 +1,8 @@
 /**
  * The reader of Python handlers on this thread (src/api/_python-reader.ts) against tree-sitter's
- * tree: wherever it answers, the tree has no problem and gives the same outline (where `main` is
- * bound, the imports and their lines); where it cannot be sure, it answers nothing. On examples of
+ * tree: wherever it answers, neither the tree nor Python's tokenizer (as handler-code.ts words its
+ * refusals) has a problem, and the tree gives the same outline (where `main` is bound, the imports
+ * and their lines); where it cannot be sure, it answers nothing. On examples of
  * every fact, on generated handlers and mutations of them and of real ones (fast-check), and on a
  * sample of the standard library (every file of it: scripts/python-reader-sweep.ts).
  */
