@@ -130,7 +130,12 @@ export function holdsNoToken(value: unknown, unions: ReadonlySet<object>): boole
   if (typeof object.resolve === 'function') return false;
   if (Array.isArray(object)) {
     if (!isPlainList(object)) return false;
-    for (let i = 0; i < object.length; i++) if (!(i in object) || !holdsNoToken(object[i], unions)) return false;
+    for (let i = 0; i < object.length; i++) {
+      if (!(i in object)) return false;
+      const item = object[i];
+      // A string, the commonest value, is taken here rather than by a call.
+      if (typeof item !== 'string' && !holdsNoToken(item, unions)) return false;
+    }
     return true;
   }
   const prototype = Object.getPrototypeOf(object);
@@ -143,7 +148,9 @@ export function holdsNoToken(value: unknown, unions: ReadonlySet<object>): boole
   if (Object.prototype.hasOwnProperty.call(object, 'constructor') || object.constructor !== Object) return false;
   for (const key in object) {
     if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
-    if (key === '__proto__' || !holdsNoToken(object[key], unions)) return false;
+    if (key === '__proto__') return false;
+    const item = object[key];
+    if (typeof item !== 'string' && !holdsNoToken(item, unions)) return false;
   }
   return true;
 }
@@ -170,7 +177,12 @@ export function inResolvedForm(value: unknown): boolean {
   }
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype) return false;
-    for (let i = 0; i < value.length; i++) if (!(i in value) || !inResolvedForm(value[i])) return false;
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return false;
+      const item: unknown = value[i];
+      // A string, the commonest value, is taken here rather than by a call.
+      if (typeof item !== 'string' && !inResolvedForm(item)) return false;
+    }
     return true;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
@@ -180,7 +192,8 @@ export function inResolvedForm(value: unknown): boolean {
     if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
     const first = key.charCodeAt(0);
     if ((first >= 48 && first <= 57) || key === '__proto__' || (previous !== undefined && !(previous < key))) return false;
-    if (!inResolvedForm((value as { readonly [key: string]: unknown })[key])) return false;
+    const item = (value as { readonly [key: string]: unknown })[key];
+    if (typeof item !== 'string' && !inResolvedForm(item)) return false;
     previous = key;
   }
   return true;
