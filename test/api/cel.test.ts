@@ -144,8 +144,10 @@ describe.each(SCHEMAS)('the compiled rules of %s', (_name, schema) => {
       answers[`${answer}`]++;
       expect({ value, ...interpreted(rule, value, node.schema) }).toEqual({ value, result: answer });
     }), { numRuns: 1500 });
-    // Not vacuous: sure of both answers on values of the generated kinds.
-    expect(answers.true).toBeGreaterThan(50);
+    // Not vacuous: sure of both answers on values of the generated kinds. The rarest answers of any
+    // rule average about 72 in 1,500 runs (true of the gateway's pattern; 54 the least in 40 seeds)
+    // and 57 (false of the reserved names; 39 the least): 20 is five standard deviations below both.
+    expect(answers.true).toBeGreaterThan(20);
     expect(answers.false).toBeGreaterThan(20);
   });
 });
