@@ -349,27 +349,31 @@ function map(object: { [key: string]: unknown }, depth: number, seen: Set<object
  * cdk8s's (see the module's comment)
  */
 export function stringifyYamlDocuments(documents: readonly unknown[]): string | undefined {
-  // One list of parts for all documents, joined once; objects met twice are looked for per document, as `yaml` writes aliases.
+  // Each document's parts are joined as it is written, and its list emptied for the next: a list of
+  // the parts of all documents, joined once, held each chart's small strings at once (about 13 MiB
+  // more at the peak of 10,000 Functions). Objects met twice are looked for per document, as `yaml` writes aliases.
+  const texts: string[] = [];
   const parts: string[] = [];
   const seen = new Set<object>();
   try {
     for (let i = 0; i < documents.length; i++) {
       const document = documents[i];
-      if (i) parts.push('---\n');
       if (document === undefined) {
-        parts.push('\n');
+        texts.push('\n');
         continue;
       }
       if (typeof document !== 'object' || document === null) throw new Unsupported('a scalar document');
       seen.clear();
       write(document, 0, seen, parts);
       parts.push('\n');
+      texts.push(parts.join(''));
+      parts.length = 0;
     }
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
     throw e;
   }
-  return parts.join('');
+  return texts.join('---\n');
 }
 
 /**
