@@ -14,6 +14,22 @@ const SWC = path.join(ROOT, 'test', 'util', 'ts-node-swc.js');
 // A fresh Node.js that transpiles the sources it loads: a few seconds, more on a busy machine.
 const LOAD_BUDGET_MS = 120_000;
 
+/**
+ * The files a fresh Node.js loads running a script in the repository (sources through ts-node
+ * and SWC), relative to it; the script must succeed, and write nothing to standard error but
+ * synth's warnings.
+ */
+function filesLoadedBy(script: string): string[] {
+  const result = spawnSync(process.execPath, ['-r', SWC, '-e', `${script}\nprocess.stdout.write(JSON.stringify(Object.keys(require.cache)));`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  expect(`${result.status}\n${result.stderr.split('\n').filter(line => line && !line.startsWith('warning: ')).join('\n')}`).toBe('0\n');
+  return (JSON.parse(result.stdout) as string[]).map(f => path.relative(ROOT, f).split(path.sep).join('/'));
+}
+
 describe('loading the construct entry', () => {
   test('loads none of the command line\'s, the webhook server\'s or the runtime\'s modules and dependencies', () => {
     const script = [
@@ -21,16 +37,8 @@ describe('loading the construct entry', () => {
       "const app = require('cdk8s');",
       "const { ServerlessStack } = require('./src/index.ts');",
       "new ServerlessStack(new app.App(), 'serverless');",
-      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));',
     ].join('\n');
-    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    expect(`${result.status}\n${result.stderr}`).toBe('0\n');
-    const loaded = (JSON.parse(result.stdout) as string[]).map(f => path.relative(ROOT, f).split(path.sep).join('/'));
+    const loaded = filesLoadedBy(script);
     expect(loaded).toContain('src/stack/serverless-stack.ts');
     expect(loaded.length).toBeGreaterThan(50);
     const forbidden = loaded.filter(f => /^node_modules\/(commander|@kubernetes\/client-node|express|ws|fengari)\//.test(f)
@@ -40,7 +48,8 @@ describe('loading the construct entry', () => {
 
   test('an app whose Functions have no endpoint, Subscription or KEDA loads none of their rules, nor the whole Function API', () => {
     // The built entry loads each module when one of its names is first read (scripts/lazy-entry.ts):
-    // here, the modules of the names such an app reads, required one by one as those reads do.
+    // here, the modules of the names such an app reads, required one by one as those reads do. The
+    // installed package's own entry is held to the same in test/e2e/package.e2e.ts.
     const script = [
       "const { GitOpsApp } = require('./src/gitops/gitops-app.ts');",
       "const { ServerlessStack } = require('./src/stack/serverless-stack.ts');",
@@ -58,16 +67,8 @@ describe('loading the construct entry', () => {
       "new KymaFunction(team, 'python', { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline('def main(event, context):\\n    return 1\\n') });",
       'app.synth();',
       "require('node:fs').rmSync(outdir, { recursive: true, force: true });",
-      'process.stdout.write(JSON.stringify(Object.keys(require.cache)));',
     ].join('\n');
-    const result = spawnSync(process.execPath, ['-r', SWC, '-e', script], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    expect(`${result.status}\n${result.stderr.split('\n').filter(line => line && !line.startsWith('warning: ')).join('\n')}`).toBe('0\n');
-    const loaded = (JSON.parse(result.stdout) as string[]).map(f => path.relative(ROOT, f).split(path.sep).join('/'));
+    const loaded = filesLoadedBy(script);
     expect(loaded).toEqual(expect.arrayContaining(['src/function/kyma-function.ts', 'src/api/function-rules.ts', 'src/api/handler-code.ts']));
     expect(loaded.filter(f => /^src\/api\/(index|apirule-rules|subscription-rules|function-changes)\.ts$/.test(f)
       || /^src\/function\/(endpoint|subscription|keda)\.ts$/.test(f))).toEqual([]);

@@ -106,6 +106,25 @@ describe('the packed package', () => {
     expect(`${deep.status} ${deep.stderr}`).toMatch(/^1 [\s\S]*ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
 
+  test('synthesizes an app of plain Functions without loading the modules of endpoints, Subscriptions and KEDA, nor the whole Function API', () => {
+    const script = [
+      "const { FunctionNamespace, FunctionProfile, FunctionResources, FunctionRuntime, FunctionSource, GitOpsApp, KymaFunction, ServerlessStack } = require('cdk8s-kyma-serverless');",
+      "const app = new GitOpsApp({ outdir: 'plain-functions' });",
+      "const team = new FunctionNamespace(app, 'team', { stack: new ServerlessStack(app, 'serverless') });",
+      "new KymaFunction(team, 'node', { runtime: FunctionRuntime.NODEJS_22, source: FunctionSource.fromInline('exports.main = () => 1;\\n'),",
+      '  resources: FunctionResources.preset(FunctionProfile.S) });',
+      "new KymaFunction(team, 'python', { runtime: FunctionRuntime.PYTHON_312, source: FunctionSource.fromInline('def main(event, context):\\n    return 1\\n') });",
+      'app.synth();',
+      "const lib = require('node:path').join(require.resolve('cdk8s-kyma-serverless'), '..');",
+      "console.log(JSON.stringify(Object.keys(require.cache).filter(f => f.startsWith(lib)).map(f => f.slice(lib.length + 1))));",
+    ].join('\n');
+    const loaded = JSON.parse(check(run(process.execPath, ['-e', script], app.dir)).stdout) as string[];
+    fs.rmSync(path.join(app.dir, 'plain-functions'), { recursive: true, force: true });
+    expect(loaded).toEqual(expect.arrayContaining(['function/kyma-function.js', 'api/function-rules.js', 'api/handler-code.js']));
+    expect(loaded.filter(f => /^api\/(index|apirule-rules|subscription-rules|function-changes)\.js$/.test(f)
+      || /^function\/(endpoint|subscription|keda)\.js$/.test(f))).toEqual([]);
+  });
+
   test('runs its kyma-serverless command from the installed package', () => {
     const result = check(app.bin('kyma-serverless', ['--help']));
     expect(result.stdout).toMatch(/Usage: kyma-serverless/);
