@@ -8,6 +8,11 @@
  * - floor: the smallest cdk8s-plus-27 app, one Deployment (bench/user-app/floor.ts);
  * - stack + N Functions: bench/functions/main.ts importing 'cdk8s-kyma-serverless', the public
  *   API only (N = 0 is the stack alone);
+ * - cdk8s alone, no check, N Functions (N = 0 and 1,000): the same app and constructs, synthesized by
+ *   cdk8s's own `App` with every construct's validation turned off (bench/user-path.ts writes it
+ *   from bench/functions/main.ts): what the issue's title calls bare cdk8s, for these objects. Not
+ *   a goal of the issue; the table shows it so that the goals can be read against it, and a target
+ *   holds synth with every check within its time;
  * - validate N: the installed `kyma-serverless validate` on the output of the largest N.
  *
  * Each synth case alternates with the floor, run for run, so both see the same machine; its ratio
@@ -15,7 +20,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Runs, Target, markdownTable, progress, timed } from './measure';
+import { Command, Runs, Target, markdownTable, progress, timed } from './measure';
 import { ScratchApp, packPackage } from '../test/e2e/scratch-app';
 
 const BENCH = __dirname;
@@ -34,6 +39,26 @@ function functionsApp(): string {
   return source.replace(local, "from 'cdk8s-kyma-serverless'");
 }
 
+/** The sizes the app of cdk8s alone runs at: it is not a goal, and 10,000 Functions would add a minute to the bench. */
+const BARE_SIZES: readonly number[] = [0, 1000];
+
+/**
+ * The app of bench/functions/main.ts as cdk8s alone synthesizes it: a cdk8s `App` instead of the
+ * GitOpsApp (no check of the output, cdk8s's own YAML writer), and no construct's validation (no
+ * check of a Function's spec or handler). Construction is the same, with what constructs check as
+ * they are made.
+ */
+export function bareApp(functionsApp: string): string {
+  const app = 'const app = new GitOpsApp();';
+  if (functionsApp.split(app).length !== 2) throw new Error(`bench/functions/main.ts must make its app once, as "${app}"`);
+  const imports = "import { App } from 'cdk8s';\nimport { Node } from 'constructs';\n";
+  return imports + functionsApp.replace(app, [
+    '// cdk8s alone: its App, and no construct validated when it synthesizes.',
+    '(Node.prototype as unknown as { validate(): string[] }).validate = () => [];',
+    'const app = new App();',
+  ].join('\n'));
+}
+
 function prepareApp(): { dir: string; dispose: () => void } {
   const reuse = process.env.BENCH_APP;
   let app: ScratchApp | undefined;
@@ -49,7 +74,9 @@ function prepareApp(): { dir: string; dispose: () => void } {
     dir = app.dir;
   }
   fs.copyFileSync(path.join(BENCH, 'user-app', 'floor.ts'), path.join(dir, 'floor.ts'));
-  fs.writeFileSync(path.join(dir, 'functions.ts'), functionsApp());
+  const functions = functionsApp();
+  fs.writeFileSync(path.join(dir, 'functions.ts'), functions);
+  fs.writeFileSync(path.join(dir, 'bare.ts'), bareApp(functions));
   return { dir, dispose: () => app?.remove() };
 }
 
@@ -63,10 +90,8 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
     });
     const floorCommand = synth('floor.ts', 'floor');
     const floor = new Runs('floor (one cdk8s-plus Deployment)');
-    const cases: { runs: Runs; floor: Runs; n: number }[] = [];
-    for (const n of [0, ...sizes.filter(s => s > 0)]) {
-      const name = n === 0 ? 'stack alone (N = 0)' : `stack + ${n.toLocaleString('en-US')} Functions`;
-      const command = synth('functions.ts', `functions-${n}`, { BENCH_FUNCTIONS: String(n) });
+    /** A case measured alternating with the floor, run for run. */
+    const paired = (name: string, command: Command) => {
       // One untimed run of each first: it fills the OS file cache, as a CI runner's second build would.
       timed('floor', floorCommand);
       timed(name, command);
@@ -80,7 +105,17 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
         measured.add(c);
         progress(`  ${name}: run ${i + 1}/${runs} ${c.seconds.toFixed(2)} s (floor ${f.seconds.toFixed(2)} s)`);
       }
-      cases.push({ runs: measured, floor: pairedFloor, n });
+      return { runs: measured, floor: pairedFloor };
+    };
+    const cases: Case[] = [];
+    for (const n of [0, ...sizes.filter(s => s > 0)]) {
+      const name = n === 0 ? 'stack alone (N = 0)' : `stack + ${n.toLocaleString('en-US')} Functions`;
+      cases.push({ ...paired(name, synth('functions.ts', `functions-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
+    }
+    const bare: Case[] = [];
+    for (const n of BARE_SIZES.filter(s => s === 0 || sizes.includes(s))) {
+      const name = `cdk8s alone, no check (N = ${n.toLocaleString('en-US')})`;
+      bare.push({ ...paired(name, synth('bare.ts', `bare-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
     }
     const largest = cases[cases.length - 1];
     const validate = new Runs(`validate ${largest.n.toLocaleString('en-US')} Functions`);
@@ -97,17 +132,42 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
     const rows = [
       [...floor.cells(), '1.00'],
       ...cases.map(c => [...c.runs.cells(), (c.runs.median / c.floor.median).toFixed(2)]),
+      ...bare.map(c => [...c.runs.cells(), (c.runs.median / c.floor.median).toFixed(2)]),
       [...validate.cells(), (validate.median / floor.median).toFixed(2)],
     ];
     const table = markdownTable(['case', 'median s', 'min s', 'max s', 'peak RSS MiB', 'x floor'], rows);
-    return { table, targets: userPathTargets(cases, validate) };
+    return { table, targets: [...userPathTargets(cases, validate), ...bareTargets(cases, bare)] };
   } finally {
     dispose();
   }
 }
 
+/** A case of the table: its runs, the floor runs next to them, and its number of Functions. */
+interface Case {
+  readonly runs: Runs;
+  readonly floor: Runs;
+  readonly n: number;
+}
+
+/** The ratio of a case to the floor runs next to it. */
+const toFloor = (c: Case) => c.runs.median / c.floor.median;
+
+/**
+ * Synth with every check on against cdk8s alone with none, for the same app: each as a ratio to the
+ * floor runs next to it, so that a machine that slows between the two cases does not move the answer.
+ */
+function bareTargets(cases: readonly Case[], bare: readonly Case[]): Target[] {
+  return bare.flatMap(b => {
+    const synth = cases.find(c => c.n === b.n);
+    if (!synth) return [];
+    const ratio = toFloor(synth) / toFloor(b);
+    const what = b.n === 0 ? 'the stack alone' : `stack + ${b.n.toLocaleString('en-US')} Functions`;
+    return [{ what: `${what} with every check within the time of cdk8s alone with no check`, holds: ratio <= 1, measured: `${ratio.toFixed(2)}x` }];
+  });
+}
+
 /** The goals of issue 35: synth at the cost of bare cdk8s, with every check on. */
-function userPathTargets(cases: readonly { runs: Runs; floor: Runs; n: number }[], validate: Runs): Target[] {
+function userPathTargets(cases: readonly Case[], validate: Runs): Target[] {
   const targets: Target[] = [];
   const at = (n: number) => cases.find(c => c.n === n);
   const ratio = (n: number) => at(n)!.runs.median / at(n)!.floor.median;
