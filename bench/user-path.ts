@@ -131,8 +131,7 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
 
     const rows = [
       [...floor.cells(), '1.00'],
-      ...cases.map(c => [...c.runs.cells(), (c.runs.median / c.floor.median).toFixed(2)]),
-      ...bare.map(c => [...c.runs.cells(), (c.runs.median / c.floor.median).toFixed(2)]),
+      ...[...cases, ...bare].map(c => [...c.runs.cells(), toFloor(c).toFixed(2)]),
       [...validate.cells(), (validate.median / floor.median).toFixed(2)],
     ];
     const table = markdownTable(['case', 'median s', 'min s', 'max s', 'peak RSS MiB', 'x floor'], rows);
@@ -170,7 +169,7 @@ function bareTargets(cases: readonly Case[], bare: readonly Case[]): Target[] {
 function userPathTargets(cases: readonly Case[], validate: Runs): Target[] {
   const targets: Target[] = [];
   const at = (n: number) => cases.find(c => c.n === n);
-  const ratio = (n: number) => at(n)!.runs.median / at(n)!.floor.median;
+  const ratio = (n: number) => toFloor(at(n)!);
   targets.push({ what: 'the stack alone within 1.1x the floor', holds: ratio(0) <= 1.1, measured: `${ratio(0).toFixed(2)}x` });
   if (at(1000)) targets.push({ what: 'stack + 1,000 Functions (half Node.js, half Python) within 1.5x the floor', holds: ratio(1000) <= 1.5, measured: `${ratio(1000).toFixed(2)}x` });
   const big = at(10000);
