@@ -13,6 +13,10 @@
  *   from bench/functions/main.ts): what the issue's title calls bare cdk8s, for these objects. Not
  *   a goal of the issue; the table shows it so that the goals can be read against it, and a target
  *   holds synth with every check within its time;
+ * - synth, every check off, N Functions (N = 0 and 1,000): the same app and GitOpsApp, with no
+ *   construct validated and the output not checked (bench/user-path.ts writes it from
+ *   bench/functions/main.ts): what making, rendering and writing these objects costs with no check
+ *   at all, so that the goals can be read against the part of synth that is not checking;
  * - validate N: the installed `kyma-serverless validate` on the output of the largest N.
  *
  * Each synth case alternates with the floor, run for run, so both see the same machine; its ratio
@@ -39,7 +43,7 @@ function functionsApp(): string {
   return source.replace(local, "from 'cdk8s-kyma-serverless'");
 }
 
-/** The sizes the app of cdk8s alone runs at: it is not a goal, and 10,000 Functions would add a minute to the bench. */
+/** The sizes the apps of cdk8s alone and of synth with every check off run at: neither is a goal, and 10,000 Functions would add a minute to the bench. */
 const BARE_SIZES: readonly number[] = [0, 1000];
 
 /**
@@ -56,6 +60,24 @@ export function bareApp(functionsApp: string): string {
     '// cdk8s alone: its App, and no construct validated when it synthesizes.',
     '(Node.prototype as unknown as { validate(): string[] }).validate = () => [];',
     'const app = new App();',
+  ].join('\n'));
+}
+
+/**
+ * The app of bench/functions/main.ts with every check of synth off: the same GitOpsApp and writer,
+ * but no construct validated (no check of a Function's spec or handler) and the written objects not
+ * checked (no schema, rule or baseline check of the output). What is left is what synth costs
+ * without checking: the modules, making the constructs, rendering and writing.
+ */
+export function uncheckedApp(functionsApp: string): string {
+  const app = 'const app = new GitOpsApp();';
+  if (functionsApp.split(app).length !== 2) throw new Error(`bench/functions/main.ts must make its app once, as "${app}"`);
+  const imports = "import { Node } from 'constructs';\n";
+  return imports + functionsApp.replace(app, [
+    '// Every check off: no construct validated, and the output of synth not checked.',
+    '(Node.prototype as unknown as { validate(): string[] }).validate = () => [];',
+    "(GitOpsApp.prototype as unknown as { validateOutput(): void }).validateOutput = () => {};",
+    app,
   ].join('\n'));
 }
 
@@ -77,6 +99,7 @@ function prepareApp(): { dir: string; dispose: () => void } {
   const functions = functionsApp();
   fs.writeFileSync(path.join(dir, 'functions.ts'), functions);
   fs.writeFileSync(path.join(dir, 'bare.ts'), bareApp(functions));
+  fs.writeFileSync(path.join(dir, 'unchecked.ts'), uncheckedApp(functions));
   return { dir, dispose: () => app?.remove() };
 }
 
@@ -117,6 +140,11 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
       const name = `cdk8s alone, no check (N = ${n.toLocaleString('en-US')})`;
       bare.push({ ...paired(name, synth('bare.ts', `bare-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
     }
+    const unchecked: Case[] = [];
+    for (const n of BARE_SIZES.filter(s => s === 0 || sizes.includes(s))) {
+      const name = `synth, every check off (N = ${n.toLocaleString('en-US')})`;
+      unchecked.push({ ...paired(name, synth('unchecked.ts', `unchecked-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
+    }
     const largest = cases[cases.length - 1];
     const validate = new Runs(`validate ${largest.n.toLocaleString('en-US')} Functions`);
     const validateCommand = {
@@ -131,7 +159,7 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
 
     const rows = [
       [...floor.cells(), '1.00'],
-      ...[...cases, ...bare].map(c => [...c.runs.cells(), toFloor(c).toFixed(2)]),
+      ...[...cases, ...bare, ...unchecked].map(c => [...c.runs.cells(), toFloor(c).toFixed(2)]),
       [...validate.cells(), (validate.median / floor.median).toFixed(2)],
     ];
     const table = markdownTable(['case', 'median s', 'min s', 'max s', 'peak RSS MiB', 'x floor'], rows);

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { _work } from '../src/api/_work';
-import { bareApp } from '../bench/user-path';
+import { _schemaCheckCounts } from '../src/policy/manifests';
+import { bareApp, uncheckedApp } from '../bench/user-path';
 
 const MAIN = path.join(__dirname, '..', 'bench', 'functions', 'main.ts');
 
@@ -88,6 +89,52 @@ describe("the bench's app of cdk8s alone", () => {
     } finally {
       // The bare app turns validation off for every construct of this test file's modules.
       Object.defineProperty(Node.prototype, 'validate', validate);
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("the bench's app of synth with every check off", () => {
+  const source = fs.readFileSync(MAIN, 'utf8');
+
+  test('is the bench app with no construct validated and no check of the output', () => {
+    const unchecked = uncheckedApp(source);
+    expect(unchecked.match(/new GitOpsApp\(\)/g)).toHaveLength(1);
+    expect(unchecked).toContain('.validate = () => []');
+    expect(unchecked).toContain('.validateOutput = () => {}');
+    expect(unchecked.split('\n').filter(line => !source.includes(line))).toHaveLength(4);
+    expect(() => uncheckedApp(source.replace('const app = new GitOpsApp();', 'const app = new GitOpsApp({});'))).toThrow(/must make its app once/);
+  });
+
+  test('writes the files the bench app writes, byte for byte, and checks nothing', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-unchecked-'));
+    const { Node } = require('constructs') as typeof import('constructs');
+    const { GitOpsApp } = require('../src') as typeof import('../src');
+    const validate = Object.getOwnPropertyDescriptor(Node.prototype, 'validate')!;
+    const validateOutput = Object.getOwnPropertyDescriptor(GitOpsApp.prototype, 'validateOutput')!;
+    try {
+      const counted = () => _work.functionValidations + _schemaCheckCounts.bundled + _schemaCheckCounts.model;
+      const before = counted();
+      runApp(source, 6, path.join(root, 'checked'));
+      // The counts move when synth checks: 6 Functions validated, and every written object checked.
+      expect(counted() - before).toBeGreaterThan(6);
+      const validations = _work.functionValidations;
+      const schemaChecks = _schemaCheckCounts.bundled + _schemaCheckCounts.model;
+      runApp(uncheckedApp(source), 6, path.join(root, 'unchecked'));
+      expect(_work.functionValidations).toBe(validations);
+      expect(_schemaCheckCounts.bundled + _schemaCheckCounts.model).toBe(schemaChecks);
+
+      const files = (folder: string) => (fs.readdirSync(folder, { recursive: true }) as string[]).filter(f => f.endsWith('.yaml')).sort();
+      const written = files(path.join(root, 'checked'));
+      expect(written.length).toBeGreaterThan(10);
+      expect(files(path.join(root, 'unchecked'))).toEqual(written);
+      for (const file of written) {
+        expect(fs.readFileSync(path.join(root, 'unchecked', file), 'utf8')).toBe(fs.readFileSync(path.join(root, 'checked', file), 'utf8'));
+      }
+    } finally {
+      // The app turns the checks off for every construct and GitOpsApp of this test file's modules.
+      Object.defineProperty(Node.prototype, 'validate', validate);
+      Object.defineProperty(GitOpsApp.prototype, 'validateOutput', validateOutput);
       fs.rmSync(root, { recursive: true, force: true });
     }
   }, 60_000);
