@@ -53,14 +53,20 @@ const BARE_SIZES: readonly number[] = [0, 1000];
  * they are made.
  */
 export function bareApp(functionsApp: string): string {
-  const app = 'const app = new GitOpsApp();';
-  if (functionsApp.split(app).length !== 2) throw new Error(`bench/functions/main.ts must make its app once, as "${app}"`);
-  const imports = "import { App } from 'cdk8s';\nimport { Node } from 'constructs';\n";
-  return imports + functionsApp.replace(app, [
+  return replacingApp(functionsApp, ["import { App } from 'cdk8s';", "import { Node } from 'constructs';"], [
     '// cdk8s alone: its App, and no construct validated when it synthesizes.',
     '(Node.prototype as unknown as { validate(): string[] }).validate = () => [];',
     'const app = new App();',
-  ].join('\n'));
+  ]);
+}
+
+/** The line of bench/functions/main.ts that makes its app, which the apps beside it replace. */
+const APP_LINE = 'const app = new GitOpsApp();';
+
+/** bench/functions/main.ts with imports before it and its app's line replaced by others. */
+function replacingApp(functionsApp: string, imports: readonly string[], lines: readonly string[]): string {
+  if (functionsApp.split(APP_LINE).length !== 2) throw new Error(`bench/functions/main.ts must make its app once, as "${APP_LINE}"`);
+  return [...imports, ''].join('\n') + functionsApp.replace(APP_LINE, lines.join('\n'));
 }
 
 /**
@@ -70,15 +76,12 @@ export function bareApp(functionsApp: string): string {
  * without checking: the modules, making the constructs, rendering and writing.
  */
 export function uncheckedApp(functionsApp: string): string {
-  const app = 'const app = new GitOpsApp();';
-  if (functionsApp.split(app).length !== 2) throw new Error(`bench/functions/main.ts must make its app once, as "${app}"`);
-  const imports = "import { Node } from 'constructs';\n";
-  return imports + functionsApp.replace(app, [
+  return replacingApp(functionsApp, ["import { Node } from 'constructs';"], [
     '// Every check off: no construct validated, and the output of synth not checked.',
     '(Node.prototype as unknown as { validate(): string[] }).validate = () => [];',
-    "(GitOpsApp.prototype as unknown as { validateOutput(): void }).validateOutput = () => {};",
-    app,
-  ].join('\n'));
+    '(GitOpsApp.prototype as unknown as { validateOutput(): void }).validateOutput = () => {};',
+    APP_LINE,
+  ]);
 }
 
 function prepareApp(): { dir: string; dispose: () => void } {
@@ -135,16 +138,13 @@ export function benchUserPath(runs: number, sizes: readonly number[]): Section {
       const name = n === 0 ? 'stack alone (N = 0)' : `stack + ${n.toLocaleString('en-US')} Functions`;
       cases.push({ ...paired(name, synth('functions.ts', `functions-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
     }
-    const bare: Case[] = [];
-    for (const n of BARE_SIZES.filter(s => s === 0 || sizes.includes(s))) {
-      const name = `cdk8s alone, no check (N = ${n.toLocaleString('en-US')})`;
-      bare.push({ ...paired(name, synth('bare.ts', `bare-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
-    }
-    const unchecked: Case[] = [];
-    for (const n of BARE_SIZES.filter(s => s === 0 || sizes.includes(s))) {
-      const name = `synth, every check off (N = ${n.toLocaleString('en-US')})`;
-      unchecked.push({ ...paired(name, synth('unchecked.ts', `unchecked-${n}`, { BENCH_FUNCTIONS: String(n) })), n });
-    }
+    /** An app beside the goals, at the sizes of BARE_SIZES that this bench runs. */
+    const beside = (label: string, file: string) => BARE_SIZES.filter(s => s === 0 || sizes.includes(s)).map((n): Case => {
+      const name = `${label} (N = ${n.toLocaleString('en-US')})`;
+      return { ...paired(name, synth(`${file}.ts`, `${file}-${n}`, { BENCH_FUNCTIONS: String(n) })), n };
+    });
+    const bare = beside('cdk8s alone, no check', 'bare');
+    const unchecked = beside('synth, every check off', 'unchecked');
     const largest = cases[cases.length - 1];
     const validate = new Runs(`validate ${largest.n.toLocaleString('en-US')} Functions`);
     const validateCommand = {
