@@ -290,8 +290,9 @@ class Reader {
   private literal(from: number, indent: number): string {
     const text = this.text;
     const header = this.end - from;
-    const chomping = header === 2 ? text.charCodeAt(from + 1) : PIPE;
-    if (header > 2 || (chomping !== PIPE && chomping !== DASH && chomping !== PLUS)) unsupported();
+    // `|` alone clips (kept here as PIPE); a second character keeps (`+`) or strips (`-`), and any other (`||`, `|2`) is left to js-yaml.
+    const chomping = header === 1 ? PIPE : text.charCodeAt(from + 1);
+    if (header > 2 || (header === 2 && chomping !== DASH && chomping !== PLUS)) unsupported();
     this.next();
     // The first line sets the indentation: it must be the one the writer gives, with content.
     if (this.at >= this.length || this.indent() !== indent || this.end - this.at === indent) unsupported();

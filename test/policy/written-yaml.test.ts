@@ -127,6 +127,8 @@ describe('readWrittenYaml', () => {
     ['a flow list', 'a: [1, 2]\n'],
     ['a folded block', 'a: >\n  b\n  c\n'],
     ['a block with an indentation indicator', 'a: |2\n   b\n'],
+    ['a block header of two pipes', 'a: ||\n  b\n'],
+    ['a block header with a keep indicator and more', 'a: |+-\n  b\n'],
     ['a multi-line plain scalar', 'a: b\n  c\n'],
     ['a double-quoted scalar over two lines', 'a: "b\n  c"\n'],
     ['a double-quoted scalar with a YAML escape', 'a: "\\x41"\n'],
