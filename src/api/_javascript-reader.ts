@@ -901,21 +901,24 @@ class Reader {
     const start = this.start;
     this.next();
     if (!this.at('string')) {
+      // A default binding, then `from`, or a comma and the namespace or the named bindings.
+      let bindings = true;
       if (this.at('name')) {
         this.declareLexical(this.value!);
         this.next();
-        if (this.at(',')) {
+        bindings = this.at(',');
+        if (bindings) {
           this.next();
           if (!this.at('*') && !this.at('{')) unsure();
         }
       }
-      if (this.at('*')) {
+      if (bindings && this.at('*')) {
         this.next();
         this.expectName('as');
         if (!this.at('name')) unsure();
         this.declareLexical(this.value!);
         this.next();
-      } else if (this.at('{')) {
+      } else if (bindings && this.at('{')) {
         this.next();
         while (!this.at('}')) {
           if (!this.at('name')) unsure();

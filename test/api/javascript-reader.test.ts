@@ -113,6 +113,8 @@ const LEFT: [string, string, SourceType?][] = [
   ['a CommonJS name as a parameter in a module', 'function f(exports) { exports.a = 1 }', 'module'],
   ['an import attribute', "import x from 'y' with { type: 'json' };", 'module'],
   ['a string name in an import list', "import { 'a b' as c } from 'y';", 'module'],
+  ['a default import and named ones without a comma', "import x { y } from 'y';", 'module'],
+  ['a default import and a namespace without a comma', "import x * as y from 'y';", 'module'],
   ['a require of a string with escapes', "require('\\x61')"],
   ['an export not declared', 'export { x };', 'module'],
   ['an export twice', 'export const a = 1; export { a };', 'module'],
